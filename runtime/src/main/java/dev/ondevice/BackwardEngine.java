@@ -1,0 +1,88 @@
+package dev.ondevice;
+
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Runs backward passes: walks the graph from the root in dependency order, summing the gradients
+ * that reach each node, and accumulates into the {@code grad} of leaf tensors.
+ */
+final class BackwardEngine {
+  private BackwardEngine() {}
+
+  static void run(Tensor root, Tensor seed, boolean retainGraph) {
+    try (Autograd.Scope ignored = Autograd.noGrad()) {
+      Node start = root.gradFn();
+      if (start == null) {
+        accumulateLeaf(root, seed, Collections.newSetFromMap(new IdentityHashMap<>()));
+        return;
+      }
+      Map<Node, Integer> dependencies = countDependencies(start);
+      Map<Node, Tensor> pending = new IdentityHashMap<>();
+      Set<Tensor> assigned = Collections.newSetFromMap(new IdentityHashMap<>());
+      pending.put(start, seed);
+      ArrayDeque<Node> ready = new ArrayDeque<>();
+      ready.push(start);
+      while (!ready.isEmpty()) {
+        Node node = ready.pop();
+        Tensor grad = pending.remove(node);
+        Tensor[] grads = node.apply(grad);
+        Tensor[] inputs = node.inputs();
+        for (int i = 0; i < inputs.length; i++) {
+          Tensor input = inputs[i];
+          if (input == null || !input.requiresGrad() || grads[i] == null) {
+            continue;
+          }
+          Node next = input.gradFn();
+          if (next == null) {
+            accumulateLeaf(input, grads[i], assigned);
+            continue;
+          }
+          pending.merge(next, grads[i], Tensor::add);
+          if (dependencies.merge(next, -1, Integer::sum) == 0) {
+            ready.push(next);
+          }
+        }
+        if (!retainGraph) {
+          node.release();
+        }
+      }
+    }
+  }
+
+  /** For every node reachable from {@code start}, the number of edges into it. */
+  private static Map<Node, Integer> countDependencies(Node start) {
+    Map<Node, Integer> deps = new IdentityHashMap<>();
+    Set<Node> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    ArrayDeque<Node> stack = new ArrayDeque<>();
+    stack.push(start);
+    seen.add(start);
+    while (!stack.isEmpty()) {
+      Node node = stack.pop();
+      for (Tensor input : node.inputs()) {
+        Node next = input == null || !input.requiresGrad() ? null : input.gradFn();
+        if (next != null) {
+          deps.merge(next, 1, Integer::sum);
+          if (seen.add(next)) {
+            stack.push(next);
+          }
+        }
+      }
+    }
+    return deps;
+  }
+
+  /** Adds to a leaf's gradient; a gradient that may be shared or is a broadcast view is copied first. */
+  private static void accumulateLeaf(Tensor leaf, Tensor grad, Set<Tensor> assigned) {
+    Tensor current = leaf.grad();
+    if (current == null) {
+      Tensor g = grad.isContiguous() && assigned.add(grad) ? grad : grad.contiguousCopy();
+      leaf.setGrad(g.detach());
+    } else {
+      leaf.setGrad(current.add(grad).detach());
+    }
+  }
+}

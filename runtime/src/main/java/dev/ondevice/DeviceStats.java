@@ -1,0 +1,97 @@
+package dev.ondevice;
+
+import dev.ondevice.backend.TransferCounters;
+
+/**
+ * Counts of host synchronisations and copies per device: the numbers behind the rules "no item()
+ * in the training loop" and "minimise transfers". A snapshot; {@link #reset()} zeroes the counters.
+ *
+ * <pre>{@code
+ * DeviceStats.reset();
+ * trainOneEpoch();
+ * assert DeviceStats.of(device).syncs() == 1;   // loss read once per epoch
+ * }</pre>
+ *
+ * <p>A sync is counted when the host waits for a device's data: {@link Tensor#item()}, the {@code
+ * to*Array} methods, printing, a blocking copy to the CPU, reading the result of a non-blocking
+ * copy, and {@link Cuda#synchronize()}. On the CPU, the same host reads are counted.
+ */
+public final class DeviceStats {
+  private final Device device;
+  private final long syncs;
+  private final long hostToDeviceCopies;
+  private final long hostToDeviceBytes;
+  private final long deviceToHostCopies;
+  private final long deviceToHostBytes;
+  private final long deviceToDeviceCopies;
+  private final long deviceToDeviceBytes;
+
+  private DeviceStats(Device device, TransferCounters c) {
+    this.device = device;
+    this.syncs = c.syncs();
+    this.hostToDeviceCopies = c.hostToDeviceCopies();
+    this.hostToDeviceBytes = c.hostToDeviceBytes();
+    this.deviceToHostCopies = c.deviceToHostCopies();
+    this.deviceToHostBytes = c.deviceToHostBytes();
+    this.deviceToDeviceCopies = c.deviceToDeviceCopies();
+    this.deviceToDeviceBytes = c.deviceToDeviceBytes();
+  }
+
+  /** The counters of {@code device} now ({@code cuda} means {@code cuda:0}). */
+  public static DeviceStats of(Device device) {
+    Device d = device.resolved();
+    return new DeviceStats(d, TransferCounters.of(d));
+  }
+
+  /** Zeroes the counters of every device. */
+  public static void reset() {
+    TransferCounters.resetAll();
+  }
+
+  /** The device. */
+  public Device device() {
+    return device;
+  }
+
+  /** Host synchronisations (host reads, on the CPU). */
+  public long syncs() {
+    return syncs;
+  }
+
+  /** Copies from the host to this device. */
+  public long hostToDeviceCopies() {
+    return hostToDeviceCopies;
+  }
+
+  /** Bytes copied from the host to this device. */
+  public long hostToDeviceBytes() {
+    return hostToDeviceBytes;
+  }
+
+  /** Copies from this device to the host. */
+  public long deviceToHostCopies() {
+    return deviceToHostCopies;
+  }
+
+  /** Bytes copied from this device to the host. */
+  public long deviceToHostBytes() {
+    return deviceToHostBytes;
+  }
+
+  /** Copies from another device to this one. */
+  public long deviceToDeviceCopies() {
+    return deviceToDeviceCopies;
+  }
+
+  /** Bytes copied from another device to this one. */
+  public long deviceToDeviceBytes() {
+    return deviceToDeviceBytes;
+  }
+
+  @Override
+  public String toString() {
+    return device.describe() + ": " + syncs + " syncs, " + hostToDeviceCopies + " host-to-device copies ("
+        + hostToDeviceBytes + " B), " + deviceToHostCopies + " device-to-host copies (" + deviceToHostBytes
+        + " B), " + deviceToDeviceCopies + " device-to-device copies (" + deviceToDeviceBytes + " B)";
+  }
+}

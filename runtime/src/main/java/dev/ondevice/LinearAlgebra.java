@@ -1,0 +1,134 @@
+package dev.ondevice;
+
+import dev.ondevice.backend.Strided;
+import java.util.Arrays;
+
+/** Matrix products with PyTorch's matmul rules, and softmax. */
+final class LinearAlgebra {
+  private LinearAlgebra() {}
+
+  static Tensor matmul(Tensor a, Tensor b) {
+    Checks.sameDevice("matmul", a, "other", b);
+    if (!a.device().equals(b.device())) {
+      throw new DeviceMismatchException(a.device(), b.device(), "other", "matmul");
+    }
+    if (a.dim() == 0 || b.dim() == 0) {
+      throw new IllegalArgumentException("matmul: both arguments need at least one dimension, got shapes "
+          + a.shape() + " (self) and " + b.shape() + " (argument 'other'); use mul for scalars");
+    }
+    DType t = DType.promote(a.dtype(), b.dtype());
+    if (t == DType.BOOL) {
+      throw new IllegalArgumentException("matmul: not defined for bool tensors");
+    }
+    long k = a.size(-1);
+    long kb = b.dim() == 1 ? b.size(0) : b.size(-2);
+    if (k != kb) {
+      throw new IllegalArgumentException("matmul: shapes " + a.shape() + " (self) and " + b.shape()
+          + " (argument 'other') cannot be multiplied (" + k + " != " + kb + ")");
+    }
+    Tensor ac = a.to(t);
+    Tensor bc = b.to(t);
+    Tensor a2 = a.dim() == 1 ? ac.unsqueeze(0) : ac;
+    Tensor b2 = b.dim() == 1 ? bc.unsqueeze(1) : bc;
+    Tensor out = mm(a2, b2);
+    if (a.dim() == 1) {
+      out = out.squeeze(-2);
+    }
+    if (b.dim() == 1) {
+      out = out.squeeze(-1);
+    }
+    return out;
+  }
+
+  /** The product of {@code [..., M, K]} and {@code [..., K, N]}, batch dimensions broadcast; differentiable. */
+  static Tensor mm(Tensor a, Tensor b) {
+    Tensor out;
+    try (Autograd.Scope ignored = Autograd.noGrad()) {
+      out = b.dim() == 2 ? folded(a, b) : batched(a, b);
+    }
+    int[] aSizes = a.data.sizes();
+    int[] bSizes = b.data.sizes();
+    return Node.record("matmul", out, new Tensor[] {a, b}, new Tensor[] {a, b}, (g, needs) -> new Tensor[] {
+      needs[0] ? Views.sumToShape(mm(g, b.transpose(-1, -2)), aSizes) : null,
+      needs[1] ? Views.sumToShape(mm(a.transpose(-1, -2), g), bSizes) : null
+    });
+  }
+
+  /** {@code [..., M, K] x [K, N]}: the batch folds into M, one BLAS call. */
+  private static Tensor folded(Tensor a, Tensor b) {
+    int[] as = a.data.sizes();
+    int k = as[as.length - 1];
+    int n = b.data.size(1);
+    Tensor a2 = gemmReady(a.reshape(-1, k));
+    int m = a2.data.size(0);
+    Tensor out = Creation.empty(new int[] {m, n}, a.dtype(), a.device());
+    out.data.storage().backend().matmul(as3d(a2.data), as3d(gemmReady(b).data), as3d(out.data));
+    long[] shape = new long[as.length];
+    for (int i = 0; i < as.length - 1; i++) {
+      shape[i] = as[i];
+    }
+    shape[as.length - 1] = n;
+    return out.reshape(shape);
+  }
+
+  private static Tensor batched(Tensor a, Tensor b) {
+    int[] as = a.data.sizes();
+    int[] bs = b.data.sizes();
+    int[] aBatch = Arrays.copyOf(as, as.length - 2);
+    int[] bBatch = Arrays.copyOf(bs, bs.length - 2);
+    int[] batch = Checks.broadcast("matmul", aBatch, "batch dimensions of self", bBatch, "batch dimensions of other");
+    int m = as[as.length - 2];
+    int k = as[as.length - 1];
+    int n = bs[bs.length - 1];
+    Tensor a3 = gemmReady(a.expand(dims(batch, m, k)).reshape(-1, m, k));
+    Tensor b3 = gemmReady(b.expand(dims(batch, k, n)).reshape(-1, k, n));
+    int count = a3.data.size(0);
+    Tensor out = Creation.empty(new int[] {count, m, n}, a.dtype(), a.device());
+    out.data.storage().backend().matmul(a3.data, b3.data, out.data);
+    return out.reshape(dims(batch, m, n));
+  }
+
+  private static long[] dims(int[] batch, int rows, int cols) {
+    long[] d = new long[batch.length + 2];
+    for (int i = 0; i < batch.length; i++) {
+      d[i] = batch[i];
+    }
+    d[batch.length] = rows;
+    d[batch.length + 1] = cols;
+    return d;
+  }
+
+  /** The tensor itself when each matrix is row- or column-major, else a contiguous copy. */
+  private static Tensor gemmReady(Tensor t) {
+    int r = t.dim();
+    int rs = t.data.stride(r - 2);
+    int cs = t.data.stride(r - 1);
+    int rows = t.data.size(r - 2);
+    int cols = t.data.size(r - 1);
+    boolean rowMajor = (cs == 1 || cols == 1) && (rows == 1 || rs >= Math.max(1, cols));
+    boolean colMajor = (rs == 1 || rows == 1) && (cols == 1 || cs >= Math.max(1, rows));
+    return rowMajor || colMajor ? t : t.contiguous();
+  }
+
+  private static Strided as3d(Strided s) {
+    if (s.rank() == 3) {
+      return s;
+    }
+    return s.withLayout(s.offset(), new int[] {1, s.size(0), s.size(1)}, new int[] {0, s.stride(0), s.stride(1)});
+  }
+
+  static Tensor softmax(Tensor a, int dim, boolean log) {
+    String name = log ? "logSoftmax" : "softmax";
+    Checks.floating(name, "self", a);
+    int d = a.dim() == 0 ? Checks.dim(name, dim, 0) : Checks.dim(name, dim, a.dim());
+    if (a.dim() == 0) {
+      return log ? Tensor.zerosLike(a) : Tensor.onesLike(a);
+    }
+    Tensor in = a.contiguous();
+    Tensor out = Creation.empty(in.data.sizes().clone(), a.dtype(), a.device());
+    in.data.storage().backend().softmax(in.data, d, log, out.data);
+    return Node.record(name, out, new Tensor[] {a}, new Tensor[] {out}, (g, needs) -> new Tensor[] {
+      log ? g.sub(out.exp().mul(g.sum(d, true))) : out.mul(g.sub(g.mul(out).sum(d, true)))
+    });
+  }
+}

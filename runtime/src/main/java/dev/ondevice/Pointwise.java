@@ -1,0 +1,304 @@
+package dev.ondevice;
+
+import dev.ondevice.backend.Backend;
+import dev.ondevice.backend.BinaryOp;
+import dev.ondevice.backend.UnaryOp;
+
+/** Elementwise ops, with broadcasting, type promotion, the device rules and their gradients. */
+final class Pointwise {
+  private Pointwise() {}
+
+  // ---------------------------------------------------------------- binary
+
+  static Tensor binary(BinaryOp op, Tensor a, Tensor b) {
+    String name = op.opName();
+    Checks.sameDevice(name, a, "other", b);
+    if (!a.device().equals(b.device())) {
+      if (Checks.isCpuScalar(b)) {
+        b = liftScalar(b, a.device());
+      } else {
+        a = liftScalar(a, b.device());
+      }
+    }
+    DType compute = computeType(op, TypePromotion.of(a, b), name);
+    int[] sizes = Checks.broadcast(name, a.data.sizes(), "self", b.data.sizes(), "other");
+    Tensor ac = a.to(compute);
+    Tensor bc = b.to(compute);
+    Tensor out = Creation.empty(sizes, op.isComparison() ? DType.BOOL : compute, a.device());
+    backend(a).binary(op, Views.expandData(ac.data, sizes), Views.expandData(bc.data, sizes), out.data);
+    if (op.isComparison() || !compute.isFloatingPoint()) {
+      return out;
+    }
+    return Node.record(name, out, new Tensor[] {ac, bc}, new Tensor[] {ac, bc},
+        (g, needs) -> binaryGrad(op, g, ac, bc, out, needs));
+  }
+
+  /**
+   * A 0-dim CPU tensor used beside a tensor on another device: its value is written on that device
+   * (no transfer); its gradient goes back to the CPU.
+   */
+  static Tensor liftScalar(Tensor scalar, Device device) {
+    Tensor lifted = Creation.scalarOn(Movement.scalarValue(scalar), scalar.dtype(), device);
+    Device home = scalar.device();
+    return Node.record("scalar", lifted, new Tensor[] {scalar}, (g, needs) -> new Tensor[] {g.to(home)});
+  }
+
+  private static DType computeType(BinaryOp op, DType promoted, String name) {
+    if (op.isLogical()) {
+      return DType.BOOL;
+    }
+    if (promoted == DType.BOOL && !op.isComparison()) {
+      throw new IllegalArgumentException(name + ": arithmetic on two bool operands is not supported;"
+          + " convert one with to(DType.INT64), or use logicalOr/logicalAnd");
+    }
+    if (op == BinaryOp.DIV && !promoted.isFloatingPoint()) {
+      return DType.FLOAT32;
+    }
+    return promoted;
+  }
+
+  private static Tensor[] binaryGrad(BinaryOp op, Tensor g, Tensor a, Tensor b, Tensor out, boolean[] needs) {
+    Tensor ga = null;
+    Tensor gb = null;
+    switch (op) {
+      case ADD:
+        ga = g;
+        gb = g;
+        break;
+      case SUB:
+        ga = g;
+        gb = needs[1] ? g.neg() : null;
+        break;
+      case MUL:
+        ga = needs[0] ? g.mul(b) : null;
+        gb = needs[1] ? g.mul(a) : null;
+        break;
+      case DIV:
+        ga = needs[0] ? g.div(b) : null;
+        gb = needs[1] ? g.mul(out).div(b).neg() : null;
+        break;
+      case POW:
+        ga = needs[0] ? g.mul(b).mul(a.pow(b.sub(1L))) : null;
+        gb = needs[1] ? maskedZero(g.mul(out).mul(a.log()), a.eq(0.0)) : null;
+        break;
+      case MAXIMUM:
+      case MINIMUM: {
+        Tensor aWins = op == BinaryOp.MAXIMUM ? a.gt(b) : a.lt(b);
+        Tensor tie = a.eq(b);
+        Tensor half = g.mul(0.5);
+        Tensor zero = Creation.scalarOn(0, g.dtype(), g.device());
+        ga = needs[0] ? Tensor.where(aWins, g, Tensor.where(tie, half, zero)) : null;
+        gb = needs[1] ? Tensor.where(aWins, zero, Tensor.where(tie, half, g)) : null;
+        break;
+      }
+      default:
+        throw new IllegalStateException(op + " has no gradient");
+    }
+    return new Tensor[] {
+      needs[0] ? Views.sumToShape(ga, a.data.sizes()) : null,
+      needs[1] ? Views.sumToShape(gb, b.data.sizes()) : null
+    };
+  }
+
+  private static Tensor maskedZero(Tensor t, Tensor mask) {
+    return Tensor.where(mask, Creation.scalarOn(0, t.dtype(), t.device()), t);
+  }
+
+  // ---------------------------------------------------------------- with a Java scalar
+
+  static Tensor scalar(BinaryOp op, Tensor a, double s, boolean scalarFirst, boolean integral) {
+    String name = op.opName();
+    DType compute = op.isLogical() ? DType.BOOL : computeType(op, TypePromotion.withScalar(a, integral), name);
+    Tensor ac = a.to(compute);
+    Tensor out = Creation.empty(a.data.sizes().clone(), op.isComparison() ? DType.BOOL : compute, a.device());
+    backend(a).binaryScalar(op, ac.data, s, scalarFirst, out.data);
+    if (op.isComparison() || !compute.isFloatingPoint()) {
+      return out;
+    }
+    return Node.record(name, out, new Tensor[] {ac}, new Tensor[] {ac},
+        (g, needs) -> new Tensor[] {scalarGrad(op, g, ac, s, scalarFirst, out)});
+  }
+
+  /** {@code a op s} outside autograd, for in-place helpers. */
+  static Tensor scalarNoGrad(BinaryOp op, Tensor a, double s) {
+    try (Autograd.Scope ignored = Autograd.noGrad()) {
+      return scalar(op, a, s, false, false);
+    }
+  }
+
+  private static Tensor scalarGrad(BinaryOp op, Tensor g, Tensor a, double s, boolean scalarFirst, Tensor out) {
+    switch (op) {
+      case ADD:
+        return g;
+      case SUB:
+        return scalarFirst ? g.neg() : g;
+      case MUL:
+        return g.mul(s);
+      case DIV:
+        return scalarFirst ? g.mul(out).div(a).neg() : g.div(s);
+      case POW:
+        return scalarFirst ? g.mul(out).mul(Math.log(s)) : g.mul(a.pow(s - 1)).mul(s);
+      case MAXIMUM:
+      case MINIMUM: {
+        Tensor wins = op == BinaryOp.MAXIMUM ? a.gt(s) : a.lt(s);
+        Tensor tie = a.eq(s);
+        Tensor zero = Creation.scalarOn(0, g.dtype(), g.device());
+        return Tensor.where(wins, g, Tensor.where(tie, g.mul(0.5), zero));
+      }
+      default:
+        throw new IllegalStateException(op + " has no gradient");
+    }
+  }
+
+  static Tensor clamp(Tensor a, double min, double max) {
+    if (!Double.isNaN(min) && !Double.isNaN(max) && min > max) {
+      throw new IllegalArgumentException("clamp: min (" + min + ") must not exceed max (" + max + ")");
+    }
+    Tensor out;
+    try (Autograd.Scope ignored = Autograd.noGrad()) {
+      out = a;
+      if (!Double.isNaN(min)) {
+        out = scalar(BinaryOp.MAXIMUM, out, min, false, false).to(a.dtype());
+      }
+      if (!Double.isNaN(max)) {
+        out = scalar(BinaryOp.MINIMUM, out, max, false, false).to(a.dtype());
+      }
+      if (out == a) {
+        out = a.clone();
+      }
+    }
+    if (!a.dtype().isFloatingPoint()) {
+      return out;
+    }
+    return Node.record("clamp", out, new Tensor[] {a}, new Tensor[] {a}, (g, needs) -> {
+      Tensor inside = Double.isNaN(min) ? a.le(max) : Double.isNaN(max) ? a.ge(min) : a.ge(min).logicalAnd(a.le(max));
+      return new Tensor[] {Tensor.where(inside, g, Creation.scalarOn(0, g.dtype(), g.device()))};
+    });
+  }
+
+  // ---------------------------------------------------------------- unary
+
+  static Tensor unary(UnaryOp op, Tensor a) {
+    String name = op.name().toLowerCase();
+    if (a.dtype() == DType.BOOL) {
+      throw new IllegalArgumentException(name + ": not defined on bool tensors; convert with to(DType.FLOAT32)");
+    }
+    Tensor ac = op.acceptsIntegers() ? a : a.to(Creation.floatLike(a));
+    Tensor out = Creation.empty(ac.data.sizes().clone(), ac.dtype(), ac.device());
+    backend(ac).unary(op, ac.data, out.data);
+    if (!out.dtype().isFloatingPoint()) {
+      return out;
+    }
+    return Node.record(name, out, new Tensor[] {ac}, new Tensor[] {ac, out},
+        (g, needs) -> new Tensor[] {unaryGrad(op, g, ac, out)});
+  }
+
+  private static Tensor unaryGrad(UnaryOp op, Tensor g, Tensor a, Tensor out) {
+    switch (op) {
+      case NEG:
+        return g.neg();
+      case ABS:
+        return g.mul(a.sign());
+      case SIGN:
+      case FLOOR:
+      case CEIL:
+      case ROUND:
+        return Tensor.zerosLike(g);
+      case SQUARE:
+        return g.mul(a).mul(2.0);
+      case RELU:
+        return Tensor.where(out.gt(0.0), g, Creation.scalarOn(0, g.dtype(), g.device()));
+      case EXP:
+        return g.mul(out);
+      case LOG:
+        return g.div(a);
+      case LOG1P:
+        return g.div(a.add(1.0));
+      case EXPM1:
+        return g.mul(out.add(1.0));
+      case SQRT:
+        return g.div(out).mul(0.5);
+      case RSQRT:
+        return g.mul(out.pow(3.0)).mul(-0.5);
+      case RECIPROCAL:
+        return g.mul(out.square()).neg();
+      case SIN:
+        return g.mul(a.cos());
+      case COS:
+        return g.mul(a.sin()).neg();
+      case TANH:
+        return g.mul(out.square().rsub(1.0));
+      case SIGMOID:
+        return g.mul(out).mul(out.rsub(1.0));
+      default:
+        throw new IllegalStateException(op + " has no gradient");
+    }
+  }
+
+  static Tensor logicalNot(Tensor a) {
+    Tensor ac = a.to(DType.BOOL);
+    Tensor out = Creation.empty(ac.data.sizes().clone(), DType.BOOL, a.device());
+    backend(a).unary(UnaryOp.LOGICAL_NOT, ac.data, out.data);
+    return out;
+  }
+
+  // ---------------------------------------------------------------- where
+
+  static Tensor where(Tensor condition, Tensor a, Tensor b) {
+    Checks.bool("where", "condition", condition);
+    Tensor[] operands = {condition, a, b};
+    String[] names = {"condition", "input", "other"};
+    Device device = Device.cpu();
+    for (Tensor t : operands) {
+      if (!Checks.isCpuScalar(t)) {
+        device = t.device();
+        break;
+      }
+    }
+    for (int i = 0; i < operands.length; i++) {
+      if (!operands[i].device().equals(device)) {
+        if (!Checks.isCpuScalar(operands[i])) {
+          throw new DeviceMismatchException(device, operands[i].device(), names[i], "where");
+        }
+        operands[i] = liftScalar(operands[i], device);
+      }
+    }
+    condition = operands[0];
+    a = operands[1];
+    b = operands[2];
+    DType compute = TypePromotion.of(a, b);
+    int[] sizes = Checks.broadcast("where", condition.data.sizes(), "condition", a.data.sizes(), "input");
+    sizes = Checks.broadcast("where", sizes, "condition and input", b.data.sizes(), "other");
+    Tensor ac = a.to(compute);
+    Tensor bc = b.to(compute);
+    Tensor cond = condition;
+    Tensor out = Creation.empty(sizes, compute, device);
+    backend(out).where(Views.expandData(cond.data, sizes), Views.expandData(ac.data, sizes),
+        Views.expandData(bc.data, sizes), out.data);
+    if (!compute.isFloatingPoint()) {
+      return out;
+    }
+    return Node.record("where", out, new Tensor[] {ac, bc}, (g, needs) -> {
+      Tensor zero = Creation.scalarOn(0, g.dtype(), g.device());
+      return new Tensor[] {
+        needs[0] ? Views.sumToShape(Tensor.where(cond, g, zero), ac.data.sizes()) : null,
+        needs[1] ? Views.sumToShape(Tensor.where(cond, zero, g), bc.data.sizes()) : null
+      };
+    });
+  }
+
+  static Tensor maskedFill(Tensor a, Tensor mask, double value) {
+    Checks.bool("maskedFill", "mask", mask);
+    Checks.sameDevice("maskedFill", a, "mask", mask);
+    int[] sizes = Checks.broadcast("maskedFill", a.data.sizes(), "self", mask.data.sizes(), "mask");
+    if (sizes.length != a.dim() || !java.util.Arrays.equals(sizes, a.data.sizes())) {
+      throw new IllegalArgumentException("maskedFill: mask of shape " + mask.shape()
+          + " must broadcast to the shape of self " + a.shape());
+    }
+    return where(mask, Creation.scalarOn(value, a.dtype(), a.device()), a);
+  }
+
+  private static Backend backend(Tensor t) {
+    return t.data.storage().backend();
+  }
+}

@@ -1,0 +1,131 @@
+package dev.ondevice;
+
+import dev.ondevice.backend.ReduceOp;
+
+/** Reductions over dimensions and their gradients. */
+final class Reductions {
+  private Reductions() {}
+
+  private static String name(ReduceOp op) {
+    return op.name().toLowerCase();
+  }
+
+  /** Reduces over {@code dims} (null: all). */
+  static Tensor reduce(ReduceOp op, Tensor a, int[] dims, boolean keepdim) {
+    String name = name(op);
+    int rank = a.dim();
+    boolean all = dims == null;
+    int[] d = all ? allDims(rank) : Checks.dims(name, dims, rank);
+    if (rank == 0) {
+      d = new int[0];
+    }
+    if (op.returnsIndices() && !all && d.length != 1) {
+      throw new IllegalArgumentException(name + ": positions can be found over one dimension or all of them, not "
+          + d.length);
+    }
+    if (op == ReduceOp.MEAN && !a.dtype().isFloatingPoint()) {
+      throw new IllegalArgumentException("mean: the input must have a floating-point dtype, got " + a.dtype()
+          + "; convert it with to(DType.FLOAT32)");
+    }
+    DType inType = a.dtype() == DType.BOOL ? DType.INT64 : a.dtype();
+    Tensor in = a.to(inType);
+    DType outType = op.returnsIndices() ? DType.INT64 : inType;
+    int[] keptSizes = in.data.sizes().clone();
+    for (int k : d) {
+      keptSizes[k] = 1;
+    }
+    Tensor out = Creation.empty(keptSizes, outType, a.device());
+    if (op.returnsIndices() && all && rank > 1) {
+      Tensor pos = reduce(op, in.reshape(-1), new int[] {0}, false);
+      return keepdim ? pos.reshape(Shape.of(keptSizes).toArray()) : pos;
+    }
+    in.data.storage().backend().reduce(op, in.data, d, out.data);
+    Tensor result = keepdim ? out : out.reshape(dropped(keptSizes, d));
+    if (a.dtype() == DType.BOOL && (op == ReduceOp.MAX || op == ReduceOp.MIN)) {
+      result = result.to(DType.BOOL);
+    }
+    if (!outType.isFloatingPoint()) {
+      return result;
+    }
+    int[] reduced = d;
+    Tensor original = in;
+    Tensor kept = out;
+    return Node.record(name, result, new Tensor[] {in}, new Tensor[] {in}, (g, needs) -> {
+      Tensor gk = g.reshape(Shape.of(kept.data.sizes()).toArray()).expandAs(original);
+      switch (op) {
+        case SUM:
+          return new Tensor[] {gk};
+        case MEAN:
+          return new Tensor[] {gk.div((double) original.numel() / Math.max(1, kept.numel()))};
+        case PROD:
+          return new Tensor[] {gk.mul(kept.expandAs(original)).div(original)};
+        default: {
+          Tensor hits = original.eq(kept.expandAs(original)).to(g.dtype());
+          Tensor count = hits.sum(reduced, true);
+          return new Tensor[] {gk.mul(hits).div(count)};
+        }
+      }
+    });
+  }
+
+  private static int[] allDims(int rank) {
+    int[] d = new int[rank];
+    for (int i = 0; i < rank; i++) {
+      d[i] = i;
+    }
+    return d;
+  }
+
+  private static long[] dropped(int[] sizes, int[] dims) {
+    long[] out = new long[sizes.length - dims.length];
+    for (int i = 0, j = 0, k = 0; i < sizes.length; i++) {
+      if (k < dims.length && dims[k] == i) {
+        k++;
+      } else {
+        out[j++] = sizes[i];
+      }
+    }
+    return out;
+  }
+
+  static ValuesAndIndices extremes(boolean max, Tensor a, int dim, boolean keepdim) {
+    String name = max ? "max" : "min";
+    if (a.dtype() == DType.BOOL) {
+      throw new IllegalArgumentException(name + ": not supported on bool tensors; convert with to(DType.INT64)");
+    }
+    int d = a.dim() == 0 ? Checks.dim(name, dim, 0) : Checks.dim(name, dim, a.dim());
+    if (a.dim() == 0) {
+      return new ValuesAndIndices(a.clone(), Tensor.scalar(0L).to(a.device()));
+    }
+    int[] keptSizes = a.data.sizes().clone();
+    keptSizes[d] = 1;
+    Tensor values = Creation.empty(keptSizes, a.dtype(), a.device());
+    Tensor indices = Creation.empty(keptSizes, DType.INT64, a.device());
+    a.data.storage().backend().reduceWithIndices(max, a.data, d, values.data, indices.data);
+    long[] outShape = keepdim ? Shape.of(keptSizes).toArray() : dropped(keptSizes, new int[] {d});
+    Tensor v = values.reshape(outShape);
+    Tensor i = indices.reshape(outShape);
+    if (!a.dtype().isFloatingPoint()) {
+      return new ValuesAndIndices(v, i);
+    }
+    Node.record(name, v, new Tensor[] {a}, (g, needs) -> {
+      Tensor z = Tensor.zeros(a.shape(), g.dtype(), g.device());
+      Tensor gk = g.reshape(Shape.of(keptSizes).toArray());
+      z.data.storage().backend().scatterAdd(z.data, d, indices.data, gk.contiguous().data);
+      return new Tensor[] {z};
+    });
+    return new ValuesAndIndices(v, i);
+  }
+
+  static Tensor var(Tensor a, int[] dims, boolean unbiased, boolean keepdim) {
+    Checks.floating("var", "self", a);
+    int[] d = Checks.dims("var", dims, a.dim());
+    long n = 1;
+    for (int k : d) {
+      n *= a.data.size(k);
+    }
+    Tensor centered = a.sub(a.mean(d, true));
+    long denominator = Math.max(0, n - (unbiased ? 1 : 0));
+    return centered.square().sum(d, keepdim).div((double) denominator);
+  }
+}

@@ -1,0 +1,22 @@
+package dev.ondevice;
+
+/** The result of {@code max(dim)} and {@code min(dim)}: the extreme values and their int64 positions. */
+public final class ValuesAndIndices {
+  private final Tensor values;
+  private final Tensor indices;
+
+  ValuesAndIndices(Tensor values, Tensor indices) {
+    this.values = values;
+    this.indices = indices;
+  }
+
+  /** The values. */
+  public Tensor values() {
+    return values;
+  }
+
+  /** Their positions along the reduced dimension. */
+  public Tensor indices() {
+    return indices;
+  }
+}

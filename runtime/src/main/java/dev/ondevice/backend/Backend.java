@@ -1,0 +1,81 @@
+package dev.ondevice.backend;
+
+import dev.ondevice.Device;
+
+/**
+ * The kernels of one device. Tensors call these after validating shapes, dtypes and devices; a
+ * backend may run them asynchronously, in order, and must make results visible to later kernels
+ * and to host reads. Internal to the runtime: the extension point of the CPU, emulated and CUDA
+ * backends.
+ *
+ * <p>Unless said otherwise, operands have equal sizes (broadcast operands have stride 0), the
+ * output is freshly allocated or written in place, and all operands live on this backend's device.
+ */
+public interface Backend {
+  /** The device. */
+  Device device();
+
+  /** The device for people, as {@code cuda:0 (emulated)}. */
+  String describe();
+
+  /** Memory of at least {@code bytes}, contents unspecified. */
+  Storage allocate(long bytes);
+
+  /** Writes {@code value} (converted to the output dtype) to every element. */
+  void fill(Strided out, double value);
+
+  /** Writes {@code from[i]} to {@code to[i]}, converting dtypes. */
+  void copy(Strided from, Strided to);
+
+  /** {@code out = op(in)}; in and out share their dtype except for LOGICAL_NOT (bool out). */
+  void unary(UnaryOp op, Strided in, Strided out);
+
+  /** {@code out = a op b}; a and b share a dtype; out is bool for comparisons. */
+  void binary(BinaryOp op, Strided a, Strided b, Strided out);
+
+  /** {@code out = a op s}, or {@code s op a} when {@code scalarFirst}. */
+  void binaryScalar(BinaryOp op, Strided a, double s, boolean scalarFirst, Strided out);
+
+  /** {@code out = cond ? a : b}; cond is bool. */
+  void where(Strided cond, Strided a, Strided b, Strided out);
+
+  /**
+   * Reduces {@code in} over {@code dims} (ascending). {@code out} has the rank of {@code in}, size
+   * 1 on the reduced dimensions. Index reductions write int64 positions along the one reduced
+   * dimension, or flat positions when every dimension is reduced.
+   */
+  void reduce(ReduceOp op, Strided in, int[] dims, Strided out);
+
+  /** Max ({@code max}) or min over one dimension: values and int64 positions, size 1 on {@code dim}. */
+  void reduceWithIndices(boolean max, Strided in, int dim, Strided values, Strided indices);
+
+  /** Batched matrix product: {@code [B,M,K] x [B,K,N] -> [B,M,N]}, out contiguous. Batch strides may be 0. */
+  void matmul(Strided a, Strided b, Strided out);
+
+  /** Softmax or log-softmax along {@code dim}; out contiguous, same sizes. */
+  void softmax(Strided in, int dim, boolean log, Strided out);
+
+  /** {@code out[..i..] = in[..index[..i..]..]} along {@code dim}. */
+  void gather(Strided in, int dim, Strided index, Strided out);
+
+  /** {@code target[..index[..i..]..] += src[..i..]} along {@code dim}. */
+  void scatterAdd(Strided target, int dim, Strided index, Strided src);
+
+  /** Picks the slices {@code index} (1-d int64) of {@code in} along {@code dim}. */
+  void indexSelect(Strided in, int dim, Strided index, Strided out);
+
+  /** Adds slice {@code i} of {@code src} to slice {@code index[i]} of {@code target} along {@code dim}. */
+  void indexAdd(Strided target, int dim, Strided index, Strided src);
+
+  /** Fills {@code out} with draws of a counter-based generator: element i uses counter {@code counter + i}. */
+  void random(RandomKind kind, double a, double b, long seed, long counter, Strided out);
+
+  /** {@code out[i] = 1} with probability {@code p[i]}, else 0. */
+  void bernoulli(Strided p, long seed, long counter, Strided out);
+
+  /** {@code out[i] = start + i * step}; out contiguous. */
+  void arange(double start, double step, Strided out);
+
+  /** Waits until all queued work has run; counts a host synchronisation. */
+  void synchronize();
+}

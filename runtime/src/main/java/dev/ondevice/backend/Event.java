@@ -1,0 +1,58 @@
+package dev.ondevice.backend;
+
+import dev.ondevice.Device;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+/** A point in a device's stream: completes when all work submitted before it has run. */
+public final class Event {
+  private final Device device;
+  private final CompletableFuture<Void> done = new CompletableFuture<>();
+
+  Event(Device device) {
+    this.device = device;
+  }
+
+  /** Already-completed event, for work that ran synchronously. */
+  static Event completed(Device device) {
+    Event e = new Event(device);
+    e.complete();
+    return e;
+  }
+
+  void complete() {
+    done.complete(null);
+  }
+
+  /** The device whose stream this event belongs to. */
+  public Device device() {
+    return device;
+  }
+
+  /** Whether the work before this event has run. */
+  public boolean isDone() {
+    return done.isDone();
+  }
+
+  /** Waits for the event from a stream: no host synchronisation is counted. */
+  void streamWait() {
+    join();
+  }
+
+  /** Waits for the event on the host, counting a host synchronisation on its device. */
+  public void hostWait() {
+    TransferCounters.of(device).recordSync();
+    join();
+  }
+
+  private void join() {
+    try {
+      done.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while waiting for " + device, e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("Waiting for " + device + " failed", e.getCause());
+    }
+  }
+}

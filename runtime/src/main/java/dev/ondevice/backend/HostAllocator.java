@@ -1,0 +1,121 @@
+package dev.ondevice.backend;
+
+import java.lang.ref.Cleaner;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Host memory for tensors: direct buffers, cached by size class and reused when the storage that
+ * held them becomes unreachable. Reuse avoids the page faults and zeroing of fresh direct memory.
+ *
+ * <p>Since the garbage collector does not see off-heap bytes, the allocator asks for a collection
+ * when the live off-heap bytes have doubled since the last one (and exceed a floor, 512 MiB by
+ * default, set with {@code -Dondevice.cpu.gcFloorMiB}).
+ */
+final class HostAllocator {
+  private static final Cleaner CLEANER = Cleaner.create();
+  private static final long MIN_CLASS = 512;
+  private static final long MiB = 1L << 20;
+  private static final long GC_FLOOR = Long.getLong("ondevice.cpu.gcFloorMiB", 512) * MiB;
+  private static final long CACHE_LIMIT =
+      Math.min(Runtime.getRuntime().maxMemory() / 2, Long.getLong("ondevice.cpu.cacheMiB", 2048) * MiB);
+
+  private static final Map<Long, ArrayDeque<ByteBuffer>> FREE = new HashMap<>();
+  private static final AtomicLong LIVE = new AtomicLong();
+  private static long cached;
+  private static volatile long gcThreshold = GC_FLOOR;
+
+  private HostAllocator() {}
+
+  /** Rounds a request to its size class: powers of two up to 1 MiB, then whole MiB. */
+  static long sizeClass(long bytes) {
+    if (bytes <= MIN_CLASS) {
+      return MIN_CLASS;
+    }
+    if (bytes <= MiB) {
+      return Long.highestOneBit(bytes - 1) << 1;
+    }
+    return (bytes + MiB - 1) / MiB * MiB;
+  }
+
+  /** Allocates storage of at least {@code bytes}; its contents are unspecified. */
+  static HostStorage allocate(Backend backend, long bytes, boolean pinned) {
+    long size = sizeClass(bytes);
+    if (size > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          "Cannot allocate " + bytes + " bytes on " + backend.device()
+              + ": host tensors are limited to 2 GiB each in this runtime");
+    }
+    ByteBuffer buffer = takeCached(size);
+    if (buffer == null) {
+      maybeCollect(size);
+      buffer = ByteBuffer.allocateDirect((int) size).order(ByteOrder.nativeOrder());
+    }
+    LIVE.addAndGet(size);
+    HostStorage storage = new HostStorage(backend, buffer, bytes, pinned);
+    CLEANER.register(storage, new Release(buffer, size));
+    return storage;
+  }
+
+  /** Bytes held by live storages. */
+  static long liveBytes() {
+    return LIVE.get();
+  }
+
+  /** Bytes cached for reuse. */
+  static synchronized long cachedBytes() {
+    return cached;
+  }
+
+  /** Drops every cached block. */
+  static synchronized void emptyCache() {
+    FREE.clear();
+    cached = 0;
+  }
+
+  private static synchronized ByteBuffer takeCached(long size) {
+    ArrayDeque<ByteBuffer> q = FREE.get(size);
+    if (q == null || q.isEmpty()) {
+      return null;
+    }
+    cached -= size;
+    return q.pop();
+  }
+
+  private static synchronized void giveBack(ByteBuffer buffer, long size) {
+    if (cached + size > CACHE_LIMIT) {
+      return;
+    }
+    FREE.computeIfAbsent(size, s -> new ArrayDeque<>()).push(buffer);
+    cached += size;
+  }
+
+  private static void maybeCollect(long size) {
+    long live = LIVE.get() + size;
+    if (live > gcThreshold) {
+      System.gc();
+      gcThreshold = Math.max(GC_FLOOR, 2 * live);
+    }
+  }
+
+  /** Returns a block to the cache once its storage is unreachable. Holds no reference to it. */
+  private static final class Release implements Runnable {
+    private final ByteBuffer buffer;
+    private final long size;
+
+    Release(ByteBuffer buffer, long size) {
+      this.buffer = buffer;
+      this.size = size;
+    }
+
+    @Override
+    public void run() {
+      LIVE.addAndGet(-size);
+      giveBack(buffer, size);
+    }
+  }
+}

@@ -1,0 +1,198 @@
+package dev.ondevice.backend;
+
+import dev.ondevice.Device;
+import dev.ondevice.cpu.BinaryKernels;
+import dev.ondevice.cpu.CopyKernels;
+import dev.ondevice.cpu.Gemm;
+import dev.ondevice.cpu.IndexKernels;
+import dev.ondevice.cpu.RandomKernels;
+import dev.ondevice.cpu.ReduceKernels;
+import dev.ondevice.cpu.SoftmaxKernels;
+import dev.ondevice.cpu.UnaryKernels;
+
+/**
+ * A backend on host memory that runs the CPU kernels: the CPU itself (kernels run on the calling
+ * thread, after waiting for any pending copy into their operands) and each emulated CUDA device
+ * (kernels are queued on the device's own stream and run asynchronously, in order).
+ */
+public final class HostBackend implements Backend {
+  private final Device device;
+  private final Stream stream;
+
+  private HostBackend(Device device, Stream stream) {
+    this.device = device;
+    this.stream = stream;
+  }
+
+  /** The CPU. */
+  static HostBackend cpu() {
+    return new HostBackend(Device.cpu(), null);
+  }
+
+  /** An emulated CUDA device with its own stream thread. */
+  static HostBackend emulatedCuda(int index) {
+    Device d = Device.cuda(index);
+    return new HostBackend(d, new Stream(d, "ondevice-" + d + "-emulated-stream"));
+  }
+
+  @Override
+  public Device device() {
+    return device;
+  }
+
+  @Override
+  public String describe() {
+    return stream == null ? device.toString() : device + " (emulated)";
+  }
+
+  /** Whether work runs asynchronously on a stream (an emulated device). */
+  boolean isAsync() {
+    return stream != null;
+  }
+
+  @Override
+  public Storage allocate(long bytes) {
+    return HostAllocator.allocate(this, bytes, false);
+  }
+
+  /** Page-locked host memory; only meaningful on the CPU backend. */
+  HostStorage allocatePinned(long bytes) {
+    return HostAllocator.allocate(this, bytes, true);
+  }
+
+  /** Runs a kernel: now on the CPU, or queued on the stream of an emulated device. */
+  void run(Runnable kernel, Strided... operands) {
+    if (stream == null) {
+      for (Strided s : operands) {
+        s.host().awaitReady();
+      }
+      kernel.run();
+    } else {
+      stream.submit(kernel);
+    }
+  }
+
+  /** Queues work on this device's stream, or runs it now on the CPU. */
+  void enqueue(Runnable work) {
+    if (stream == null) {
+      work.run();
+    } else {
+      stream.submit(work);
+    }
+  }
+
+  /** An event after all work queued so far. */
+  Event record() {
+    return stream == null ? Event.completed(device) : stream.record();
+  }
+
+  /** Throws a pending asynchronous error, if any. */
+  void throwPendingError() {
+    if (stream != null) {
+      stream.throwPendingError();
+    }
+  }
+
+  @Override
+  public void fill(Strided out, double value) {
+    run(() -> CopyKernels.fill(out, value), out);
+  }
+
+  @Override
+  public void copy(Strided from, Strided to) {
+    run(() -> CopyKernels.copy(from, to), from, to);
+  }
+
+  @Override
+  public void unary(UnaryOp op, Strided in, Strided out) {
+    run(() -> UnaryKernels.apply(op, in, out), in, out);
+  }
+
+  @Override
+  public void binary(BinaryOp op, Strided a, Strided b, Strided out) {
+    run(() -> BinaryKernels.apply(op, a, b, out), a, b, out);
+  }
+
+  @Override
+  public void binaryScalar(BinaryOp op, Strided a, double s, boolean scalarFirst, Strided out) {
+    Storage cell = allocate(8);
+    Strided scalar = new Strided(cell, a.dtype(), 0, a.sizes(), new int[a.rank()]);
+    run(() -> {
+      CopyKernels.fill(scalar.withLayout(0, new int[0], new int[0]), s);
+      if (scalarFirst) {
+        BinaryKernels.apply(op, scalar, a, out);
+      } else {
+        BinaryKernels.apply(op, a, scalar, out);
+      }
+    }, a, out);
+  }
+
+  @Override
+  public void where(Strided cond, Strided a, Strided b, Strided out) {
+    run(() -> BinaryKernels.where(cond, a, b, out), cond, a, b, out);
+  }
+
+  @Override
+  public void reduce(ReduceOp op, Strided in, int[] dims, Strided out) {
+    run(() -> ReduceKernels.reduce(op, in, dims, out), in, out);
+  }
+
+  @Override
+  public void reduceWithIndices(boolean max, Strided in, int dim, Strided values, Strided indices) {
+    run(() -> ReduceKernels.reduceWithIndices(max, in, dim, values, indices), in, values, indices);
+  }
+
+  @Override
+  public void matmul(Strided a, Strided b, Strided out) {
+    run(() -> Gemm.matmul(a, b, out), a, b, out);
+  }
+
+  @Override
+  public void softmax(Strided in, int dim, boolean log, Strided out) {
+    run(() -> SoftmaxKernels.softmax(in, dim, log, out), in, out);
+  }
+
+  @Override
+  public void gather(Strided in, int dim, Strided index, Strided out) {
+    run(() -> IndexKernels.gather(in, dim, index, out), in, index, out);
+  }
+
+  @Override
+  public void scatterAdd(Strided target, int dim, Strided index, Strided src) {
+    run(() -> IndexKernels.scatterAdd(target, dim, index, src), target, index, src);
+  }
+
+  @Override
+  public void indexSelect(Strided in, int dim, Strided index, Strided out) {
+    run(() -> IndexKernels.indexSelect(in, dim, index, out), in, index, out);
+  }
+
+  @Override
+  public void indexAdd(Strided target, int dim, Strided index, Strided src) {
+    run(() -> IndexKernels.indexAdd(target, dim, index, src), target, index, src);
+  }
+
+  @Override
+  public void random(RandomKind kind, double a, double b, long seed, long counter, Strided out) {
+    run(() -> RandomKernels.random(kind, a, b, seed, counter, out), out);
+  }
+
+  @Override
+  public void bernoulli(Strided p, long seed, long counter, Strided out) {
+    run(() -> RandomKernels.bernoulli(p, seed, counter, out), p, out);
+  }
+
+  @Override
+  public void arange(double start, double step, Strided out) {
+    run(() -> RandomKernels.arange(start, step, out), out);
+  }
+
+  @Override
+  public void synchronize() {
+    if (stream != null) {
+      stream.synchronize();
+    } else {
+      TransferCounters.of(device).recordSync();
+    }
+  }
+}

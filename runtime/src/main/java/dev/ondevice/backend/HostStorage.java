@@ -1,0 +1,91 @@
+package dev.ondevice.backend;
+
+import java.nio.ByteBuffer;
+import java.nio.DoubleBuffer;
+import java.nio.FloatBuffer;
+import java.nio.LongBuffer;
+
+/**
+ * Storage in host memory: a direct, native-order buffer. Backs the CPU and the emulated CUDA
+ * devices. Internal to the runtime.
+ *
+ * <p>A host storage may be <em>pending</em>: it is the destination of a non-blocking copy from a
+ * device that has not finished yet. Every read of its contents waits for that copy first, so a
+ * stale value can never be observed.
+ */
+public final class HostStorage extends Storage {
+  private final ByteBuffer bytes;
+  private final boolean pinned;
+  private FloatBuffer floats;
+  private DoubleBuffer doubles;
+  private LongBuffer longs;
+  private volatile Event pending;
+
+  HostStorage(Backend backend, ByteBuffer bytes, long byteSize, boolean pinned) {
+    super(backend, byteSize);
+    this.bytes = bytes;
+    this.pinned = pinned;
+  }
+
+  /** The bytes, native order, position 0. Shared: use absolute access only. */
+  public ByteBuffer bytes() {
+    return bytes;
+  }
+
+  /** The memory as floats. */
+  public FloatBuffer floats() {
+    FloatBuffer f = floats;
+    if (f == null) {
+      f = bytes.asFloatBuffer();
+      floats = f;
+    }
+    return f;
+  }
+
+  /** The memory as doubles. */
+  public DoubleBuffer doubles() {
+    DoubleBuffer d = doubles;
+    if (d == null) {
+      d = bytes.asDoubleBuffer();
+      doubles = d;
+    }
+    return d;
+  }
+
+  /** The memory as longs. */
+  public LongBuffer longs() {
+    LongBuffer l = longs;
+    if (l == null) {
+      l = bytes.asLongBuffer();
+      longs = l;
+    }
+    return l;
+  }
+
+  /** Whether this is page-locked memory, the source of truly asynchronous host-to-device copies. */
+  public boolean isPinned() {
+    return pinned;
+  }
+
+  /** Marks this storage as the destination of a copy that completes with {@code event}. */
+  void setPending(Event event) {
+    pending = event;
+  }
+
+  /** The unfinished copy into this storage, or null. */
+  Event pending() {
+    return pending;
+  }
+
+  /**
+   * Waits until no copy into this storage is outstanding. Counts a host synchronisation on the
+   * source device when it had to wait for one.
+   */
+  public void awaitReady() {
+    Event e = pending;
+    if (e != null) {
+      e.hostWait();
+      pending = null;
+    }
+  }
+}

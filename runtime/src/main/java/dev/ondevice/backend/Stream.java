@@ -1,0 +1,69 @@
+package dev.ondevice.backend;
+
+import dev.ondevice.Device;
+import java.util.concurrent.LinkedBlockingQueue;
+
+/**
+ * An in-order queue of work for one device, run by its own thread: the emulation of a CUDA stream.
+ * Work submitted here runs asynchronously to the host and in submission order.
+ *
+ * <p>An exception thrown by queued work does not stop the stream; the first one is kept and thrown
+ * at the next synchronisation, as a CUDA error surfaces at the next synchronising call.
+ */
+final class Stream {
+  private final Device device;
+  private final LinkedBlockingQueue<Runnable> queue = new LinkedBlockingQueue<>();
+  private volatile RuntimeException firstError;
+
+  Stream(Device device, String name) {
+    this.device = device;
+    Thread worker = new Thread(this::runLoop, name);
+    worker.setDaemon(true);
+    worker.start();
+  }
+
+  /** Queues work; it runs after everything queued before it. */
+  void submit(Runnable work) {
+    queue.add(work);
+  }
+
+  /** An event that completes when everything queued so far has run. */
+  Event record() {
+    Event e = new Event(device);
+    queue.add(e::complete);
+    return e;
+  }
+
+  /** Waits on the host until everything queued so far has run, then throws any queued error. */
+  void synchronize() {
+    record().hostWait();
+    throwPendingError();
+  }
+
+  /** Throws, once, the first error raised by queued work since the last call. */
+  void throwPendingError() {
+    RuntimeException e = firstError;
+    if (e != null) {
+      firstError = null;
+      throw new AsyncDeviceException(device, e);
+    }
+  }
+
+  private void runLoop() {
+    while (true) {
+      Runnable work;
+      try {
+        work = queue.take();
+      } catch (InterruptedException e) {
+        continue;
+      }
+      try {
+        work.run();
+      } catch (RuntimeException | Error e) {
+        if (firstError == null) {
+          firstError = e instanceof RuntimeException ? (RuntimeException) e : new RuntimeException(e);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,104 @@
+package dev.ondevice.backend;
+
+import dev.ondevice.Device;
+import dev.ondevice.cpu.CopyKernels;
+
+/**
+ * Copies between devices, with PyTorch's {@code non_blocking} rules, and host reads. Every copy
+ * between the host and a device is counted, and so is every host synchronisation.
+ *
+ * <ul>
+ *   <li>Host to device: asynchronous only from pinned memory with {@code nonBlocking}; otherwise
+ *       the data is copied before the call returns.
+ *   <li>Device to host: blocking copies wait for the device (a host synchronisation);
+ *       non-blocking ones return at once, and the destination is marked pending so that any read
+ *       of it waits for the copy first.
+ *   <li>Device to device: ordered after the source's pending work; the destination device waits
+ *       for the copy before its later work.
+ * </ul>
+ */
+public final class Transfers {
+  private Transfers() {}
+
+  /** A contiguous copy of {@code src} on {@code target}. */
+  public static Strided copy(Strided src, Device target, boolean nonBlocking) {
+    HostBackend from = (HostBackend) src.storage().backend();
+    HostBackend to = (HostBackend) DeviceRegistry.backend(target);
+    Strided dst = Strided.contiguous(to.allocate((long) src.numel() * src.dtype().byteSize()),
+        src.dtype(), src.sizes().clone());
+    copyInto(src, from, dst, to, nonBlocking);
+    return dst;
+  }
+
+  /** Copies {@code src} into the existing {@code dst} of equal sizes, on any two devices. */
+  public static void copyInto(Strided src, Strided dst, boolean nonBlocking) {
+    copyInto(src, (HostBackend) src.storage().backend(), dst, (HostBackend) dst.storage().backend(), nonBlocking);
+  }
+
+  private static void copyInto(Strided src, HostBackend from, Strided dst, HostBackend to, boolean nonBlocking) {
+    long bytes = (long) src.numel() * src.dtype().byteSize();
+    if (!from.isAsync() && !to.isAsync()) {
+      src.host().awaitReady();
+      dst.host().awaitReady();
+      CopyKernels.copy(src, dst);
+    } else if (!from.isAsync()) {
+      TransferCounters.of(to.device()).recordHostToDevice(bytes);
+      if (nonBlocking && src.host().isPinned()) {
+        Event ready = src.host().pending();
+        to.enqueue(() -> {
+          if (ready != null) {
+            ready.streamWait();
+          }
+          CopyKernels.copy(src, dst);
+        });
+      } else {
+        src.host().awaitReady();
+        to.enqueue(() -> CopyKernels.copy(src, dst));
+        to.record().streamWait();
+      }
+    } else if (!to.isAsync()) {
+      TransferCounters.of(from.device()).recordDeviceToHost(bytes);
+      from.enqueue(() -> CopyKernels.copy(src, dst));
+      Event done = from.record();
+      if (nonBlocking) {
+        dst.host().setPending(done);
+      } else {
+        done.hostWait();
+        from.throwPendingError();
+      }
+    } else {
+      TransferCounters.of(to.device()).recordDeviceToDevice(bytes);
+      from.enqueue(() -> CopyKernels.copy(src, dst));
+      Event done = from.record();
+      to.enqueue(done::streamWait);
+    }
+  }
+
+  /**
+   * Makes {@code src} readable by the host and counts the read: a CPU view is returned as it is
+   * (after any pending copy into it has finished); a device view is copied to the host, which
+   * waits for the device.
+   */
+  public static Strided readable(Strided src) {
+    HostBackend from = (HostBackend) src.storage().backend();
+    if (!from.isAsync()) {
+      src.host().awaitReady();
+      TransferCounters.of(from.device()).recordHostRead();
+      return src;
+    }
+    Strided host = Strided.contiguous(DeviceRegistry.cpu().allocate((long) src.numel() * src.dtype().byteSize()),
+        src.dtype(), src.sizes().clone());
+    copyInto(src, from, host, DeviceRegistry.cpu(), false);
+    return host;
+  }
+
+  /** A copy of host view {@code src} in pinned memory. */
+  public static Strided pin(Strided src) {
+    HostBackend cpu = DeviceRegistry.cpu();
+    Strided dst = Strided.contiguous(cpu.allocatePinned((long) src.numel() * src.dtype().byteSize()),
+        src.dtype(), src.sizes().clone());
+    src.host().awaitReady();
+    CopyKernels.copy(src, dst);
+    return dst;
+  }
+}

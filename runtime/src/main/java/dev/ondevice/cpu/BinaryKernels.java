@@ -1,0 +1,229 @@
+package dev.ondevice.cpu;
+
+import dev.ondevice.DType;
+import dev.ondevice.backend.BinaryOp;
+import dev.ondevice.backend.HostStorage;
+import dev.ondevice.backend.Strided;
+import java.nio.ByteBuffer;
+import java.nio.DoubleBuffer;
+import java.nio.FloatBuffer;
+import java.nio.LongBuffer;
+
+/**
+ * Elementwise functions of two operands, and {@code where}, on host memory. Arithmetic on floats
+ * has loops of its own per op (these are the hot ones); the rest share a loop with a per-element
+ * switch.
+ */
+public final class BinaryKernels {
+  private BinaryKernels() {}
+
+  /** {@code out = a op b}; operands have equal sizes (broadcast ones have stride 0). */
+  public static void apply(BinaryOp op, Strided a, Strided b, Strided out) {
+    Loops.forEach(out.sizes(), new int[][] {a.strides(), b.strides(), out.strides()},
+        new int[] {a.offset(), b.offset(), out.offset()}, row(op, a, b, out));
+  }
+
+  /** {@code out = cond ? a : b}. */
+  public static void where(Strided cond, Strided a, Strided b, Strided out) {
+    ByteBuffer c = cond.host().bytes();
+    HostStorage as = a.host();
+    HostStorage bs = b.host();
+    HostStorage os = out.host();
+    DType t = out.dtype();
+    Loops.Row row = (n, off, st) -> {
+      for (int i = 0, pc = off[0], pa = off[1], pb = off[2], q = off[3]; i < n;
+          i++, pc += st[0], pa += st[1], pb += st[2], q += st[3]) {
+        if (c.get(pc) != 0) {
+          Elements.copy(as, pa, os, q, t);
+        } else {
+          Elements.copy(bs, pb, os, q, t);
+        }
+      }
+    };
+    Loops.forEach(out.sizes(), new int[][] {cond.strides(), a.strides(), b.strides(), out.strides()},
+        new int[] {cond.offset(), a.offset(), b.offset(), out.offset()}, row);
+  }
+
+  private static Loops.Row row(BinaryOp op, Strided a, Strided b, Strided out) {
+    HostStorage as = a.host();
+    HostStorage bs = b.host();
+    HostStorage os = out.host();
+    if (op.isComparison()) {
+      return compare(op, a.dtype(), as, bs, os.bytes());
+    }
+    switch (a.dtype()) {
+      case FLOAT32:
+        return f32(op, as.floats(), bs.floats(), os.floats());
+      case FLOAT64:
+        return f64(op, as.doubles(), bs.doubles(), os.doubles());
+      case INT64:
+        return i64(op, as.longs(), bs.longs(), os.longs());
+      default:
+        throw new IllegalArgumentException(op.opName() + " is not defined on bool operands");
+    }
+  }
+
+  private static Loops.Row f32(BinaryOp op, FloatBuffer a, FloatBuffer b, FloatBuffer o) {
+    switch (op) {
+      case ADD:
+        return (n, off, st) -> {
+          for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
+              i++, p += sp, q += sq, r += sr) {
+            o.put(r, a.get(p) + b.get(q));
+          }
+        };
+      case SUB:
+        return (n, off, st) -> {
+          for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
+              i++, p += sp, q += sq, r += sr) {
+            o.put(r, a.get(p) - b.get(q));
+          }
+        };
+      case MUL:
+        return (n, off, st) -> {
+          for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
+              i++, p += sp, q += sq, r += sr) {
+            o.put(r, a.get(p) * b.get(q));
+          }
+        };
+      case DIV:
+        return (n, off, st) -> {
+          for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
+              i++, p += sp, q += sq, r += sr) {
+            o.put(r, a.get(p) / b.get(q));
+          }
+        };
+      default:
+        return (n, off, st) -> {
+          for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
+              i++, p += sp, q += sq, r += sr) {
+            o.put(r, (float) floating(op, a.get(p), b.get(q)));
+          }
+        };
+    }
+  }
+
+  private static Loops.Row f64(BinaryOp op, DoubleBuffer a, DoubleBuffer b, DoubleBuffer o) {
+    return (n, off, st) -> {
+      for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
+          i++, p += sp, q += sq, r += sr) {
+        o.put(r, floating(op, a.get(p), b.get(q)));
+      }
+    };
+  }
+
+  private static Loops.Row i64(BinaryOp op, LongBuffer a, LongBuffer b, LongBuffer o) {
+    return (n, off, st) -> {
+      for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
+          i++, p += sp, q += sq, r += sr) {
+        o.put(r, integer(op, a.get(p), b.get(q)));
+      }
+    };
+  }
+
+  private static Loops.Row compare(BinaryOp op, DType t, HostStorage as, HostStorage bs, ByteBuffer o) {
+    if (t == DType.INT64 || t == DType.BOOL) {
+      return (n, off, st) -> {
+        for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
+            i++, p += sp, q += sq, r += sr) {
+          o.put(r, (byte) (compare(op, Elements.getLong(as, t, p), Elements.getLong(bs, t, q)) ? 1 : 0));
+        }
+      };
+    }
+    return (n, off, st) -> {
+      for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
+          i++, p += sp, q += sq, r += sr) {
+        o.put(r, (byte) (compare(op, Elements.getDouble(as, t, p), Elements.getDouble(bs, t, q)) ? 1 : 0));
+      }
+    };
+  }
+
+  static double floating(BinaryOp op, double x, double y) {
+    switch (op) {
+      case ADD:
+        return x + y;
+      case SUB:
+        return x - y;
+      case MUL:
+        return x * y;
+      case DIV:
+        return x / y;
+      case POW:
+        return Math.pow(x, y);
+      case MAXIMUM:
+        return Math.max(x, y);
+      case MINIMUM:
+        return Math.min(x, y);
+      default:
+        throw new IllegalArgumentException(op.opName() + " is not arithmetic");
+    }
+  }
+
+  private static long integer(BinaryOp op, long x, long y) {
+    switch (op) {
+      case ADD:
+        return x + y;
+      case SUB:
+        return x - y;
+      case MUL:
+        return x * y;
+      case POW:
+        return (long) Math.pow(x, y);
+      case MAXIMUM:
+        return Math.max(x, y);
+      case MINIMUM:
+        return Math.min(x, y);
+      default:
+        throw new IllegalArgumentException(op.opName() + " is not defined on int64 operands");
+    }
+  }
+
+  private static boolean compare(BinaryOp op, double x, double y) {
+    switch (op) {
+      case EQ:
+        return x == y;
+      case NE:
+        return x != y;
+      case LT:
+        return x < y;
+      case LE:
+        return x <= y;
+      case GT:
+        return x > y;
+      case GE:
+        return x >= y;
+      default:
+        return logical(op, x != 0, y != 0);
+    }
+  }
+
+  private static boolean compare(BinaryOp op, long x, long y) {
+    switch (op) {
+      case EQ:
+        return x == y;
+      case NE:
+        return x != y;
+      case LT:
+        return x < y;
+      case LE:
+        return x <= y;
+      case GT:
+        return x > y;
+      case GE:
+        return x >= y;
+      default:
+        return logical(op, x != 0, y != 0);
+    }
+  }
+
+  private static boolean logical(BinaryOp op, boolean x, boolean y) {
+    switch (op) {
+      case LOGICAL_AND:
+        return x && y;
+      case LOGICAL_OR:
+        return x || y;
+      default:
+        return x ^ y;
+    }
+  }
+}

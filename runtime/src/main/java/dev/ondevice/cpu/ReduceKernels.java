@@ -1,0 +1,293 @@
+package dev.ondevice.cpu;
+
+import dev.ondevice.DType;
+import dev.ondevice.backend.HostStorage;
+import dev.ondevice.backend.ReduceOp;
+import dev.ondevice.backend.Strided;
+import java.nio.DoubleBuffer;
+import java.nio.FloatBuffer;
+import java.nio.LongBuffer;
+
+/**
+ * Reductions over dimensions on host memory. Each output element reduces a strided region of the
+ * input; many outputs are split over threads, and a few large regions are split themselves, with
+ * partial results combined in order. Floats are summed in double precision.
+ */
+public final class ReduceKernels {
+  private ReduceKernels() {}
+
+  /** Reduces {@code in} over {@code dims} into {@code out} (same rank, size 1 on reduced dims). */
+  public static void reduce(ReduceOp op, Strided in, int[] dims, Strided out) {
+    run(op, in, dims, out, null);
+  }
+
+  /** Max or min over {@code dim}: values into {@code values}, positions into {@code indices}. */
+  public static void reduceWithIndices(boolean max, Strided in, int dim, Strided values, Strided indices) {
+    run(max ? ReduceOp.ARGMAX : ReduceOp.ARGMIN, in, new int[] {dim}, indices, values);
+  }
+
+  private static void run(ReduceOp op, Strided in, int[] dims, Strided out, Strided values) {
+    boolean[] reduced = new boolean[in.rank()];
+    for (int d : dims) {
+      reduced[d] = true;
+    }
+    int kept = in.rank() - dims.length;
+    int[] keptSizes = new int[kept];
+    int[] keptIn = new int[kept];
+    int[] keptOut = new int[kept];
+    int[] keptVal = new int[kept];
+    int[] redSizes = new int[dims.length];
+    int[] redStrides = new int[dims.length];
+    int k = 0;
+    int r = 0;
+    for (int d = 0; d < in.rank(); d++) {
+      if (reduced[d]) {
+        redSizes[r] = in.size(d);
+        redStrides[r++] = in.stride(d);
+      } else {
+        keptSizes[k] = in.size(d);
+        keptIn[k] = in.stride(d);
+        keptOut[k] = out.stride(d);
+        keptVal[k++] = values == null ? 0 : values.stride(d);
+      }
+    }
+    Loops.Coalesced keptC = Loops.coalesce(keptSizes, new int[][] {keptIn, keptOut, keptVal});
+    Loops.Coalesced redC = Loops.coalesce(redSizes, new int[][] {redStrides});
+    int numOut = 1;
+    for (int s : keptSizes) {
+      numOut *= s;
+    }
+    int numRed = 1;
+    for (int s : redSizes) {
+      numRed *= s;
+    }
+    if (numRed == 0 && (op == ReduceOp.MAX || op == ReduceOp.MIN || op.returnsIndices())) {
+      if (numOut > 0) {
+        throw new IllegalArgumentException(
+            "Cannot compute " + op.name().toLowerCase() + " over an empty dimension");
+      }
+      return;
+    }
+    int count = numRed;
+    if (numOut >= Parallel.THREADS || numRed < Loops.GRAIN) {
+      int grain = Math.max(1, Loops.GRAIN / Math.max(1, numRed));
+      Parallel.forRange(numOut, grain, (from, to) -> {
+        int[] base = new int[3];
+        for (int j = from; j < to; j++) {
+          offsets(keptC, j, in.offset(), out.offset(), values == null ? 0 : values.offset(), base);
+          Accumulator acc = new Accumulator(op, in.dtype());
+          visit(in.host(), redC, base[0], 0, count, acc);
+          acc.write(out, base[1], values, base[2], count);
+        }
+      });
+      return;
+    }
+    int[] base = new int[3];
+    for (int j = 0; j < numOut; j++) {
+      offsets(keptC, j, in.offset(), out.offset(), values == null ? 0 : values.offset(), base);
+      int b0 = base[0];
+      Accumulator[] parts = new Accumulator[Parallel.THREADS];
+      int chunks = parts.length;
+      Parallel.forRange(chunks, 1, (from, to) -> {
+        for (int c = from; c < to; c++) {
+          Accumulator acc = new Accumulator(op, in.dtype());
+          int lo = (int) ((long) count * c / chunks);
+          int hi = (int) ((long) count * (c + 1) / chunks);
+          acc.pos = lo;
+          visit(in.host(), redC, b0, lo, hi, acc);
+          parts[c] = acc;
+        }
+      });
+      Accumulator total = parts[0];
+      for (int c = 1; c < chunks; c++) {
+        total.merge(parts[c]);
+      }
+      total.write(out, base[1], values, base[2], count);
+    }
+  }
+
+  /** Offsets of output number {@code j} in the input, the output and the values output. */
+  private static void offsets(Loops.Coalesced c, int j, int in0, int out0, int val0, int[] base) {
+    int a = in0;
+    int b = out0;
+    int v = val0;
+    int rem = j;
+    for (int d = c.sizes.length - 1; d >= 0; d--) {
+      int coord = rem % c.sizes[d];
+      rem /= c.sizes[d];
+      a += coord * c.strides[0][d];
+      b += coord * c.strides[1][d];
+      v += coord * c.strides[2][d];
+    }
+    base[0] = a;
+    base[1] = b;
+    base[2] = v;
+  }
+
+  private static void visit(HostStorage s, Loops.Coalesced region, int base, int from, int to, Accumulator acc) {
+    if (region.sizes.length == 1) {
+      int step = region.strides[0][0];
+      acc.add(s, base + from * step, step, to - from);
+      return;
+    }
+    Loops.runRange(region, new int[] {base}, (n, off, st) -> acc.add(s, off[0], st[0], n), from, to);
+  }
+
+  /** The running state of one reduction. */
+  private static final class Accumulator {
+    private final ReduceOp op;
+    private final DType dtype;
+    private double sum;
+    private long longSum;
+    private double product = 1;
+    private long longProduct = 1;
+    private double best = Double.NaN;
+    private long bestLong;
+    private long bestPos = -1;
+    long pos;
+
+    Accumulator(ReduceOp op, DType dtype) {
+      this.op = op;
+      this.dtype = dtype;
+    }
+
+    void add(HostStorage s, int off, int step, int n) {
+      switch (op) {
+        case SUM:
+        case MEAN:
+          addSum(s, off, step, n);
+          break;
+        case PROD:
+          for (int i = 0, p = off; i < n; i++, p += step) {
+            if (dtype == DType.INT64) {
+              longProduct *= s.longs().get(p);
+            } else {
+              product *= Elements.getDouble(s, dtype, p);
+            }
+          }
+          break;
+        default:
+          addExtreme(s, off, step, n, op == ReduceOp.MAX || op == ReduceOp.ARGMAX);
+      }
+      pos += n;
+    }
+
+    private void addSum(HostStorage s, int off, int step, int n) {
+      switch (dtype) {
+        case FLOAT32: {
+          FloatBuffer f = s.floats();
+          double acc = 0;
+          for (int i = 0, p = off; i < n; i++, p += step) {
+            acc += f.get(p);
+          }
+          sum += acc;
+          break;
+        }
+        case FLOAT64: {
+          DoubleBuffer f = s.doubles();
+          double acc = 0;
+          for (int i = 0, p = off; i < n; i++, p += step) {
+            acc += f.get(p);
+          }
+          sum += acc;
+          break;
+        }
+        default: {
+          LongBuffer f = s.longs();
+          long acc = 0;
+          for (int i = 0, p = off; i < n; i++, p += step) {
+            acc += f.get(p);
+          }
+          longSum += acc;
+        }
+      }
+    }
+
+    private void addExtreme(HostStorage s, int off, int step, int n, boolean max) {
+      if (dtype == DType.INT64) {
+        LongBuffer f = s.longs();
+        for (int i = 0, p = off; i < n; i++, p += step) {
+          long v = f.get(p);
+          if (bestPos < 0 || (max ? v > bestLong : v < bestLong)) {
+            bestLong = v;
+            bestPos = pos + i;
+          }
+        }
+        return;
+      }
+      for (int i = 0, p = off; i < n; i++, p += step) {
+        double v = Elements.getDouble(s, dtype, p);
+        if (bestPos < 0 || (!Double.isNaN(best) && (Double.isNaN(v) || (max ? v > best : v < best)))) {
+          best = v;
+          bestPos = pos + i;
+        }
+      }
+    }
+
+    /** Folds in the state of the region that follows this one. */
+    void merge(Accumulator later) {
+      sum += later.sum;
+      longSum += later.longSum;
+      product *= later.product;
+      longProduct *= later.longProduct;
+      if (later.bestPos < 0) {
+        return;
+      }
+      boolean max = op == ReduceOp.MAX || op == ReduceOp.ARGMAX;
+      boolean take;
+      if (bestPos < 0) {
+        take = true;
+      } else if (dtype == DType.INT64) {
+        take = max ? later.bestLong > bestLong : later.bestLong < bestLong;
+      } else {
+        take = !Double.isNaN(best)
+            && (Double.isNaN(later.best) || (max ? later.best > best : later.best < best));
+      }
+      if (take) {
+        best = later.best;
+        bestLong = later.bestLong;
+        bestPos = later.bestPos;
+      }
+    }
+
+    void write(Strided out, int outOff, Strided values, int valOff, int count) {
+      HostStorage o = out.host();
+      switch (op) {
+        case SUM:
+          if (dtype == DType.INT64) {
+            o.longs().put(outOff, longSum);
+          } else {
+            Elements.setDouble(o, out.dtype(), outOff, sum);
+          }
+          break;
+        case MEAN:
+          Elements.setDouble(o, out.dtype(), outOff, (dtype == DType.INT64 ? longSum : sum) / count);
+          break;
+        case PROD:
+          if (dtype == DType.INT64) {
+            o.longs().put(outOff, longProduct);
+          } else {
+            Elements.setDouble(o, out.dtype(), outOff, product);
+          }
+          break;
+        case MAX:
+        case MIN:
+          writeBest(o, out.dtype(), outOff);
+          break;
+        default:
+          o.longs().put(outOff, bestPos);
+          if (values != null) {
+            writeBest(values.host(), values.dtype(), valOff);
+          }
+      }
+    }
+
+    private void writeBest(HostStorage o, DType t, int off) {
+      if (dtype == DType.INT64) {
+        Elements.setLong(o, t, off, bestLong);
+      } else {
+        Elements.setDouble(o, t, off, best);
+      }
+    }
+  }
+}

@@ -1,0 +1,166 @@
+package dev.ondevice.cpu;
+
+import dev.ondevice.backend.HostStorage;
+import dev.ondevice.backend.Strided;
+import dev.ondevice.backend.UnaryOp;
+import java.nio.ByteBuffer;
+import java.nio.DoubleBuffer;
+import java.nio.FloatBuffer;
+import java.nio.LongBuffer;
+
+/**
+ * Elementwise functions of one operand on host memory. The cheap, frequent ones have loops of
+ * their own; the transcendental ones share a loop whose per-element switch costs little next to
+ * the function itself.
+ */
+public final class UnaryKernels {
+  private UnaryKernels() {}
+
+  /** {@code out = op(in)}. */
+  public static void apply(UnaryOp op, Strided in, Strided out) {
+    Loops.forEach(out.sizes(), new int[][] {in.strides(), out.strides()},
+        new int[] {in.offset(), out.offset()}, row(op, in, out));
+  }
+
+  private static Loops.Row row(UnaryOp op, Strided in, Strided out) {
+    HostStorage is = in.host();
+    HostStorage os = out.host();
+    if (op == UnaryOp.LOGICAL_NOT) {
+      ByteBuffer a = is.bytes();
+      ByteBuffer o = os.bytes();
+      return (n, off, st) -> {
+        for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+          o.put(q, (byte) (a.get(p) == 0 ? 1 : 0));
+        }
+      };
+    }
+    switch (in.dtype()) {
+      case FLOAT32:
+        return f32(op, is.floats(), os.floats());
+      case FLOAT64:
+        return f64(op, is.doubles(), os.doubles());
+      default:
+        return i64(op, is.longs(), os.longs());
+    }
+  }
+
+  private static Loops.Row f32(UnaryOp op, FloatBuffer a, FloatBuffer o) {
+    switch (op) {
+      case NEG:
+        return (n, off, st) -> {
+          for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+            o.put(q, -a.get(p));
+          }
+        };
+      case RELU:
+        return (n, off, st) -> {
+          for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+            float x = a.get(p);
+            o.put(q, x > 0 || x != x ? x : 0f);
+          }
+        };
+      case SQUARE:
+        return (n, off, st) -> {
+          for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+            float x = a.get(p);
+            o.put(q, x * x);
+          }
+        };
+      case ABS:
+        return (n, off, st) -> {
+          for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+            o.put(q, Math.abs(a.get(p)));
+          }
+        };
+      default:
+        return (n, off, st) -> {
+          for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+            o.put(q, (float) floating(op, a.get(p)));
+          }
+        };
+    }
+  }
+
+  private static Loops.Row f64(UnaryOp op, DoubleBuffer a, DoubleBuffer o) {
+    return (n, off, st) -> {
+      for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+        o.put(q, floating(op, a.get(p)));
+      }
+    };
+  }
+
+  private static Loops.Row i64(UnaryOp op, LongBuffer a, LongBuffer o) {
+    return (n, off, st) -> {
+      for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+        o.put(q, integer(op, a.get(p)));
+      }
+    };
+  }
+
+  /** The function on one floating value, computed in double. */
+  static double floating(UnaryOp op, double x) {
+    switch (op) {
+      case NEG:
+        return -x;
+      case ABS:
+        return Math.abs(x);
+      case SIGN:
+        return Math.signum(x);
+      case SQUARE:
+        return x * x;
+      case RELU:
+        return x > 0 || Double.isNaN(x) ? x : 0;
+      case EXP:
+        return Math.exp(x);
+      case LOG:
+        return Math.log(x);
+      case LOG1P:
+        return Math.log1p(x);
+      case EXPM1:
+        return Math.expm1(x);
+      case SQRT:
+        return Math.sqrt(x);
+      case RSQRT:
+        return 1 / Math.sqrt(x);
+      case RECIPROCAL:
+        return 1 / x;
+      case SIN:
+        return Math.sin(x);
+      case COS:
+        return Math.cos(x);
+      case TANH:
+        return Math.tanh(x);
+      case SIGMOID:
+        return x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x));
+      case FLOOR:
+        return Math.floor(x);
+      case CEIL:
+        return Math.ceil(x);
+      case ROUND:
+        return Math.rint(x);
+      default:
+        throw new IllegalArgumentException(op + " is not a floating-point function");
+    }
+  }
+
+  private static long integer(UnaryOp op, long x) {
+    switch (op) {
+      case NEG:
+        return -x;
+      case ABS:
+        return Math.abs(x);
+      case SIGN:
+        return Long.signum(x);
+      case SQUARE:
+        return x * x;
+      case RELU:
+        return Math.max(x, 0);
+      case FLOOR:
+      case CEIL:
+      case ROUND:
+        return x;
+      default:
+        throw new IllegalArgumentException(op + " is not defined on integers");
+    }
+  }
+}
