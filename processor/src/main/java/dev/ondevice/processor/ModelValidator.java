@@ -1,0 +1,274 @@
+package dev.ondevice.processor;
+
+import com.palantir.javapoet.ClassName;
+import dev.ondevice.annotations.Buffer;
+import dev.ondevice.annotations.OnDevice;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+import javax.annotation.processing.Messager;
+import javax.annotation.processing.ProcessingEnvironment;
+import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.NestingKind;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.element.VariableElement;
+import javax.lang.model.type.ArrayType;
+import javax.lang.model.type.TypeKind;
+import javax.lang.model.type.TypeMirror;
+import javax.lang.model.util.ElementFilter;
+import javax.lang.model.util.Elements;
+import javax.tools.Diagnostic;
+
+/**
+ * Checks a model class and its fields, reporting each problem on the element (and annotation) that
+ * causes it, and describes what the generated code must visit. Generation happens only for a
+ * class without errors.
+ */
+final class ModelValidator {
+  private static final String BUFFER = Buffer.class.getCanonicalName();
+  private static final String ON_DEVICE = OnDevice.class.getCanonicalName();
+
+  /** What a field holds, as far as the generated code is concerned. */
+  private enum Holds {
+    PARAMETER, TENSOR, SUBMODULE, SUBMODULE_LIST, PARAMETER_LIST, SUBMODULE_MAP,
+    CONTAINER_OF_STATE, MAP_WITH_BAD_KEY, UNBOUNDED_TYPE_VARIABLE, OTHER
+  }
+
+  private final Messager messager;
+  private final Elements elements;
+  private final KnownTypes known;
+  private boolean failed;
+
+  ModelValidator(ProcessingEnvironment env, KnownTypes known) {
+    this.messager = env.getMessager();
+    this.elements = env.getElementUtils();
+    this.known = known;
+  }
+
+  /**
+   * The description of model class {@code type}, or null after reporting its errors.
+   *
+   * @param generatedHere whether a class gets its model code generated in this compilation
+   */
+  ModelDescription validate(TypeElement type, Predicate<TypeElement> generatedHere) {
+    failed = false;
+    ClassName generated = GeneratedNames.of(type, elements);
+    checkReachable(type, generated);
+    ClassName superCode = superclassCode(type, generatedHere);
+    List<ModelField> fields = new ArrayList<>();
+    for (VariableElement field : ElementFilter.fieldsIn(type.getEnclosedElements())) {
+      ModelField f = field(field, generated);
+      if (f != null) {
+        fields.add(f);
+      }
+    }
+    return failed ? null : new ModelDescription(type, generated, superCode, fields);
+  }
+
+  /** Reports {@code @Buffer} fields of a class that is not a model. */
+  void checkNonModel(TypeElement type) {
+    for (VariableElement field : ElementFilter.fieldsIn(type.getEnclosedElements())) {
+      AnnotationMirror buffer = mirror(field, BUFFER);
+      if (buffer != null) {
+        if (!known.hasRuntime()) {
+          error(field, buffer, Messages.RUNTIME_MISSING);
+        } else {
+          error(field, buffer, Messages.BUFFER_OUTSIDE_MODEL, field.getSimpleName(), type.getSimpleName());
+        }
+      }
+    }
+  }
+
+  private void checkReachable(TypeElement type, ClassName generated) {
+    if (type.getModifiers().contains(Modifier.PRIVATE)) {
+      error(type, null, Messages.PRIVATE_MODEL_CLASS, type.getSimpleName(), generated.simpleName());
+    }
+    if (type.getNestingKind() == NestingKind.MEMBER && !type.getModifiers().contains(Modifier.STATIC)) {
+      error(type, null, Messages.INNER_MODEL_CLASS, type.getSimpleName(), type.getEnclosingElement().getSimpleName());
+    }
+    for (Element e = type.getEnclosingElement(); e.getKind() != ElementKind.PACKAGE; e = e.getEnclosingElement()) {
+      if (e.getModifiers().contains(Modifier.PRIVATE)) {
+        error(type, null, Messages.ENCLOSED_IN_PRIVATE, type.getSimpleName(), e.getSimpleName(),
+            generated.simpleName(), e.getSimpleName());
+      }
+    }
+  }
+
+  private ClassName superclassCode(TypeElement type, Predicate<TypeElement> generatedHere) {
+    TypeMirror superclass = type.getSuperclass();
+    if (known.isModelBase(superclass)) {
+      return null;
+    }
+    TypeElement superType = (TypeElement) known.types().asElement(superclass);
+    ClassName code = GeneratedNames.of(superType, elements);
+    if (!generatedHere.test(superType) && elements.getTypeElement(code.canonicalName()) == null) {
+      error(type, null, Messages.SUPERCLASS_WITHOUT_CODE, type.getSimpleName(), superType.getSimpleName(),
+          code.simpleName(), superType.getSimpleName());
+    }
+    return code;
+  }
+
+  private ModelField field(VariableElement field, ClassName generated) {
+    String name = field.getSimpleName().toString();
+    TypeMirror type = field.asType();
+    AnnotationMirror bufferMirror = mirror(field, BUFFER);
+    AnnotationMirror onDeviceMirror = mirror(field, ON_DEVICE);
+    Buffer buffer = field.getAnnotation(Buffer.class);
+    OnDevice onDevice = field.getAnnotation(OnDevice.class);
+    boolean pinnedToCpu = onDevice != null && onDevice.value().equals("cpu");
+    Holds holds = holds(type);
+    boolean isStatic = field.getModifiers().contains(Modifier.STATIC);
+
+    if (holds == Holds.PARAMETER) {
+      if (bufferMirror != null) {
+        return error(field, bufferMirror, Messages.BUFFER_ON_PARAMETER, name);
+      }
+      if (onDeviceMirror != null) {
+        return error(field, onDeviceMirror, Messages.ON_DEVICE_ON_PARAMETER, name);
+      }
+      if (isStatic) {
+        return error(field, null, Messages.STATIC_STATE, "Parameter", name);
+      }
+      return accessible(field, "Parameter", generated, ModelField.Kind.PARAMETER, true, false);
+    }
+    if (holds == Holds.TENSOR) {
+      if (onDevice != null && !pinnedToCpu && !onDevice.value().equals(OnDevice.MODEL)) {
+        return error(field, onDeviceMirror, Messages.ON_DEVICE_BAD_VALUE, name, onDevice.value());
+      }
+      if (buffer == null && onDevice == null) {
+        return error(field, null, isStatic ? Messages.STATIC_TENSOR : Messages.UNREGISTERED_TENSOR, name);
+      }
+      if (buffer == null && pinnedToCpu) {
+        return null;
+      }
+      String what = buffer != null ? "@Buffer" : "@OnDevice";
+      AnnotationMirror cause = buffer != null ? bufferMirror : onDeviceMirror;
+      if (isStatic) {
+        return error(field, cause, Messages.STATIC_BUFFER, what, name);
+      }
+      if (field.getModifiers().contains(Modifier.FINAL)) {
+        return error(field, cause, Messages.FINAL_BUFFER, what, name);
+      }
+      if (type.getKind() == TypeKind.TYPEVAR) {
+        return error(field, cause, Messages.GENERIC_BUFFER, what, name, type);
+      }
+      boolean persistent = buffer != null && buffer.persistent();
+      return accessible(field, what, generated, ModelField.Kind.BUFFER, persistent, pinnedToCpu);
+    }
+    if (bufferMirror != null) {
+      return error(field, bufferMirror, Messages.BUFFER_NOT_TENSOR, name, type);
+    }
+    if (onDeviceMirror != null) {
+      return error(field, onDeviceMirror, Messages.ON_DEVICE_NOT_TENSOR, name, type);
+    }
+    switch (holds) {
+      case SUBMODULE:
+      case SUBMODULE_LIST:
+      case PARAMETER_LIST:
+      case SUBMODULE_MAP:
+        if (isStatic) {
+          return error(field, null, Messages.STATIC_STATE, "model", name);
+        }
+        return accessible(field, holds == Holds.SUBMODULE ? "Submodule" : "Model state", generated, kind(holds),
+            true, false);
+      case CONTAINER_OF_STATE:
+        return error(field, null, Messages.TENSOR_CONTAINER, name, type);
+      case MAP_WITH_BAD_KEY:
+        return error(field, null, Messages.MAP_KEY, name, known.typeArgumentsOf(type, known.mapType()).get(0));
+      case UNBOUNDED_TYPE_VARIABLE:
+        return isStatic ? null : error(field, null, Messages.GENERIC_FIELD, name, type);
+      default:
+        return null;
+    }
+  }
+
+  private static ModelField.Kind kind(Holds holds) {
+    switch (holds) {
+      case SUBMODULE:
+        return ModelField.Kind.SUBMODULE;
+      case SUBMODULE_LIST:
+        return ModelField.Kind.SUBMODULE_LIST;
+      case PARAMETER_LIST:
+        return ModelField.Kind.PARAMETER_LIST;
+      default:
+        return ModelField.Kind.SUBMODULE_MAP;
+    }
+  }
+
+  private ModelField accessible(VariableElement field, String what, ClassName generated, ModelField.Kind kind,
+      boolean persistent, boolean pinnedToCpu) {
+    if (field.getModifiers().contains(Modifier.PRIVATE)) {
+      return error(field, null, Messages.PRIVATE_FIELD, what, field.getSimpleName(), generated.simpleName());
+    }
+    return new ModelField(field.getSimpleName().toString(), kind, persistent, pinnedToCpu);
+  }
+
+  private Holds holds(TypeMirror type) {
+    if (type.getKind() == TypeKind.ARRAY) {
+      return known.isState(((ArrayType) type).getComponentType()) ? Holds.CONTAINER_OF_STATE : Holds.OTHER;
+    }
+    if (type.getKind() == TypeKind.TYPEVAR && known.upperBound(type).toString().equals("java.lang.Object")) {
+      return Holds.UNBOUNDED_TYPE_VARIABLE;
+    }
+    if (known.isParameter(type)) {
+      return Holds.PARAMETER;
+    }
+    if (known.isTensor(type)) {
+      return Holds.TENSOR;
+    }
+    if (known.isModel(type)) {
+      return Holds.SUBMODULE;
+    }
+    if (known.isList(type)) {
+      List<? extends TypeMirror> args = known.typeArgumentsOf(type, known.listType());
+      if (args.isEmpty()) {
+        return Holds.OTHER;
+      }
+      TypeMirror element = args.get(0);
+      if (known.isParameter(element)) {
+        return Holds.PARAMETER_LIST;
+      }
+      if (known.isModel(element)) {
+        return Holds.SUBMODULE_LIST;
+      }
+      return known.isTensor(element) ? Holds.CONTAINER_OF_STATE : Holds.OTHER;
+    }
+    if (known.isMap(type)) {
+      List<? extends TypeMirror> args = known.typeArgumentsOf(type, known.mapType());
+      if (args.size() != 2) {
+        return Holds.OTHER;
+      }
+      if (known.isModel(args.get(1))) {
+        return known.isString(args.get(0)) ? Holds.SUBMODULE_MAP : Holds.MAP_WITH_BAD_KEY;
+      }
+      return known.isState(args.get(1)) || known.isState(args.get(0)) ? Holds.CONTAINER_OF_STATE : Holds.OTHER;
+    }
+    if (known.isCollection(type) || known.isOptional(type)) {
+      TypeMirror bound = known.upperBound(type);
+      for (TypeMirror arg : ((javax.lang.model.type.DeclaredType) bound).getTypeArguments()) {
+        if (known.isState(arg)) {
+          return Holds.CONTAINER_OF_STATE;
+        }
+      }
+    }
+    return Holds.OTHER;
+  }
+
+  private static AnnotationMirror mirror(Element e, String annotation) {
+    for (AnnotationMirror m : e.getAnnotationMirrors()) {
+      if (((TypeElement) m.getAnnotationType().asElement()).getQualifiedName().contentEquals(annotation)) {
+        return m;
+      }
+    }
+    return null;
+  }
+
+  private ModelField error(Element e, AnnotationMirror m, String format, Object... args) {
+    failed = true;
+    messager.printMessage(Diagnostic.Kind.ERROR, String.format(format, args), e, m);
+    return null;
+  }
+}

@@ -1,0 +1,142 @@
+package dev.ondevice.processor;
+
+import com.google.auto.service.AutoService;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import javax.annotation.processing.AbstractProcessor;
+import javax.annotation.processing.Processor;
+import javax.annotation.processing.RoundEnvironment;
+import javax.annotation.processing.SupportedAnnotationTypes;
+import javax.lang.model.SourceVersion;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.TypeKind;
+import javax.lang.model.type.TypeMirror;
+import javax.lang.model.util.ElementFilter;
+import javax.tools.Diagnostic;
+
+/**
+ * The ondevice annotation processor. For every class of the compilation that extends {@code
+ * dev.ondevice.nn.Model} it validates the fields (reporting device bugs in the declaration as
+ * compile errors on the field) and, when they are sound, generates {@code OnDevice_<Model>}, the
+ * code that visits the model's parameters, buffers and submodules without reflection.
+ *
+ * <p>It claims no annotation and sees every class ({@code "*"}): a model needs no annotation to be
+ * recognised. A class whose supertypes or field types are not generated yet is deferred to the next
+ * round. Exceptions never escape {@link #process}: an internal failure is reported as one error on
+ * the element being processed, and the compilation goes on.
+ */
+@AutoService(Processor.class)
+@SupportedAnnotationTypes("*")
+public final class OnDeviceProcessor extends AbstractProcessor {
+  private final Set<String> deferred = new LinkedHashSet<>();
+  private final Set<String> handled = new HashSet<>();
+  private KnownTypes known;
+
+  @Override
+  public SourceVersion getSupportedSourceVersion() {
+    return SourceVersion.latestSupported();
+  }
+
+  @Override
+  public boolean process(Set<? extends TypeElement> annotations, RoundEnvironment round) {
+    if (known == null) {
+      known = new KnownTypes(processingEnv);
+    }
+    List<TypeElement> candidates = new ArrayList<>();
+    for (String name : deferred) {
+      TypeElement t = processingEnv.getElementUtils().getTypeElement(name);
+      if (t != null) {
+        candidates.add(t);
+      }
+    }
+    deferred.clear();
+    for (Element root : round.getRootElements()) {
+      collectTypes(root, candidates);
+    }
+    Set<TypeElement> models = new LinkedHashSet<>();
+    for (TypeElement type : candidates) {
+      if (!handled.contains(type.getQualifiedName().toString())) {
+        classify(type, round, models);
+      }
+    }
+    ModelValidator validator = new ModelValidator(processingEnv, known);
+    ModelCodeWriter writer = new ModelCodeWriter(processingEnv.getFiler());
+    for (TypeElement model : models) {
+      try {
+        ModelDescription description = validator.validate(model, t -> models.contains(t) || handled(t));
+        if (description != null) {
+          writer.write(description);
+        }
+      } catch (IOException | RuntimeException e) {
+        internalError(model, e);
+      }
+    }
+    return false;
+  }
+
+  private boolean handled(TypeElement t) {
+    return handled.contains(t.getQualifiedName().toString());
+  }
+
+  private void classify(TypeElement type, RoundEnvironment round, Set<TypeElement> models) {
+    try {
+      if (type.getKind() != ElementKind.CLASS) {
+        return;
+      }
+      if (hasUnresolvedSupertype(type)) {
+        if (!round.processingOver()) {
+          deferred.add(type.getQualifiedName().toString());
+        }
+        return;
+      }
+      handled.add(type.getQualifiedName().toString());
+      if (known.isModel(type.asType()) && !known.isModelBase(type.asType())) {
+        models.add(type);
+      } else {
+        new ModelValidator(processingEnv, known).checkNonModel(type);
+      }
+    } catch (RuntimeException e) {
+      internalError(type, e);
+    }
+  }
+
+  private static void collectTypes(Element e, List<TypeElement> out) {
+    if (e instanceof TypeElement) {
+      out.add((TypeElement) e);
+      for (TypeElement nested : ElementFilter.typesIn(e.getEnclosedElements())) {
+        collectTypes(nested, out);
+      }
+    }
+  }
+
+  /** Whether a superclass or a field type is not resolved yet (perhaps generated in a later round). */
+  private boolean hasUnresolvedSupertype(TypeElement type) {
+    for (TypeMirror s = type.getSuperclass(); s.getKind() != TypeKind.NONE; ) {
+      if (s.getKind() == TypeKind.ERROR) {
+        return true;
+      }
+      Element e = processingEnv.getTypeUtils().asElement(s);
+      if (!(e instanceof TypeElement)) {
+        break;
+      }
+      s = ((TypeElement) e).getSuperclass();
+    }
+    for (Element field : ElementFilter.fieldsIn(type.getEnclosedElements())) {
+      if (field.asType().getKind() == TypeKind.ERROR) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void internalError(Element element, Exception e) {
+    processingEnv.getMessager().printMessage(Diagnostic.Kind.ERROR,
+        String.format(Messages.INTERNAL_ERROR, element, e), element);
+  }
+}

@@ -1,0 +1,53 @@
+package dev.ondevice.nn;
+
+import dev.ondevice.DType;
+import dev.ondevice.Device;
+import dev.ondevice.Parameter;
+import dev.ondevice.Shape;
+import dev.ondevice.Tensor;
+
+/**
+ * {@code y = x W^T + b}: PyTorch's {@code nn.Linear}, initialised as PyTorch does (weights and
+ * bias uniform on {@code [-1/sqrt(in), 1/sqrt(in)]}).
+ */
+public class Linear extends Model {
+  final Parameter weight;
+  final Parameter bias;
+
+  /** A layer with a bias, created on the CPU. */
+  public Linear(int inFeatures, int outFeatures) {
+    this(inFeatures, outFeatures, true, Device.cpu());
+  }
+
+  /** A layer created directly on {@code device}. */
+  public Linear(int inFeatures, int outFeatures, boolean bias, Device device) {
+    if (inFeatures <= 0 || outFeatures <= 0) {
+      throw new IllegalArgumentException("Linear: feature counts must be positive, got in=" + inFeatures
+          + ", out=" + outFeatures);
+    }
+    double bound = 1 / Math.sqrt(inFeatures);
+    this.weight = new Parameter(uniform(Shape.of(outFeatures, inFeatures), bound, device));
+    this.bias = bias ? new Parameter(uniform(Shape.of(outFeatures), bound, device)) : null;
+  }
+
+  private static Tensor uniform(Shape shape, double bound, Device device) {
+    return Tensor.rand(shape, DType.FLOAT32, device, dev.ondevice.Generator.defaultGenerator())
+        .mul(2 * bound).sub(bound);
+  }
+
+  /** The weight, shape {@code [out, in]}. */
+  public Parameter weight() {
+    return weight;
+  }
+
+  /** The bias, shape {@code [out]}, or null. */
+  public Parameter bias() {
+    return bias;
+  }
+
+  /** Applies the layer to {@code x} of shape {@code [..., in]}. */
+  public Tensor forward(Tensor x) {
+    Tensor y = x.matmul(weight.t());
+    return bias == null ? y : y.add(bias);
+  }
+}

@@ -1,0 +1,241 @@
+package dev.ondevice.nn;
+
+import dev.ondevice.Device;
+import dev.ondevice.Parameter;
+import dev.ondevice.Tensor;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The base class of models (PyTorch's {@code nn.Module}; the name avoids {@code java.lang.Module}).
+ * A model's fields are its state: {@link Parameter} fields, {@code @Buffer} tensor fields,
+ * submodule fields, and lists and maps of submodules. The ondevice annotation processor generates,
+ * at compile time, the code that walks them; every method here uses it.
+ *
+ * <pre>{@code
+ * class Net extends Model {
+ *   final Linear fc1 = new Linear(784, 128);
+ *   final Linear fc2 = new Linear(128, 10);
+ *   Tensor forward(Tensor x) { return fc2.forward(fc1.forward(x).relu()); }
+ * }
+ * Net net = new Net();
+ * net.toDevice(device);      // in place: models move, tensors don't
+ * }</pre>
+ *
+ * <p>A model class compiled without the processor fails on its first use here with an exception
+ * that says how to configure it; there is no reflective fallback.
+ */
+public abstract class Model {
+  private boolean training = true;
+
+  /**
+   * Moves every parameter and buffer of this model and its submodules to {@code device}, in place.
+   * Parameters keep their identity, so an optimizer built before the move stays valid; buffers are
+   * replaced by moved tensors; {@code @OnDevice("cpu")} fields stay where they are.
+   */
+  public void toDevice(Device device) {
+    Device target = device.resolved();
+    code().visit(this, "", new StateVisitor() {
+      @Override
+      public void parameter(String name, Parameter p) {
+        if (p != null) {
+          p.moveTo(target);
+        }
+      }
+
+      @Override
+      public Tensor buffer(String name, Tensor value, boolean persistent, boolean pinnedToCpu) {
+        return value == null || pinnedToCpu ? value : value.to(target);
+      }
+
+      @Override
+      public void submodule(String name, Model m) {
+        if (m != null) {
+          m.toDevice(target);
+        }
+      }
+    });
+  }
+
+  /** The parameters of this model and its submodules, in declaration order, each once. */
+  public List<Parameter> parameters() {
+    return new ArrayList<>(namedParameters().values());
+  }
+
+  /** The parameters by dotted name ({@code fc1.weight}), in declaration order, each once. */
+  public Map<String, Parameter> namedParameters() {
+    Map<String, Parameter> out = new LinkedHashMap<>();
+    Set<Object> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    walk("", new Collector() {
+      @Override
+      public void parameter(String name, Parameter p) {
+        if (p != null && seen.add(p)) {
+          out.put(name, p);
+        }
+      }
+    });
+    return out;
+  }
+
+  /** The buffers by dotted name, persistent or not, in declaration order. */
+  public Map<String, Tensor> namedBuffers() {
+    Map<String, Tensor> out = new LinkedHashMap<>();
+    walk("", new Collector() {
+      @Override
+      public Tensor buffer(String name, Tensor value, boolean persistent, boolean pinnedToCpu) {
+        if (value != null) {
+          out.put(name, value);
+        }
+        return value;
+      }
+    });
+    return out;
+  }
+
+  /** This model's direct submodules by field name (list and map elements as {@code layers.0}). */
+  public Map<String, Model> namedChildren() {
+    Map<String, Model> out = new LinkedHashMap<>();
+    code().visit(this, "", new Collector() {
+      @Override
+      public void submodule(String name, Model m) {
+        if (m != null) {
+          out.put(name, m);
+        }
+      }
+    });
+    return out;
+  }
+
+  /**
+   * The state dict: parameters and persistent buffers by dotted name, in declaration order,
+   * detached (they share memory with the model).
+   */
+  public Map<String, Tensor> stateDict() {
+    Map<String, Tensor> out = new LinkedHashMap<>();
+    Set<Object> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    walk("", new Collector() {
+      @Override
+      public void parameter(String name, Parameter p) {
+        if (p != null && seen.add(p)) {
+          out.put(name, p.detach());
+        }
+      }
+
+      @Override
+      public Tensor buffer(String name, Tensor value, boolean persistent, boolean pinnedToCpu) {
+        if (value != null && persistent) {
+          out.put(name, value.detach());
+        }
+        return value;
+      }
+    });
+    return out;
+  }
+
+  /**
+   * Copies {@code state} into this model's parameters and persistent buffers, in place: each keeps
+   * its device and dtype, whatever the device of the loaded tensor.
+   *
+   * @param strict whether every key must match: with {@code true}, missing and unexpected keys are
+   *     an error; shape mismatches always are
+   * @return the keys that did not match (empty when strict)
+   * @throws StateDictException naming missing, unexpected and mis-shaped keys; nothing is copied
+   *     then
+   */
+  public LoadResult loadStateDict(Map<String, Tensor> state, boolean strict) {
+    return StateLoader.load(this, state, strict);
+  }
+
+  /** Puts this model and its submodules in training mode (Dropout drops, BatchNorm uses batch statistics). */
+  public void train() {
+    train(true);
+  }
+
+  /** Puts this model and its submodules in evaluation mode. */
+  public void eval() {
+    train(false);
+  }
+
+  /** Sets training mode on this model and, recursively, its submodules. */
+  public void train(boolean mode) {
+    training = mode;
+    code().visit(this, "", new Collector() {
+      @Override
+      public void submodule(String name, Model m) {
+        if (m != null) {
+          m.train(mode);
+        }
+      }
+    });
+  }
+
+  /** Whether this model is in training mode (the default). */
+  public boolean isTraining() {
+    return training;
+  }
+
+  /** Sets every parameter's gradient to null. */
+  public void zeroGrad() {
+    for (Parameter p : parameters()) {
+      p.setGrad(null);
+    }
+  }
+
+  /** The device of the first parameter or buffer; the CPU for a model without state. */
+  public Device device() {
+    for (Parameter p : parameters()) {
+      return p.device();
+    }
+    for (Tensor b : namedBuffers().values()) {
+      return b.device();
+    }
+    return Device.cpu();
+  }
+
+  /** Visits the whole tree of state with dotted names. */
+  void walk(String prefix, StateVisitor visitor) {
+    code().visit(this, prefix, new StateVisitor() {
+      @Override
+      public void parameter(String name, Parameter p) {
+        visitor.parameter(name, p);
+      }
+
+      @Override
+      public Tensor buffer(String name, Tensor value, boolean persistent, boolean pinnedToCpu) {
+        return visitor.buffer(name, value, persistent, pinnedToCpu);
+      }
+
+      @Override
+      public void submodule(String name, Model m) {
+        visitor.submodule(name, m);
+        if (m != null) {
+          m.walk(name + ".", visitor);
+        }
+      }
+    });
+  }
+
+  @SuppressWarnings("unchecked")
+  private ModelCode<Model> code() {
+    return (ModelCode<Model>) ModelCodes.of(getClass());
+  }
+
+  /** A visitor that ignores everything, to override selectively. */
+  private static class Collector implements StateVisitor {
+    @Override
+    public void parameter(String name, Parameter p) {}
+
+    @Override
+    public Tensor buffer(String name, Tensor value, boolean persistent, boolean pinnedToCpu) {
+      return value;
+    }
+
+    @Override
+    public void submodule(String name, Model m) {}
+  }
+}

@@ -1,0 +1,89 @@
+package dev.ondevice.nn;
+
+import dev.ondevice.Autograd;
+import dev.ondevice.Parameter;
+import dev.ondevice.Tensor;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Loads a state dict into a model: validate every key first, then copy in place. */
+final class StateLoader {
+  private StateLoader() {}
+
+  static LoadResult load(Model model, Map<String, Tensor> state, boolean strict) {
+    Map<String, Tensor> expected = model.stateDict();
+    Map<String, Tensor> nullBuffers = new LinkedHashMap<>();
+    model.walk("", new StateVisitor() {
+      @Override
+      public void parameter(String name, Parameter p) {}
+
+      @Override
+      public Tensor buffer(String name, Tensor value, boolean persistent, boolean pinnedToCpu) {
+        if (value == null && persistent) {
+          nullBuffers.put(name, null);
+        }
+        return value;
+      }
+
+      @Override
+      public void submodule(String name, Model m) {}
+    });
+    List<String> missing = new ArrayList<>();
+    List<String> mismatched = new ArrayList<>();
+    List<String> details = new ArrayList<>();
+    for (Map.Entry<String, Tensor> e : expected.entrySet()) {
+      Tensor loaded = state.get(e.getKey());
+      if (loaded == null) {
+        missing.add(e.getKey());
+      } else if (!loaded.shape().equals(e.getValue().shape())) {
+        mismatched.add(e.getKey());
+        details.add(e.getKey() + ": the state has shape " + loaded.shape() + ", the model "
+            + e.getValue().shape());
+      }
+    }
+    for (String name : nullBuffers.keySet()) {
+      if (!state.containsKey(name)) {
+        missing.add(name);
+      }
+    }
+    List<String> unexpected = new ArrayList<>();
+    for (String key : state.keySet()) {
+      if (!expected.containsKey(key) && !nullBuffers.containsKey(key)) {
+        unexpected.add(key);
+      }
+    }
+    if (!mismatched.isEmpty() || (strict && (!missing.isEmpty() || !unexpected.isEmpty()))) {
+      throw new StateDictException(model.getClass().getSimpleName(), missing, unexpected, mismatched, details);
+    }
+    try (Autograd.Scope ignored = Autograd.noGrad()) {
+      model.walk("", new StateVisitor() {
+        @Override
+        public void parameter(String name, Parameter p) {
+          Tensor loaded = state.get(name);
+          if (p != null && loaded != null) {
+            p.assign(loaded);
+          }
+        }
+
+        @Override
+        public Tensor buffer(String name, Tensor value, boolean persistent, boolean pinnedToCpu) {
+          Tensor loaded = persistent ? state.get(name) : null;
+          if (loaded == null) {
+            return value;
+          }
+          if (value == null) {
+            return loaded.clone();
+          }
+          value.copyFrom(loaded);
+          return value;
+        }
+
+        @Override
+        public void submodule(String name, Model m) {}
+      });
+    }
+    return new LoadResult(missing, unexpected);
+  }
+}
