@@ -1,0 +1,4 @@
+package dev.ondevice;
+
+/** Stub of the runtime's Parameter. */
+public class Parameter extends Tensor {}

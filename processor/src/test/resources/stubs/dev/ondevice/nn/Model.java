@@ -1,0 +1,4 @@
+package dev.ondevice.nn;
+
+/** Stub of the runtime's Model. */
+public abstract class Model {}
