@@ -1,0 +1,105 @@
+package dev.ondevice.samples.bench;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Compile-time cost of the processor: a corpus of model classes compiled by fresh javac processes,
+ * in several configurations interleaved round by round, reported as medians and ratios.
+ *
+ * <ul>
+ *   <li>{@code plain}: javac without processing ({@code -proc:none}), with hand-written equivalents
+ *       of the generated code;
+ *   <li>{@code noop}: the same sources with a processor that does nothing;
+ *   <li>{@code ondevice}: the models alone with the ondevice processor, which generates the code
+ *       (its compilation included).
+ * </ul>
+ *
+ * <p>Arguments: {@code [classes] [rounds]}, default 500 and 5.
+ */
+public final class CompileBenchmark {
+  private CompileBenchmark() {}
+
+  /** Runs the benchmark and prints the table. */
+  public static void main(String[] args) throws Exception {
+    int classes = args.length > 0 ? Integer.parseInt(args[0]) : 500;
+    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+    Path dir = Files.createTempDirectory("ondevice-compile-bench");
+    List<Path> models = Corpus.writeModels(dir.resolve("src"), classes);
+    List<Path> handWritten = Corpus.writeHandWrittenCode(dir.resolve("src"), classes);
+    String classpath = ClassPath.current();
+    String javac = Paths.get(System.getProperty("java.home"), "bin", "javac").toString();
+
+    List<Path> withCode = new ArrayList<>(models);
+    withCode.addAll(handWritten);
+    Map<String, List<String>> configs = new LinkedHashMap<>();
+    configs.put("plain", command(javac, classpath, dir, "plain", withCode, "-proc:none"));
+    configs.put("noop", command(javac, classpath, dir, "noop", withCode, "-processorpath", classpath,
+        "-processor", NoopProcessor.class.getName()));
+    configs.put("ondevice", command(javac, classpath, dir, "ondevice", models, "-processorpath", classpath,
+        "-processor", "dev.ondevice.processor.OnDeviceProcessor"));
+
+    Map<String, double[]> seconds = new LinkedHashMap<>();
+    configs.keySet().forEach(k -> seconds.put(k, new double[rounds]));
+    for (String name : configs.keySet()) {
+      run(configs.get(name), dir);
+    }
+    for (int r = 0; r < rounds; r++) {
+      for (Map.Entry<String, List<String>> c : configs.entrySet()) {
+        seconds.get(c.getKey())[r] = run(c.getValue(), dir);
+      }
+    }
+    System.out.printf("%d model classes, %d fresh javac runs per configuration (interleaved), %s%n", classes, rounds,
+        System.getProperty("java.version"));
+    double plain = median(seconds.get("plain"));
+    double noop = median(seconds.get("noop"));
+    for (Map.Entry<String, double[]> e : seconds.entrySet()) {
+      double m = median(e.getValue());
+      System.out.printf("%-9s median %6.2f s   x plain %.3f   x noop %.3f   runs %s%n", e.getKey(), m, m / plain,
+          m / noop, Arrays.toString(Arrays.stream(e.getValue()).map(v -> Math.round(v * 100) / 100.0).toArray()));
+    }
+  }
+
+  private static List<String> command(String javac, String classpath, Path dir, String name, List<Path> sources,
+      String... options) throws IOException {
+    Path out = Files.createDirectories(dir.resolve("out-" + name));
+    Path generated = Files.createDirectories(dir.resolve("gen-" + name));
+    Path list = dir.resolve("sources-" + name + ".txt");
+    List<String> lines = new ArrayList<>();
+    for (Path p : sources) {
+      lines.add(p.toString());
+    }
+    Files.write(list, lines);
+    List<String> cmd = new ArrayList<>(List.of(javac, "--release", "17", "-nowarn", "-cp", classpath,
+        "-d", out.toString(), "-s", generated.toString()));
+    cmd.addAll(List.of(options));
+    cmd.add("@" + list);
+    return cmd;
+  }
+
+  private static double run(List<String> command, Path dir) throws IOException, InterruptedException {
+    long start = System.nanoTime();
+    Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
+        .redirectOutput(new File(dir.toFile(), "javac.log")).start();
+    int status = p.waitFor();
+    double s = (System.nanoTime() - start) / 1e9;
+    if (status != 0) {
+      throw new IllegalStateException("javac failed (" + status + "): " + Files.readString(dir.resolve("javac.log")));
+    }
+    return s;
+  }
+
+  private static double median(double[] values) {
+    double[] v = values.clone();
+    Arrays.sort(v);
+    return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+  }
+}
