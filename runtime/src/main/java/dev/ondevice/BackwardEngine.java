@@ -1,5 +1,6 @@
 package dev.ondevice;
 
+import dev.ondevice.backend.Storage;
 import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -15,14 +16,15 @@ final class BackwardEngine {
 
   static void run(Tensor root, Tensor seed, boolean retainGraph) {
     try (Autograd.Scope ignored = Autograd.noGrad()) {
+      Set<Storage> assigned = Collections.newSetFromMap(new IdentityHashMap<>());
+      assigned.add(seed.data.storage());
       Node start = root.gradFn();
       if (start == null) {
-        accumulateLeaf(root, seed, Collections.newSetFromMap(new IdentityHashMap<>()));
+        accumulateLeaf(root, seed, assigned);
         return;
       }
       Map<Node, Integer> dependencies = countDependencies(start);
       Map<Node, Tensor> pending = new IdentityHashMap<>();
-      Set<Tensor> assigned = Collections.newSetFromMap(new IdentityHashMap<>());
       pending.put(start, seed);
       ArrayDeque<Node> ready = new ArrayDeque<>();
       ready.push(start);
@@ -75,11 +77,15 @@ final class BackwardEngine {
     return deps;
   }
 
-  /** Adds to a leaf's gradient; a gradient that may be shared or is a broadcast view is copied first. */
-  private static void accumulateLeaf(Tensor leaf, Tensor grad, Set<Tensor> assigned) {
+  /**
+   * Adds to a leaf's gradient. A gradient is stored as it is only when it is contiguous and its
+   * memory is not the seed's (the caller's) nor already another leaf's gradient (views of one
+   * gradient reach several leaves); otherwise it is copied first.
+   */
+  private static void accumulateLeaf(Tensor leaf, Tensor grad, Set<Storage> assigned) {
     Tensor current = leaf.grad();
     if (current == null) {
-      Tensor g = grad.isContiguous() && assigned.add(grad) ? grad : grad.contiguousCopy();
+      Tensor g = grad.isContiguous() && assigned.add(grad.data.storage()) ? grad : grad.contiguousCopy();
       leaf.setGrad(g.detach());
     } else {
       leaf.setGrad(current.add(grad).detach());

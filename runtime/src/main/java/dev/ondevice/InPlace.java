@@ -43,7 +43,10 @@ final class InPlace {
   static Tensor binary(BinaryOp op, Tensor self, Tensor other) {
     String name = op.opName() + "i";
     checkWritable(name, self, other);
-    Checks.sameDevice(name, self, "other", other);
+    // The result stays in self, so only other may be a 0-dim CPU scalar beside another device.
+    if (!other.device().equals(self.device()) && !Checks.isCpuScalar(other)) {
+      throw new DeviceMismatchException(self.device(), other.device(), "other", name);
+    }
     if (!other.device().equals(self.device())) {
       try (Autograd.Scope ignored = Autograd.noGrad()) {
         other = Pointwise.liftScalar(other, self.device());
@@ -53,7 +56,12 @@ final class InPlace {
     if (op == BinaryOp.DIV && !result.isFloatingPoint()) {
       result = DType.FLOAT32;
     }
-    if (result.ordinal() > self.dtype().ordinal()) {
+    if (result == DType.BOOL) {
+      throw new IllegalArgumentException(name + ": arithmetic on two bool operands is not supported; convert self"
+          + " with to(DType.INT64), or use logicalOr/logicalAnd");
+    }
+    // As in PyTorch, a result may be stored in a narrower type of its own category (float64 in float32).
+    if (result.ordinal() > self.dtype().ordinal() && !(result.isFloatingPoint() && self.dtype().isFloatingPoint())) {
       throw new IllegalArgumentException(name + ": the result type " + result + " cannot be stored in place in"
           + " a tensor of type " + self.dtype() + "; use the out-of-place " + op.opName());
     }
@@ -66,6 +74,10 @@ final class InPlace {
   static Tensor scalar(BinaryOp op, Tensor self, double s) {
     String name = op.opName() + "i";
     checkWritable(name, self, null);
+    if (self.dtype() == DType.BOOL) {
+      throw new IllegalArgumentException(name + ": the result of arithmetic cannot be stored in place in a tensor of"
+          + " type bool; convert it with to(DType.INT64), or use the out-of-place " + op.opName());
+    }
     if (!self.dtype().isFloatingPoint() && (op == BinaryOp.DIV || s != Math.rint(s))) {
       throw new IllegalArgumentException(name + ": the result of a non-integer operation cannot be stored in place"
           + " in a tensor of type " + self.dtype() + "; use the out-of-place " + op.opName());

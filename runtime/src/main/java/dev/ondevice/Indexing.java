@@ -31,6 +31,9 @@ final class Indexing {
       return out;
     }
     return Node.record("gather", out, new Tensor[] {a}, new Tensor[] {index}, (g, needs) -> {
+      if (a.dim() == 0) {
+        return new Tensor[] {g};
+      }
       Tensor z = Tensor.zeros(a.shape(), g.dtype(), g.device());
       z.data.storage().backend().scatterAdd(z.data, d, index.data, g.data);
       return new Tensor[] {z};

@@ -59,7 +59,11 @@ final class LinearAlgebra {
     int[] as = a.data.sizes();
     int k = as[as.length - 1];
     int n = b.data.size(1);
-    Tensor a2 = gemmReady(a.reshape(-1, k));
+    long rows = 1;
+    for (int i = 0; i < as.length - 1; i++) {
+      rows *= as[i];
+    }
+    Tensor a2 = gemmReady(a.reshape(rows, k));
     int m = a2.data.size(0);
     Tensor out = Creation.empty(new int[] {m, n}, a.dtype(), a.device());
     out.data.storage().backend().matmul(as3d(a2.data), as3d(gemmReady(b).data), as3d(out.data));
@@ -80,9 +84,12 @@ final class LinearAlgebra {
     int m = as[as.length - 2];
     int k = as[as.length - 1];
     int n = bs[bs.length - 1];
-    Tensor a3 = gemmReady(a.expand(dims(batch, m, k)).reshape(-1, m, k));
-    Tensor b3 = gemmReady(b.expand(dims(batch, k, n)).reshape(-1, k, n));
-    int count = a3.data.size(0);
+    int count = 1;
+    for (int s : batch) {
+      count *= s;
+    }
+    Tensor a3 = gemmReady(a.expand(dims(batch, m, k)).reshape(count, m, k));
+    Tensor b3 = gemmReady(b.expand(dims(batch, k, n)).reshape(count, k, n));
     Tensor out = Creation.empty(new int[] {count, m, n}, a.dtype(), a.device());
     out.data.storage().backend().matmul(a3.data, b3.data, out.data);
     return out.reshape(dims(batch, m, n));
@@ -122,7 +129,8 @@ final class LinearAlgebra {
     Checks.floating(name, "self", a);
     int d = a.dim() == 0 ? Checks.dim(name, dim, 0) : Checks.dim(name, dim, a.dim());
     if (a.dim() == 0) {
-      return log ? Tensor.zerosLike(a) : Tensor.onesLike(a);
+      Tensor constant = log ? Tensor.zerosLike(a) : Tensor.onesLike(a);
+      return Node.record(name, constant, new Tensor[] {a}, (g, needs) -> new Tensor[] {Tensor.zerosLike(g)});
     }
     Tensor in = a.contiguous();
     Tensor out = Creation.empty(in.data.sizes().clone(), a.dtype(), a.device());

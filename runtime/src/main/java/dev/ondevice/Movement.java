@@ -41,7 +41,8 @@ final class Movement {
     if (isPinned(t)) {
       return t;
     }
-    return new Tensor(Transfers.pin(t.data));
+    Tensor out = new Tensor(Transfers.pin(t.data));
+    return Node.record("pinMemory", out, new Tensor[] {t}, (g, needs) -> new Tensor[] {g});
   }
 
   static boolean isPinned(Tensor t) {

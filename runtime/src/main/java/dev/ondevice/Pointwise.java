@@ -29,8 +29,21 @@ final class Pointwise {
     if (op.isComparison() || !compute.isFloatingPoint()) {
       return out;
     }
-    return Node.record(name, out, new Tensor[] {ac, bc}, new Tensor[] {ac, bc},
+    return Node.record(name, out, new Tensor[] {ac, bc}, savedBy(op, ac, bc, out),
         (g, needs) -> binaryGrad(op, g, ac, bc, out, needs));
+  }
+
+  /** The tensors the gradient of {@code a op b} reads, which must not change before backward. */
+  private static Tensor[] savedBy(BinaryOp op, Tensor a, Tensor b, Tensor out) {
+    switch (op) {
+      case ADD:
+      case SUB:
+        return new Tensor[0];
+      case POW:
+        return new Tensor[] {a, b, out};
+      default:
+        return new Tensor[] {a, b};
+    }
   }
 
   /**
@@ -75,7 +88,7 @@ final class Pointwise {
         break;
       case DIV:
         ga = needs[0] ? g.div(b) : null;
-        gb = needs[1] ? g.mul(out).div(b).neg() : null;
+        gb = needs[1] ? g.mul(a).div(b).div(b).neg() : null;
         break;
       case POW:
         ga = needs[0] ? g.mul(b).mul(a.pow(b.sub(1L))) : null;
@@ -108,15 +121,33 @@ final class Pointwise {
 
   static Tensor scalar(BinaryOp op, Tensor a, double s, boolean scalarFirst, boolean integral) {
     String name = op.opName();
-    DType compute = op.isLogical() ? DType.BOOL : computeType(op, TypePromotion.withScalar(a, integral), name);
+    // Comparing an integer tensor with a whole number is exact: Java widens int literals to double.
+    boolean exact = integral || (op.isComparison() && isLong(s));
+    DType compute = op.isLogical() ? DType.BOOL : computeType(op, TypePromotion.withScalar(a, exact), name);
     Tensor ac = a.to(compute);
     Tensor out = Creation.empty(a.data.sizes().clone(), op.isComparison() ? DType.BOOL : compute, a.device());
     backend(a).binaryScalar(op, ac.data, s, scalarFirst, out.data);
     if (op.isComparison() || !compute.isFloatingPoint()) {
       return out;
     }
-    return Node.record(name, out, new Tensor[] {ac}, new Tensor[] {ac},
+    return Node.record(name, out, new Tensor[] {ac}, savedBy(op, ac, scalarFirst, out),
         (g, needs) -> new Tensor[] {scalarGrad(op, g, ac, s, scalarFirst, out)});
+  }
+
+  /** The tensors the gradient of {@code a op s} (or {@code s op a}) reads. */
+  private static Tensor[] savedBy(BinaryOp op, Tensor a, boolean scalarFirst, Tensor out) {
+    switch (op) {
+      case ADD:
+      case SUB:
+      case MUL:
+        return new Tensor[0];
+      case DIV:
+        return scalarFirst ? new Tensor[] {a, out} : new Tensor[0];
+      case POW:
+        return scalarFirst ? new Tensor[] {out} : new Tensor[] {a};
+      default:
+        return new Tensor[] {a};
+    }
   }
 
   /** {@code a op s} outside autograd, for in-place helpers. */
@@ -150,6 +181,11 @@ final class Pointwise {
     }
   }
 
+  /** Whether {@code s} is a whole number that an int64 holds exactly: it then keeps integer tensors integer. */
+  private static boolean isLong(double s) {
+    return s == Math.rint(s) && Math.abs(s) < 0x1p63;
+  }
+
   static Tensor clamp(Tensor a, double min, double max) {
     if (!Double.isNaN(min) && !Double.isNaN(max) && min > max) {
       throw new IllegalArgumentException("clamp: min (" + min + ") must not exceed max (" + max + ")");
@@ -158,10 +194,10 @@ final class Pointwise {
     try (Autograd.Scope ignored = Autograd.noGrad()) {
       out = a;
       if (!Double.isNaN(min)) {
-        out = scalar(BinaryOp.MAXIMUM, out, min, false, false).to(a.dtype());
+        out = scalar(BinaryOp.MAXIMUM, out, min, false, isLong(min)).to(a.dtype());
       }
       if (!Double.isNaN(max)) {
-        out = scalar(BinaryOp.MINIMUM, out, max, false, false).to(a.dtype());
+        out = scalar(BinaryOp.MINIMUM, out, max, false, isLong(max)).to(a.dtype());
       }
       if (out == a) {
         out = a.clone();
@@ -189,8 +225,31 @@ final class Pointwise {
     if (!out.dtype().isFloatingPoint()) {
       return out;
     }
-    return Node.record(name, out, new Tensor[] {ac}, new Tensor[] {ac, out},
+    return Node.record(name, out, new Tensor[] {ac}, savedBy(op, ac, out),
         (g, needs) -> new Tensor[] {unaryGrad(op, g, ac, out)});
+  }
+
+  /** The tensors the gradient of {@code op(a)} reads: the input, the output, or neither. */
+  private static Tensor[] savedBy(UnaryOp op, Tensor a, Tensor out) {
+    switch (op) {
+      case NEG:
+      case SIGN:
+      case FLOOR:
+      case CEIL:
+      case ROUND:
+        return new Tensor[0];
+      case RELU:
+      case EXP:
+      case EXPM1:
+      case SQRT:
+      case RSQRT:
+      case RECIPROCAL:
+      case TANH:
+      case SIGMOID:
+        return new Tensor[] {out};
+      default:
+        return new Tensor[] {a};
+    }
   }
 
   private static Tensor unaryGrad(UnaryOp op, Tensor g, Tensor a, Tensor out) {
@@ -278,7 +337,7 @@ final class Pointwise {
     if (!compute.isFloatingPoint()) {
       return out;
     }
-    return Node.record("where", out, new Tensor[] {ac, bc}, (g, needs) -> {
+    return Node.record("where", out, new Tensor[] {ac, bc}, new Tensor[] {cond}, (g, needs) -> {
       Tensor zero = Creation.scalarOn(0, g.dtype(), g.device());
       return new Tensor[] {
         needs[0] ? Views.sumToShape(Tensor.where(cond, g, zero), ac.data.sizes()) : null,

@@ -34,6 +34,9 @@ final class Reductions {
     for (int k : d) {
       keptSizes[k] = 1;
     }
+    if (op != ReduceOp.SUM && op != ReduceOp.MEAN && op != ReduceOp.PROD) {
+      checkNotEmpty(name, a, keptSizes);
+    }
     Tensor out = Creation.empty(keptSizes, outType, a.device());
     if (op.returnsIndices() && all && rank > 1) {
       Tensor pos = reduce(op, in.reshape(-1), new int[] {0}, false);
@@ -50,7 +53,9 @@ final class Reductions {
     int[] reduced = d;
     Tensor original = in;
     Tensor kept = out;
-    return Node.record(name, result, new Tensor[] {in}, new Tensor[] {in}, (g, needs) -> {
+    Tensor[] saved = op == ReduceOp.SUM || op == ReduceOp.MEAN ? new Tensor[0]
+        : op == ReduceOp.PROD ? new Tensor[] {in} : new Tensor[] {in, out};
+    return Node.record(name, result, new Tensor[] {in}, saved, (g, needs) -> {
       Tensor gk = g.reshape(Shape.of(kept.data.sizes()).toArray()).expandAs(original);
       switch (op) {
         case SUM:
@@ -58,7 +63,7 @@ final class Reductions {
         case MEAN:
           return new Tensor[] {gk.div((double) original.numel() / Math.max(1, kept.numel()))};
         case PROD:
-          return new Tensor[] {gk.mul(kept.expandAs(original)).div(original)};
+          return new Tensor[] {gk.mul(productOfOthers(original, reduced))};
         default: {
           Tensor hits = original.eq(kept.expandAs(original)).to(g.dtype());
           Tensor count = hits.sum(reduced, true);
@@ -66,6 +71,33 @@ final class Reductions {
         }
       }
     });
+  }
+
+  /**
+   * For each element, the product of the other elements of its reduced region: the gradient of
+   * prod. Unlike the product divided by the element (NaN at a zero), it is right where elements are
+   * zero, as in PyTorch.
+   */
+  private static Tensor productOfOthers(Tensor in, int[] dims) {
+    Tensor isZero = in.eq(0.0);
+    Tensor zeros = isZero.to(in.dtype()).sum(dims, true);
+    Tensor zero = Creation.scalarOn(0, in.dtype(), in.device());
+    Tensor nonZero = Tensor.where(isZero, Creation.scalarOn(1, in.dtype(), in.device()), in);
+    Tensor product = reduce(ReduceOp.PROD, nonZero, dims, true).expandAs(in);
+    Tensor atZero = Tensor.where(zeros.eq(1.0), product, zero);
+    Tensor elsewhere = Tensor.where(zeros.eq(0.0), product.div(nonZero), zero);
+    return Tensor.where(isZero, atZero, elsewhere);
+  }
+
+  /**
+   * Max, min and their positions have no identity: reducing an empty region to a non-empty result
+   * is an error, raised here rather than by the kernel so that it is immediate on every device.
+   */
+  private static void checkNotEmpty(String op, Tensor a, int[] keptSizes) {
+    if (a.numel() == 0 && Shape.of(keptSizes).numel() > 0) {
+      throw new IllegalArgumentException(op + ": cannot reduce over an empty dimension of a tensor of shape "
+          + a.shape() + "; the operation has no identity");
+    }
   }
 
   private static int[] allDims(int rank) {
@@ -99,6 +131,7 @@ final class Reductions {
     }
     int[] keptSizes = a.data.sizes().clone();
     keptSizes[d] = 1;
+    checkNotEmpty(name, a, keptSizes);
     Tensor values = Creation.empty(keptSizes, a.dtype(), a.device());
     Tensor indices = Creation.empty(keptSizes, DType.INT64, a.device());
     a.data.storage().backend().reduceWithIndices(max, a.data, d, values.data, indices.data);
@@ -108,7 +141,7 @@ final class Reductions {
     if (!a.dtype().isFloatingPoint()) {
       return new ValuesAndIndices(v, i);
     }
-    Node.record(name, v, new Tensor[] {a}, (g, needs) -> {
+    Node.record(name, v, new Tensor[] {a}, new Tensor[] {i}, (g, needs) -> {
       Tensor z = Tensor.zeros(a.shape(), g.dtype(), g.device());
       Tensor gk = g.reshape(Shape.of(keptSizes).toArray());
       z.data.storage().backend().scatterAdd(z.data, d, indices.data, gk.contiguous().data);
@@ -122,7 +155,7 @@ final class Reductions {
     int[] d = Checks.dims("var", dims, a.dim());
     long n = 1;
     for (int k : d) {
-      n *= a.data.size(k);
+      n *= a.dim() == 0 ? 1 : a.data.size(k);
     }
     Tensor centered = a.sub(a.mean(d, true));
     long denominator = Math.max(0, n - (unbiased ? 1 : 0));

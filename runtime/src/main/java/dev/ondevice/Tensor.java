@@ -355,6 +355,9 @@ public class Tensor {
 
   /** The size of dimension {@code d} (negative counts from the end). */
   public long size(int d) {
+    if (dim() == 0) {
+      throw new IndexOutOfBoundsException("size: a 0-dim tensor has no dimension " + d);
+    }
     return data.size(Checks.dim("size", d, dim()));
   }
 
@@ -1151,7 +1154,11 @@ public class Tensor {
     backward(null, retainGraph);
   }
 
-  /** Backward from a non-scalar tensor, given the gradient of the final result with respect to it. */
+  /**
+   * Backward from a non-scalar tensor, given the gradient of the final result with respect to it:
+   * of this tensor's shape and device (a 0-dim CPU gradient may stand beside a 0-dim tensor on any
+   * device, as a scalar).
+   */
   public void backward(Tensor gradient) {
     backward(gradient, false);
   }
@@ -1174,7 +1181,7 @@ public class Tensor {
             + " but the tensor has shape " + shape());
       }
       Checks.sameDevice("backward", this, "gradient", gradient);
-      seed = gradient.to(dtype());
+      seed = gradient.to(dtype()).to(device());
     }
     BackwardEngine.run(this, seed, retainGraph);
   }

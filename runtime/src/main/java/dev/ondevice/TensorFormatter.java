@@ -50,7 +50,7 @@ final class TensorFormatter {
     boolean last = dim == sizes.length - 1;
     for (int i = 0; i < size; i++) {
       if (summarize && size > 2 * EDGE && i == EDGE) {
-        sb.append(last ? "..., " : "...,\n" + " ".repeat(indent + dim + 1) + newlines(sizes.length - dim - 2));
+        sb.append(last ? " ..., " : "...,\n" + newlines(sizes.length - dim - 2) + " ".repeat(indent + dim + 1));
         i = size - EDGE;
       }
       if (last) {
@@ -97,11 +97,13 @@ final class TensorFormatter {
         }
       }
       boolean scientific = dtype.isFloatingPoint() && maxAbs > 0
-          && (maxAbs >= 1e8 || (!integral && minAbs < 1e-4) || (!integral && maxAbs / minAbs > 1000 && maxAbs > 1e3));
+          && (maxAbs / minAbs > 1000 || maxAbs > 1e8 || minAbs < 1e-4);
       NumberFormat probe = new NumberFormat(dtype, integral, scientific, 0);
       int width = 0;
       for (double v : values) {
-        width = Math.max(width, probe.plain(v).length());
+        if (!dtype.isFloatingPoint() || Double.isFinite(v)) {
+          width = Math.max(width, probe.plain(v).length());
+        }
       }
       return new NumberFormat(dtype, integral, scientific, width);
     }

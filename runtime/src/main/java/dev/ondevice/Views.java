@@ -88,6 +88,10 @@ final class Views {
     if (numel == 0) {
       return Strided.contiguousStrides(newSizes);
     }
+    if (oldSizes.length == 0) {
+      Arrays.fill(newStrides, 1);
+      return newStrides;
+    }
     int viewD = newSizes.length - 1;
     long chunkBase = oldStrides.length == 0 ? 1 : oldStrides[oldStrides.length - 1];
     long tensorNumel = 1;
@@ -225,6 +229,9 @@ final class Views {
   }
 
   static Tensor slice(Tensor t, int dim, long start, long end, long step) {
+    if (t.dim() == 0) {
+      throw new IndexOutOfBoundsException("slice: cannot slice a 0-dim tensor");
+    }
     int d = Checks.dim("slice", dim, t.dim());
     if (step <= 0) {
       throw new IllegalArgumentException("slice: step must be positive, got " + step);
@@ -242,6 +249,9 @@ final class Views {
   }
 
   static Tensor narrow(Tensor t, int dim, long start, long length) {
+    if (t.dim() == 0) {
+      throw new IndexOutOfBoundsException("narrow: cannot narrow a 0-dim tensor");
+    }
     int d = Checks.dim("narrow", dim, t.dim());
     long size = t.data.size(d);
     long s = start < 0 ? start + size : start;

@@ -7,15 +7,18 @@ import java.util.concurrent.ExecutionException;
 /** A point in a device's stream: completes when all work submitted before it has run. */
 public final class Event {
   private final Device device;
+  /** The stream whose errors a host wait reports; null for work that ran synchronously. */
+  private final Stream stream;
   private final CompletableFuture<Void> done = new CompletableFuture<>();
 
-  Event(Device device) {
+  Event(Device device, Stream stream) {
     this.device = device;
+    this.stream = stream;
   }
 
   /** Already-completed event, for work that ran synchronously. */
   static Event completed(Device device) {
-    Event e = new Event(device);
+    Event e = new Event(device, null);
     e.complete();
     return e;
   }
@@ -39,10 +42,17 @@ public final class Event {
     join();
   }
 
-  /** Waits for the event on the host, counting a host synchronisation on its device. */
+  /**
+   * Waits for the event on the host, counting a host synchronisation on its device, then throws
+   * the first error raised by the stream's queued work since the last report, as an {@link
+   * AsyncDeviceException}: every host wait is where a device error surfaces.
+   */
   public void hostWait() {
     TransferCounters.of(device).recordSync();
     join();
+    if (stream != null) {
+      stream.throwPendingError();
+    }
   }
 
   private void join() {

@@ -52,7 +52,9 @@ final class HostAllocator {
     }
     ByteBuffer buffer = takeCached(size);
     if (buffer == null) {
-      maybeCollect(size);
+      buffer = maybeCollect(size);
+    }
+    if (buffer == null) {
       buffer = ByteBuffer.allocateDirect((int) size).order(ByteOrder.nativeOrder());
     }
     LIVE.addAndGet(size);
@@ -94,12 +96,30 @@ final class HostAllocator {
     cached += size;
   }
 
-  private static void maybeCollect(long size) {
-    long live = LIVE.get() + size;
-    if (live > gcThreshold) {
-      System.gc();
-      gcThreshold = Math.max(GC_FLOOR, 2 * live);
+  /**
+   * Collects when the live bytes passed the threshold, waits for the cleaner (its own thread, as
+   * for the JDK's direct memory) to hand the unreachable blocks back, and sets the next threshold
+   * from what is still live: a block is then reused rather than freshly faulted in. The threshold
+   * must not count the garbage, or it doubles at each collection and half the allocations are
+   * fresh. Returns a cached block of {@code size}, or null.
+   */
+  private static ByteBuffer maybeCollect(long size) {
+    if (LIVE.get() + size <= gcThreshold) {
+      return null;
     }
+    System.gc();
+    long before = -1;
+    for (int i = 0; i < 50 && LIVE.get() != before; i++) {
+      before = LIVE.get();
+      try {
+        Thread.sleep(1);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    gcThreshold = Math.max(GC_FLOOR, 2 * (LIVE.get() + size));
+    return takeCached(size);
   }
 
   /** Returns a block to the cache once its storage is unreachable. Holds no reference to it. */

@@ -86,13 +86,6 @@ public final class HostBackend implements Backend {
     return stream == null ? Event.completed(device) : stream.record();
   }
 
-  /** Throws a pending asynchronous error, if any. */
-  void throwPendingError() {
-    if (stream != null) {
-      stream.throwPendingError();
-    }
-  }
-
   @Override
   public void fill(Strided out, double value) {
     run(() -> CopyKernels.fill(out, value), out);

@@ -79,7 +79,7 @@ public final class HostStorage extends Storage {
 
   /**
    * Waits until no copy into this storage is outstanding. Counts a host synchronisation on the
-   * source device when it had to wait for one.
+   * source device when it had to wait for one, and throws an error of that device's queued work.
    */
   public void awaitReady() {
     Event e = pending;

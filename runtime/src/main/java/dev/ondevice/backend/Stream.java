@@ -29,7 +29,7 @@ final class Stream {
 
   /** An event that completes when everything queued so far has run. */
   Event record() {
-    Event e = new Event(device);
+    Event e = new Event(device, this);
     queue.add(e::complete);
     return e;
   }
@@ -37,7 +37,6 @@ final class Stream {
   /** Waits on the host until everything queued so far has run, then throws any queued error. */
   void synchronize() {
     record().hostWait();
-    throwPendingError();
   }
 
   /** Throws, once, the first error raised by queued work since the last call. */

@@ -12,9 +12,9 @@ import dev.ondevice.cpu.CopyKernels;
  *       the data is copied before the call returns.
  *   <li>Device to host: blocking copies wait for the device (a host synchronisation);
  *       non-blocking ones return at once, and the destination is marked pending so that any read
- *       of it waits for the copy first.
- *   <li>Device to device: ordered after the source's pending work; the destination device waits
- *       for the copy before its later work.
+ *       of it waits for the copy first. Either lands after any earlier copy into the destination.
+ *   <li>Device to device: ordered after the pending work of both devices; the destination device
+ *       waits for the copy before its later work.
  * </ul>
  */
 public final class Transfers {
@@ -58,17 +58,21 @@ public final class Transfers {
       }
     } else if (!to.isAsync()) {
       TransferCounters.of(from.device()).recordDeviceToHost(bytes);
+      dst.host().awaitReady();
       from.enqueue(() -> CopyKernels.copy(src, dst));
       Event done = from.record();
       if (nonBlocking) {
         dst.host().setPending(done);
       } else {
         done.hostWait();
-        from.throwPendingError();
       }
     } else {
       TransferCounters.of(to.device()).recordDeviceToDevice(bytes);
-      from.enqueue(() -> CopyKernels.copy(src, dst));
+      Event dstReady = to.record();
+      from.enqueue(() -> {
+        dstReady.streamWait();
+        CopyKernels.copy(src, dst);
+      });
       Event done = from.record();
       to.enqueue(done::streamWait);
     }

@@ -64,6 +64,18 @@ public final class BinaryKernels {
   }
 
   private static Loops.Row f32(BinaryOp op, FloatBuffer a, FloatBuffer b, FloatBuffer o) {
+    Loops.Row elements = f32Elements(op, a, b, o);
+    if (!FloatRows.handles(op)) {
+      return elements;
+    }
+    return (n, off, st) -> {
+      if (!FloatRows.binary(op, a, b, o, n, off, st)) {
+        elements.run(n, off, st);
+      }
+    };
+  }
+
+  private static Loops.Row f32Elements(BinaryOp op, FloatBuffer a, FloatBuffer b, FloatBuffer o) {
     switch (op) {
       case ADD:
         return (n, off, st) -> {
@@ -168,7 +180,7 @@ public final class BinaryKernels {
       case MUL:
         return x * y;
       case POW:
-        return (long) Math.pow(x, y);
+        return integerPower(x, y);
       case MAXIMUM:
         return Math.max(x, y);
       case MINIMUM:
@@ -176,6 +188,23 @@ public final class BinaryKernels {
       default:
         throw new IllegalArgumentException(op.opName() + " is not defined on int64 operands");
     }
+  }
+
+  /**
+   * {@code x^y} by repeated squaring: exact, wrapping on overflow like other int64 arithmetic. A
+   * negative exponent truncates towards zero (0 unless x is 1 or -1), as PyTorch's integer pow.
+   */
+  private static long integerPower(long x, long y) {
+    if (y < 0) {
+      return x == 1 ? 1 : x == -1 ? ((y & 1) != 0 ? -1 : 1) : 0;
+    }
+    long result = 1;
+    for (long base = x, e = y; e > 0; e >>= 1, base *= base) {
+      if ((e & 1) != 0) {
+        result *= base;
+      }
+    }
+    return result;
   }
 
   private static boolean compare(BinaryOp op, double x, double y) {

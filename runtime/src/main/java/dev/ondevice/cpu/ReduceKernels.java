@@ -125,6 +125,9 @@ public final class ReduceKernels {
   }
 
   private static void visit(HostStorage s, Loops.Coalesced region, int base, int from, int to, Accumulator acc) {
+    if (from >= to) {
+      return;
+    }
     if (region.sizes.length == 1) {
       int step = region.strides[0][0];
       acc.add(s, base + from * step, step, to - from);

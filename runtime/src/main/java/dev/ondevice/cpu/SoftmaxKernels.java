@@ -55,9 +55,9 @@ public final class SoftmaxKernels {
         }
         int outBase = out.offset() + o * size * innerCount + i;
         if (log) {
-          double logSum = Math.log(sum) + max;
+          double logSum = Math.log(sum);
           for (int j = 0, q = outBase; j < size; j++, q += outStep) {
-            Elements.setDouble(dst, t, q, buf[j] - logSum);
+            Elements.setDouble(dst, t, q, (buf[j] - max) - logSum);
           }
         } else {
           for (int j = 0, q = outBase; j < size; j++, q += outStep) {

@@ -45,6 +45,18 @@ public final class UnaryKernels {
   }
 
   private static Loops.Row f32(UnaryOp op, FloatBuffer a, FloatBuffer o) {
+    Loops.Row elements = f32Elements(op, a, o);
+    if (!FloatRows.handles(op)) {
+      return elements;
+    }
+    return (n, off, st) -> {
+      if (!FloatRows.unary(op, a, o, n, off, st)) {
+        elements.run(n, off, st);
+      }
+    };
+  }
+
+  private static Loops.Row f32Elements(UnaryOp op, FloatBuffer a, FloatBuffer o) {
     switch (op) {
       case NEG:
         return (n, off, st) -> {
