@@ -359,4 +359,22 @@ class EmulationTest {
     assertTrue(e.getMessage().contains("-1"), e.getMessage());
     assertEquals(2, Cuda.deviceCount());
   }
+
+  @Test
+  void closingAnInstallationFinishesQueuedWorkThenStopsItsStreams() throws Exception {
+    Tensor survivor;
+    Thread stream;
+    java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
+    try (EmulatedCuda.Installation ignored = EmulatedCuda.install(1)) {
+      survivor = Tensor.ones(Shape.of(4), Device.cuda(0)).mul(3.0);
+      stream = Thread.getAllStackTraces().keySet().stream()
+          .filter(t -> t.getName().equals("ondevice-cuda:0-emulated-stream") && !before.contains(t))
+          .findFirst().orElseThrow();
+    }
+    stream.join(10_000);
+    assertFalse(stream.isAlive());
+    Tensor orphan = survivor;
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> orphan.add(1.0));
+    assertTrue(e.getMessage().contains("no longer exists"), e.getMessage());
+  }
 }

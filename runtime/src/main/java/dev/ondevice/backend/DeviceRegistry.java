@@ -64,18 +64,20 @@ public final class DeviceRegistry {
 
   /**
    * Replaces the CUDA devices by {@code count} emulated ones (0 removes them); returns what to
-   * call to restore the previous devices.
+   * call to restore the previous devices, which also stops the streams of the installed ones.
    */
   public static synchronized Runnable installEmulation(int count) {
     if (count < 0) {
       throw new IllegalArgumentException("The number of emulated CUDA devices must be >= 0, got " + count);
     }
     CudaDevices previous = cuda;
-    cuda = CudaDevices.emulated(count, "emulation was switched off");
+    CudaDevices installed = CudaDevices.emulated(count, "emulation was switched off");
+    cuda = installed;
     return () -> {
       synchronized (DeviceRegistry.class) {
         cuda = previous;
       }
+      installed.close();
     };
   }
 
@@ -120,6 +122,13 @@ public final class DeviceRegistry {
 
     int count() {
       return backends.length;
+    }
+
+    /** Stops the streams once their queued work has run. */
+    void close() {
+      for (HostBackend b : backends) {
+        b.close();
+      }
     }
 
     boolean emulated() {

@@ -45,6 +45,13 @@ public final class HostBackend implements Backend {
     return stream == null ? device.toString() : device + " (emulated)";
   }
 
+  /** Stops the stream of an emulated device after its queued work; later use of the device fails. */
+  void close() {
+    if (stream != null) {
+      stream.close();
+    }
+  }
+
   /** Whether work runs asynchronously on a stream (an emulated device). */
   boolean isAsync() {
     return stream != null;

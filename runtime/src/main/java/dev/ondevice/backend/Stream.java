@@ -13,25 +13,44 @@ import java.util.concurrent.LinkedBlockingQueue;
 final class Stream {
   private final Device device;
   private final LinkedBlockingQueue<Runnable> queue = new LinkedBlockingQueue<>();
+  private final Thread worker;
   private volatile RuntimeException firstError;
+  private volatile boolean closed;
 
   Stream(Device device, String name) {
     this.device = device;
-    Thread worker = new Thread(this::runLoop, name);
+    worker = new Thread(this::runLoop, name);
     worker.setDaemon(true);
     worker.start();
   }
 
   /** Queues work; it runs after everything queued before it. */
   void submit(Runnable work) {
+    checkOpen();
     queue.add(work);
   }
 
   /** An event that completes when everything queued so far has run. */
   Event record() {
+    checkOpen();
     Event e = new Event(device, this);
     queue.add(e::complete);
     return e;
+  }
+
+  /** Lets the queued work finish, then stops the thread; later submissions fail. */
+  void close() {
+    if (!closed) {
+      closed = true;
+      queue.add(() -> Thread.currentThread().interrupt());
+    }
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException(device + " (emulated) no longer exists: the EmulatedCuda installation"
+          + " that created it was closed");
+    }
   }
 
   /** Waits on the host until everything queued so far has run, then throws any queued error. */
@@ -49,11 +68,14 @@ final class Stream {
   }
 
   private void runLoop() {
-    while (true) {
+    while (!worker.isInterrupted()) {
       Runnable work;
       try {
         work = queue.take();
       } catch (InterruptedException e) {
+        if (closed) {
+          return;
+        }
         continue;
       }
       try {
