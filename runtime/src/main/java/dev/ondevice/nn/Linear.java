@@ -10,7 +10,7 @@ import dev.ondevice.Tensor;
  * {@code y = x W^T + b}: PyTorch's {@code nn.Linear}, initialised as PyTorch does (weights and
  * bias uniform on {@code [-1/sqrt(in), 1/sqrt(in)]}).
  */
-public class Linear extends Model {
+public class Linear extends Layer {
   final Parameter weight;
   final Parameter bias;
 
@@ -46,6 +46,7 @@ public class Linear extends Model {
   }
 
   /** Applies the layer to {@code x} of shape {@code [..., in]}. */
+  @Override
   public Tensor forward(Tensor x) {
     Tensor y = x.matmul(weight.t());
     return bias == null ? y : y.add(bias);

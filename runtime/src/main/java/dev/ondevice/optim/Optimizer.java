@@ -1,0 +1,200 @@
+package dev.ondevice.optim;
+
+import dev.ondevice.Autograd;
+import dev.ondevice.Parameter;
+import dev.ondevice.Tensor;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The base of optimizers: a list of parameters, a learning rate, and per-parameter state that
+ * lives on each parameter's device.
+ *
+ * <p>Parameters keep their identity when a model moves ({@code model.toDevice}), so an optimizer
+ * built before the move still updates them; its state follows with one call, {@link
+ * #followParameters()}. Loading a state dict puts every state tensor on its parameter's device, as
+ * PyTorch does.
+ */
+public abstract class Optimizer {
+  private static final String TYPE = "type";
+  private static final String LEARNING_RATE = "lr";
+  private static final String STEPS = "steps";
+
+  private final List<Parameter> parameters;
+  private final List<Map<String, Tensor>> state;
+  private final long[] parameterSteps;
+  private double learningRate;
+
+  /**
+   * An optimizer of {@code parameters} (each once) with learning rate {@code learningRate}.
+   *
+   * @throws IllegalArgumentException for an empty collection, a repeated parameter or a negative
+   *     learning rate
+   */
+  protected Optimizer(Collection<Parameter> parameters, double learningRate) {
+    if (parameters.isEmpty()) {
+      throw new IllegalArgumentException(getClass().getSimpleName() + ": the parameter list is empty");
+    }
+    Set<Parameter> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (Parameter p : parameters) {
+      if (!seen.add(p)) {
+        throw new IllegalArgumentException(getClass().getSimpleName()
+            + ": a parameter appears more than once; pass model.parameters(), which lists each once");
+      }
+    }
+    this.parameters = List.copyOf(parameters);
+    this.state = new ArrayList<>();
+    for (int i = 0; i < this.parameters.size(); i++) {
+      state.add(new LinkedHashMap<>());
+    }
+    this.parameterSteps = new long[this.parameters.size()];
+    setLearningRate(learningRate);
+  }
+
+  /** The parameters, in the order given. */
+  public final List<Parameter> parameters() {
+    return parameters;
+  }
+
+  /** The learning rate. */
+  public final double learningRate() {
+    return learningRate;
+  }
+
+  /** Sets the learning rate (schedulers call this). */
+  public final void setLearningRate(double learningRate) {
+    if (!(learningRate >= 0)) {
+      throw new IllegalArgumentException(getClass().getSimpleName() + ": the learning rate must be >= 0, got "
+          + learningRate);
+    }
+    this.learningRate = learningRate;
+  }
+
+  /** Clears every parameter's gradient (sets it to null, as PyTorch's default). */
+  public final void zeroGrad() {
+    for (Parameter p : parameters) {
+      p.setGrad(null);
+    }
+  }
+
+  /** Updates every parameter that has a gradient, without recording the graph. */
+  public final void step() {
+    try (Autograd.Scope ignored = Autograd.noGrad()) {
+      for (int i = 0; i < parameters.size(); i++) {
+        Parameter p = parameters.get(i);
+        Tensor grad = p.grad();
+        if (grad != null) {
+          parameterSteps[i]++;
+          update(p, grad, state.get(i), parameterSteps[i]);
+        }
+      }
+    }
+  }
+
+  /**
+   * Updates one parameter in place from its gradient. {@code state} holds this parameter's state
+   * tensors, on its device, by name; {@code step} counts this parameter's updates from 1.
+   */
+  protected abstract void update(Parameter p, Tensor grad, Map<String, Tensor> state, long step);
+
+  /** The hyper-parameters other than the learning rate, by name, for the state dict. */
+  protected abstract Map<String, String> hyperParameters();
+
+  /** Restores hyper-parameters saved by {@link #hyperParameters()}. */
+  protected abstract void setHyperParameters(Map<String, String> values);
+
+  /** Moves every state tensor to its parameter's current device: call it after moving the model. */
+  public final void followParameters() {
+    for (int i = 0; i < parameters.size(); i++) {
+      Map<String, Tensor> s = state.get(i);
+      for (Map.Entry<String, Tensor> e : s.entrySet()) {
+        e.setValue(e.getValue().to(parameters.get(i).device()));
+      }
+    }
+  }
+
+  /** The state tensors of parameter {@code index}, by name (read-only view). */
+  public final Map<String, Tensor> state(int index) {
+    return Collections.unmodifiableMap(state.get(index));
+  }
+
+  /** The type, hyper-parameters, step counts and state tensors, to save. Tensors are shared, not copied. */
+  public final OptimizerState stateDict() {
+    Map<String, Tensor> tensors = new LinkedHashMap<>();
+    Map<String, String> metadata = new LinkedHashMap<>();
+    metadata.put(TYPE, getClass().getSimpleName());
+    metadata.put(LEARNING_RATE, Double.toString(learningRate));
+    metadata.putAll(hyperParameters());
+    for (int i = 0; i < parameters.size(); i++) {
+      metadata.put("state." + i + "." + STEPS, Long.toString(parameterSteps[i]));
+      for (Map.Entry<String, Tensor> e : state.get(i).entrySet()) {
+        tensors.put("state." + i + "." + e.getKey(), e.getValue().detach());
+      }
+    }
+    return new OptimizerState(tensors, metadata);
+  }
+
+  /**
+   * Restores a state saved by {@link #stateDict()} of the same type with the same parameters:
+   * every state tensor is copied onto its parameter's device.
+   *
+   * @throws IllegalArgumentException naming what does not match (type, parameter count, a state
+   *     tensor's shape); nothing is changed then
+   */
+  public final void loadStateDict(OptimizerState saved) {
+    String type = saved.metadata().get(TYPE);
+    String name = getClass().getSimpleName();
+    if (!name.equals(type)) {
+      throw new IllegalArgumentException("loadStateDict: the state is of a " + type + " optimizer, this is a " + name);
+    }
+    List<Map<String, Tensor>> loaded = new ArrayList<>();
+    long[] steps = new long[parameters.size()];
+    for (int i = 0; i < parameters.size(); i++) {
+      loaded.add(new LinkedHashMap<>());
+      String count = saved.metadata().get("state." + i + "." + STEPS);
+      if (count == null) {
+        throw new IllegalArgumentException("loadStateDict: the state has no entry for parameter " + i + " of "
+            + parameters.size() + "; was it saved from an optimizer of other parameters?");
+      }
+      steps[i] = Long.parseLong(count);
+    }
+    for (Map.Entry<String, Tensor> e : saved.tensors().entrySet()) {
+      String[] parts = e.getKey().split("\\.", 3);
+      int index = parts.length == 3 && parts[0].equals("state") ? parseIndex(parts[1]) : -1;
+      if (index < 0 || index >= parameters.size()) {
+        throw new IllegalArgumentException("loadStateDict: unexpected state tensor " + e.getKey() + " for "
+            + parameters.size() + " parameters");
+      }
+      Parameter p = parameters.get(index);
+      if (!e.getValue().shape().equals(p.shape())) {
+        throw new IllegalArgumentException("loadStateDict: state tensor " + e.getKey() + " has shape "
+            + e.getValue().shape() + " but parameter " + index + " has shape " + p.shape());
+      }
+      loaded.get(index).put(parts[2], e.getValue().to(p.device()).to(p.dtype()).clone());
+    }
+    if (saved.metadata().containsKey("state." + parameters.size() + "." + STEPS)) {
+      throw new IllegalArgumentException("loadStateDict: the state has more parameters than the "
+          + parameters.size() + " of this optimizer");
+    }
+    setHyperParameters(saved.metadata());
+    setLearningRate(Double.parseDouble(saved.metadata().get(LEARNING_RATE)));
+    for (int i = 0; i < parameters.size(); i++) {
+      state.set(i, loaded.get(i));
+    }
+    System.arraycopy(steps, 0, parameterSteps, 0, steps.length);
+  }
+
+  private static int parseIndex(String s) {
+    try {
+      return Integer.parseInt(s);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+}
