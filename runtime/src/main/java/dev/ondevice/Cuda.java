@@ -1,5 +1,6 @@
 package dev.ondevice;
 
+import dev.ondevice.annotations.HostSync;
 import dev.ondevice.backend.DeviceRegistry;
 import java.util.Optional;
 
@@ -31,6 +32,7 @@ public final class Cuda {
   }
 
   /** Waits for all work queued on every CUDA device; a host synchronisation on each. */
+  @HostSync
   public static void synchronize() {
     for (int i = 0; i < deviceCount(); i++) {
       synchronize(Device.cuda(i));
@@ -38,6 +40,7 @@ public final class Cuda {
   }
 
   /** Waits for all work queued on {@code device}; a host synchronisation. */
+  @HostSync
   public static void synchronize(Device device) {
     DeviceRegistry.backend(device).synchronize();
   }

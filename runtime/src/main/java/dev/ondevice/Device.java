@@ -1,5 +1,6 @@
 package dev.ondevice;
 
+import dev.ondevice.annotations.ReturnsDevice;
 import dev.ondevice.backend.DeviceRegistry;
 import java.util.Objects;
 
@@ -29,16 +30,19 @@ public final class Device {
   }
 
   /** The host. */
+  @ReturnsDevice(ReturnsDevice.Source.CPU)
   public static Device cpu() {
     return CPU;
   }
 
   /** The current CUDA device ({@code cuda}); tensors moved there land on {@code cuda:0}. */
+  @ReturnsDevice(ReturnsDevice.Source.CURRENT_CUDA)
   public static Device cuda() {
     return CUDA_CURRENT;
   }
 
   /** The CUDA device with the given index ({@code cuda:N}). */
+  @ReturnsDevice(ReturnsDevice.Source.CUDA_INDEX)
   public static Device cuda(int index) {
     if (index < 0 || index > MAX_INDEX) {
       throw new IllegalArgumentException(
@@ -52,6 +56,7 @@ public final class Device {
    * device), else {@code cpu}. PyTorch's {@code torch.device('cuda' if
    * torch.cuda.is_available() else 'cpu')}.
    */
+  @ReturnsDevice(ReturnsDevice.Source.RUNTIME)
   public static Device cudaIfAvailable() {
     return Cuda.isAvailable() ? cuda(0) : CPU;
   }
@@ -62,6 +67,7 @@ public final class Device {
    *
    * @throws IllegalArgumentException naming what is wrong with the string
    */
+  @ReturnsDevice(ReturnsDevice.Source.PARSED)
   public static Device parse(String spec) {
     return DeviceParser.parse(spec);
   }
@@ -102,6 +108,7 @@ public final class Device {
    * This device with its index filled in: {@code cuda} becomes the current CUDA device ({@code
    * cuda:0}); other devices are returned as they are.
    */
+  @ReturnsDevice(ReturnsDevice.Source.OF_RECEIVER)
   public Device resolved() {
     return this == CUDA_CURRENT ? cuda(0) : this;
   }

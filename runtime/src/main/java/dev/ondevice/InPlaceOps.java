@@ -9,8 +9,8 @@ import dev.ondevice.backend.Transfers;
  * not recorded by autograd; on a tensor that requires grad they are allowed only inside {@link
  * Autograd#noGrad()}, as in optimizer updates.
  */
-final class InPlace {
-  private InPlace() {}
+final class InPlaceOps {
+  private InPlaceOps() {}
 
   private static void checkWritable(String op, Tensor self, Tensor other) {
     if (Autograd.isGradEnabled() && (self.requiresGrad() || (other != null && other.requiresGrad()))) {

@@ -1,5 +1,13 @@
 package dev.ondevice;
 
+import dev.ondevice.annotations.Factory;
+import dev.ondevice.annotations.HostSync;
+import dev.ondevice.annotations.InPlace;
+import dev.ondevice.annotations.Move;
+import dev.ondevice.annotations.NonBlocking;
+import dev.ondevice.annotations.ReturnsDevice;
+import dev.ondevice.annotations.SameDevice;
+import dev.ondevice.annotations.ZeroDim;
 import dev.ondevice.backend.BinaryOp;
 import dev.ondevice.backend.ReduceOp;
 import dev.ondevice.backend.Strided;
@@ -25,6 +33,7 @@ import java.util.List;
  * <p>Ops are out of place unless their name ends in {@code i} ({@link #addi}, {@link #muli}, ...)
  * or says so ({@link #fill}, {@link #copyFrom}).
  */
+@SameDevice
 public class Tensor {
   Strided data;
   private boolean requiresGrad;
@@ -38,261 +47,313 @@ public class Tensor {
   // ---------------------------------------------------------------- factories
 
   /** Uninitialised memory of the given shape, dtype and device. */
+  @Factory
   public static Tensor empty(Shape shape, DType dtype, Device device) {
     return Creation.empty(shape, dtype, device);
   }
 
   /** Zeros, float32, on the CPU. */
+  @Factory
   public static Tensor zeros(long... shape) {
     return Creation.full(Shape.of(shape), 0, DType.FLOAT32, Device.cpu());
   }
 
   /** Zeros, float32, on {@code device}. */
+  @Factory
   public static Tensor zeros(Shape shape, Device device) {
     return Creation.full(shape, 0, DType.FLOAT32, device);
   }
 
   /** Zeros of the given dtype on {@code device}. */
+  @Factory
   public static Tensor zeros(Shape shape, DType dtype, Device device) {
     return Creation.full(shape, 0, dtype, device);
   }
 
   /** A float32 vector of zeros on {@code device}. */
+  @Factory
   public static Tensor zeros(long d0, Device device) {
     return zeros(Shape.of(d0), device);
   }
 
   /** A float32 matrix of zeros on {@code device}. */
+  @Factory
   public static Tensor zeros(long d0, long d1, Device device) {
     return zeros(Shape.of(d0, d1), device);
   }
 
   /** A float32 3-d tensor of zeros on {@code device}. */
+  @Factory
   public static Tensor zeros(long d0, long d1, long d2, Device device) {
     return zeros(Shape.of(d0, d1, d2), device);
   }
 
   /** Ones, float32, on the CPU. */
+  @Factory
   public static Tensor ones(long... shape) {
     return Creation.full(Shape.of(shape), 1, DType.FLOAT32, Device.cpu());
   }
 
   /** Ones, float32, on {@code device}. */
+  @Factory
   public static Tensor ones(Shape shape, Device device) {
     return Creation.full(shape, 1, DType.FLOAT32, device);
   }
 
   /** Ones of the given dtype on {@code device}. */
+  @Factory
   public static Tensor ones(Shape shape, DType dtype, Device device) {
     return Creation.full(shape, 1, dtype, device);
   }
 
   /** A float32 vector of ones on {@code device}. */
+  @Factory
   public static Tensor ones(long d0, Device device) {
     return ones(Shape.of(d0), device);
   }
 
   /** A float32 matrix of ones on {@code device}. */
+  @Factory
   public static Tensor ones(long d0, long d1, Device device) {
     return ones(Shape.of(d0, d1), device);
   }
 
   /** {@code value} everywhere, float32, on the CPU. */
+  @Factory
   public static Tensor full(Shape shape, double value) {
     return Creation.full(shape, value, DType.FLOAT32, Device.cpu());
   }
 
   /** {@code value} everywhere, float32, on {@code device}. */
+  @Factory
   public static Tensor full(Shape shape, double value, Device device) {
     return Creation.full(shape, value, DType.FLOAT32, device);
   }
 
   /** {@code value} everywhere, of the given dtype, on {@code device}. */
+  @Factory
   public static Tensor full(Shape shape, double value, DType dtype, Device device) {
     return Creation.full(shape, value, dtype, device);
   }
 
   /** A 0-dim float32 tensor on the CPU: the scalar that may meet tensors on any device. */
+  @Factory(zeroDim = true)
   public static Tensor scalar(double value) {
     return Creation.full(Shape.scalar(), value, DType.FLOAT32, Device.cpu());
   }
 
   /** A 0-dim int64 tensor on the CPU. */
+  @Factory(zeroDim = true)
   public static Tensor scalar(long value) {
     return Creation.fromLongs(new long[] {value}, Shape.scalar(), Device.cpu());
   }
 
   /** A 0-dim float32 tensor on {@code device}. */
+  @Factory(zeroDim = true)
   public static Tensor scalar(double value, Device device) {
     return Creation.full(Shape.scalar(), value, DType.FLOAT32, device);
   }
 
   /** The identity matrix, float32, on {@code device}. */
+  @Factory
   public static Tensor eye(long n, Device device) {
     return Creation.eye(n, device);
   }
 
   /** {@code 0, 1, ..., end - 1} as int64 on the CPU. */
+  @Factory
   public static Tensor arange(long end) {
     return Creation.arange(0, end, 1, DType.INT64, Device.cpu());
   }
 
   /** {@code start, start + 1, ..., end - 1} as int64 on {@code device}. */
+  @Factory
   public static Tensor arange(long start, long end, Device device) {
     return Creation.arange(start, end, 1, DType.INT64, device);
   }
 
   /** {@code start, start + step, ...} below {@code end}, of the given dtype, on {@code device}. */
+  @Factory
   public static Tensor arange(double start, double end, double step, DType dtype, Device device) {
     return Creation.arange(start, end, step, dtype, device);
   }
 
   /** Uniform on [0, 1), float32, on the CPU, from the default generator. */
+  @Factory
   public static Tensor rand(long... shape) {
     return Creation.rand(Shape.of(shape), DType.FLOAT32, Device.cpu(), Generator.defaultGenerator());
   }
 
   /** Uniform on [0, 1), float32, on {@code device}. */
+  @Factory
   public static Tensor rand(Shape shape, Device device) {
     return Creation.rand(shape, DType.FLOAT32, device, Generator.defaultGenerator());
   }
 
   /** Uniform on [0, 1), on {@code device}, from {@code generator}. */
+  @Factory
   public static Tensor rand(Shape shape, DType dtype, Device device, Generator generator) {
     return Creation.rand(shape, dtype, device, generator);
   }
 
   /** A float32 vector uniform on [0, 1), on {@code device}. */
+  @Factory
   public static Tensor rand(long d0, Device device) {
     return rand(Shape.of(d0), device);
   }
 
   /** A float32 matrix uniform on [0, 1), on {@code device}. */
+  @Factory
   public static Tensor rand(long d0, long d1, Device device) {
     return rand(Shape.of(d0, d1), device);
   }
 
   /** Standard normal, float32, on the CPU, from the default generator. */
+  @Factory
   public static Tensor randn(long... shape) {
     return Creation.randn(Shape.of(shape), DType.FLOAT32, Device.cpu(), Generator.defaultGenerator());
   }
 
   /** Standard normal, float32, on {@code device}. */
+  @Factory
   public static Tensor randn(Shape shape, Device device) {
     return Creation.randn(shape, DType.FLOAT32, device, Generator.defaultGenerator());
   }
 
   /** Standard normal, on {@code device}, from {@code generator}. */
+  @Factory
   public static Tensor randn(Shape shape, DType dtype, Device device, Generator generator) {
     return Creation.randn(shape, dtype, device, generator);
   }
 
   /** A float32 standard-normal vector on {@code device}. */
+  @Factory
   public static Tensor randn(long d0, Device device) {
     return randn(Shape.of(d0), device);
   }
 
   /** A float32 standard-normal matrix on {@code device}: {@code Tensor.randn(1000, 1000, device)}. */
+  @Factory
   public static Tensor randn(long d0, long d1, Device device) {
     return randn(Shape.of(d0, d1), device);
   }
 
   /** A float32 standard-normal 3-d tensor on {@code device}. */
+  @Factory
   public static Tensor randn(long d0, long d1, long d2, Device device) {
     return randn(Shape.of(d0, d1, d2), device);
   }
 
   /** A float32 standard-normal 4-d tensor on {@code device}. */
+  @Factory
   public static Tensor randn(long d0, long d1, long d2, long d3, Device device) {
     return randn(Shape.of(d0, d1, d2, d3), device);
   }
 
   /** int64 uniform on [low, high), on the CPU. */
+  @Factory
   public static Tensor randint(long low, long high, Shape shape) {
     return Creation.randint(low, high, shape, Device.cpu(), Generator.defaultGenerator());
   }
 
   /** int64 uniform on [low, high), on {@code device}. */
+  @Factory
   public static Tensor randint(long low, long high, Shape shape, Device device) {
     return Creation.randint(low, high, shape, device, Generator.defaultGenerator());
   }
 
   /** int64 uniform on [low, high), on {@code device}, from {@code generator}. */
+  @Factory
   public static Tensor randint(long low, long high, Shape shape, Device device, Generator generator) {
     return Creation.randint(low, high, shape, device, generator);
   }
 
   /** 1 with probability {@code p[i]}, else 0; dtype and device of {@code p}. */
+  @Factory
   public static Tensor bernoulli(Tensor p) {
     return Creation.bernoulli(p, Generator.defaultGenerator());
   }
 
   /** 1 with probability {@code p[i]}, else 0, from {@code generator}. */
+  @Factory
   public static Tensor bernoulli(Tensor p, Generator generator) {
     return Creation.bernoulli(p, generator);
   }
 
   /** 1 with probability {@code p}, else 0: float32 of the given shape on {@code device}. */
+  @Factory
   public static Tensor bernoulli(double p, Shape shape, Device device) {
     return Creation.bernoulli(Creation.full(shape, p, DType.FLOAT32, device), Generator.defaultGenerator());
   }
 
   /** A float32 vector on the CPU holding a copy of {@code data}. */
+  @Factory
   public static Tensor of(float... data) {
     return Creation.fromFloats(data, Shape.of(data.length), Device.cpu());
   }
 
   /** A float32 tensor of the given shape on the CPU holding a copy of {@code data} (row-major). */
+  @Factory
   public static Tensor of(float[] data, long... shape) {
     return Creation.fromFloats(data, Shape.of(shape), Device.cpu());
   }
 
   /** A float32 tensor on {@code device} holding a copy of {@code data}: one host-to-device copy. */
+  @Factory
   public static Tensor of(float[] data, Shape shape, Device device) {
     return Creation.fromFloats(data, shape, device);
   }
 
   /** A float32 matrix on the CPU from rows of equal length. */
+  @Factory
   public static Tensor of(float[][] rows) {
     return Creation.fromFloatRows(rows);
   }
 
   /** A float64 vector on the CPU. */
+  @Factory
   public static Tensor of(double... data) {
     return Creation.fromDoubles(data, Shape.of(data.length), Device.cpu());
   }
 
   /** A float64 tensor of the given shape on the CPU. */
+  @Factory
   public static Tensor of(double[] data, long... shape) {
     return Creation.fromDoubles(data, Shape.of(shape), Device.cpu());
   }
 
   /** A float64 tensor on {@code device}. */
+  @Factory
   public static Tensor of(double[] data, Shape shape, Device device) {
     return Creation.fromDoubles(data, shape, device);
   }
 
   /** A float64 matrix on the CPU from rows of equal length. */
+  @Factory
   public static Tensor of(double[][] rows) {
     return Creation.fromDoubleRows(rows);
   }
 
   /** An int64 vector on the CPU. */
+  @Factory
   public static Tensor of(long... data) {
     return Creation.fromLongs(data, Shape.of(data.length), Device.cpu());
   }
 
   /** An int64 tensor of the given shape on the CPU. */
+  @Factory
   public static Tensor of(long[] data, long... shape) {
     return Creation.fromLongs(data, Shape.of(shape), Device.cpu());
   }
 
   /** An int64 tensor on {@code device}. */
+  @Factory
   public static Tensor of(long[] data, Shape shape, Device device) {
     return Creation.fromLongs(data, shape, device);
   }
 
   /** An int64 vector on the CPU from ints. */
+  @Factory
   public static Tensor of(int... data) {
     long[] l = new long[data.length];
     for (int i = 0; i < data.length; i++) {
@@ -302,41 +363,49 @@ public class Tensor {
   }
 
   /** A bool vector on the CPU. */
+  @Factory
   public static Tensor of(boolean... data) {
     return Creation.fromBooleans(data, Shape.of(data.length), Device.cpu());
   }
 
   /** A bool tensor of the given shape on the CPU. */
+  @Factory
   public static Tensor of(boolean[] data, long... shape) {
     return Creation.fromBooleans(data, Shape.of(shape), Device.cpu());
   }
 
   /** Uninitialised, with the shape, dtype and device of {@code t}. */
+  @Factory
   public static Tensor emptyLike(Tensor t) {
     return Creation.empty(t.shape(), t.dtype(), t.device());
   }
 
   /** Zeros with the shape, dtype and device of {@code t}. */
+  @Factory
   public static Tensor zerosLike(Tensor t) {
     return Creation.full(t.shape(), 0, t.dtype(), t.device());
   }
 
   /** Ones with the shape, dtype and device of {@code t}. */
+  @Factory
   public static Tensor onesLike(Tensor t) {
     return Creation.full(t.shape(), 1, t.dtype(), t.device());
   }
 
   /** {@code value} with the shape, dtype and device of {@code t}. */
+  @Factory
   public static Tensor fullLike(Tensor t, double value) {
     return Creation.full(t.shape(), value, t.dtype(), t.device());
   }
 
   /** Uniform on [0, 1) with the shape and device of {@code t} (float32 unless t is float64). */
+  @Factory
   public static Tensor randLike(Tensor t) {
     return Creation.rand(t.shape(), Creation.floatLike(t), t.device(), Generator.defaultGenerator());
   }
 
   /** Standard normal with the shape and device of {@code t} (float32 unless t is float64). */
+  @Factory
   public static Tensor randnLike(Tensor t) {
     return Creation.randn(t.shape(), Creation.floatLike(t), t.device(), Generator.defaultGenerator());
   }
@@ -372,6 +441,7 @@ public class Tensor {
   }
 
   /** The device: always indexed for CUDA ({@code cuda:0}). */
+  @ReturnsDevice(ReturnsDevice.Source.OF_RECEIVER)
   public Device device() {
     return data.device();
   }
@@ -401,6 +471,7 @@ public class Tensor {
    * This tensor on {@code device}: a new tensor, or this same instance when it is already there.
    * Never changes this tensor: write {@code x = x.to(device)}.
    */
+  @Move
   public Tensor to(Device device) {
     return Movement.to(this, device, false);
   }
@@ -409,7 +480,8 @@ public class Tensor {
    * As {@link #to(Device)}; with {@code nonBlocking}, a copy from pinned memory to a device, or
    * from a device to the host, returns before it completes. Reading the host copy waits for it.
    */
-  public Tensor to(Device device, boolean nonBlocking) {
+  @Move
+  public Tensor to(Device device, @NonBlocking boolean nonBlocking) {
     return Movement.to(this, device, nonBlocking);
   }
 
@@ -419,21 +491,26 @@ public class Tensor {
   }
 
   /** This tensor on the CPU: a blocking copy from a device (a host synchronisation). */
+  @Move(to = "cpu")
+  @HostSync
   public Tensor cpu() {
     return Movement.to(this, Device.cpu(), false);
   }
 
   /** This tensor on the current CUDA device. */
+  @Move(to = "cuda")
   public Tensor cuda() {
     return Movement.to(this, Device.cuda(), false);
   }
 
   /** This tensor on {@code cuda:index}. */
+  @Move(to = "cuda")
   public Tensor cuda(int index) {
     return Movement.to(this, Device.cuda(index), false);
   }
 
   /** A copy of this CPU tensor in pinned memory, the source of asynchronous copies to a device. */
+  @Move(to = "cpu", pins = true)
   public Tensor pinMemory() {
     return Movement.pin(this);
   }
@@ -851,6 +928,7 @@ public class Tensor {
   // ---------------------------------------------------------------- reductions
 
   /** The sum of all elements (0-dim). */
+  @ZeroDim
   public Tensor sum() {
     return Reductions.reduce(ReduceOp.SUM, this, null, false);
   }
@@ -871,6 +949,7 @@ public class Tensor {
   }
 
   /** The mean of all elements (0-dim); floating-point tensors only. */
+  @ZeroDim
   public Tensor mean() {
     return Reductions.reduce(ReduceOp.MEAN, this, null, false);
   }
@@ -891,6 +970,7 @@ public class Tensor {
   }
 
   /** The product of all elements (0-dim). */
+  @ZeroDim
   public Tensor prod() {
     return Reductions.reduce(ReduceOp.PROD, this, null, false);
   }
@@ -906,6 +986,7 @@ public class Tensor {
   }
 
   /** The largest element (0-dim); NaN if any element is NaN. */
+  @ZeroDim
   public Tensor max() {
     return Reductions.reduce(ReduceOp.MAX, this, null, false);
   }
@@ -916,6 +997,7 @@ public class Tensor {
   }
 
   /** The smallest element (0-dim). */
+  @ZeroDim
   public Tensor min() {
     return Reductions.reduce(ReduceOp.MIN, this, null, false);
   }
@@ -926,6 +1008,7 @@ public class Tensor {
   }
 
   /** The flat position of the largest element (0-dim int64). */
+  @ZeroDim
   public Tensor argmax() {
     return Reductions.reduce(ReduceOp.ARGMAX, this, null, false);
   }
@@ -936,6 +1019,7 @@ public class Tensor {
   }
 
   /** The flat position of the smallest element (0-dim int64). */
+  @ZeroDim
   public Tensor argmin() {
     return Reductions.reduce(ReduceOp.ARGMIN, this, null, false);
   }
@@ -985,101 +1069,120 @@ public class Tensor {
   // ---------------------------------------------------------------- in place
 
   /** {@code this += other} in place; returns this. */
+  @InPlace
   public Tensor addi(Tensor other) {
-    return InPlace.binary(BinaryOp.ADD, this, other);
+    return InPlaceOps.binary(BinaryOp.ADD, this, other);
   }
 
   /** {@code this += alpha * other} in place. */
+  @InPlace
   public Tensor addi(Tensor other, double alpha) {
-    return InPlace.binary(BinaryOp.ADD, this, alpha == 1 ? other : Pointwise.scalarNoGrad(BinaryOp.MUL, other, alpha));
+    return InPlaceOps.binary(BinaryOp.ADD, this, alpha == 1 ? other : Pointwise.scalarNoGrad(BinaryOp.MUL, other, alpha));
   }
 
   /** {@code this += s} in place. */
+  @InPlace
   public Tensor addi(double s) {
-    return InPlace.scalar(BinaryOp.ADD, this, s);
+    return InPlaceOps.scalar(BinaryOp.ADD, this, s);
   }
 
   /** {@code this -= other} in place. */
+  @InPlace
   public Tensor subi(Tensor other) {
-    return InPlace.binary(BinaryOp.SUB, this, other);
+    return InPlaceOps.binary(BinaryOp.SUB, this, other);
   }
 
   /** {@code this -= s} in place. */
+  @InPlace
   public Tensor subi(double s) {
-    return InPlace.scalar(BinaryOp.SUB, this, s);
+    return InPlaceOps.scalar(BinaryOp.SUB, this, s);
   }
 
   /** {@code this *= other} in place. */
+  @InPlace
   public Tensor muli(Tensor other) {
-    return InPlace.binary(BinaryOp.MUL, this, other);
+    return InPlaceOps.binary(BinaryOp.MUL, this, other);
   }
 
   /** {@code this *= s} in place. */
+  @InPlace
   public Tensor muli(double s) {
-    return InPlace.scalar(BinaryOp.MUL, this, s);
+    return InPlaceOps.scalar(BinaryOp.MUL, this, s);
   }
 
   /** {@code this /= other} in place. */
+  @InPlace
   public Tensor divi(Tensor other) {
-    return InPlace.binary(BinaryOp.DIV, this, other);
+    return InPlaceOps.binary(BinaryOp.DIV, this, other);
   }
 
   /** {@code this /= s} in place. */
+  @InPlace
   public Tensor divi(double s) {
-    return InPlace.scalar(BinaryOp.DIV, this, s);
+    return InPlaceOps.scalar(BinaryOp.DIV, this, s);
   }
 
   /** Sets every element to {@code value} in place. */
+  @InPlace
   public Tensor fill(double value) {
-    return InPlace.fill(this, value);
+    return InPlaceOps.fill(this, value);
   }
 
   /**
    * Copies {@code src} into this tensor in place, broadcasting and converting the dtype; {@code
    * src} may be on another device (the copy is then a transfer).
    */
+  @InPlace
   public Tensor copyFrom(Tensor src) {
-    return InPlace.copyFrom(this, src, false);
+    return InPlaceOps.copyFrom(this, src, false);
   }
 
   /** As {@link #copyFrom(Tensor)}, asynchronously where {@link #to(Device, boolean)} would be. */
+  @InPlace
   public Tensor copyFrom(Tensor src, boolean nonBlocking) {
-    return InPlace.copyFrom(this, src, nonBlocking);
+    return InPlaceOps.copyFrom(this, src, nonBlocking);
   }
 
   // ---------------------------------------------------------------- host reads
 
   /** The value of a one-element tensor. Waits for the device: a host synchronisation. */
+  @HostSync
   public double item() {
     return Movement.item(this);
   }
 
   /** The value of a one-element tensor as a long. */
+  @HostSync
   public long itemAsLong() {
     return Movement.itemAsLong(this);
   }
 
   /** The value of a one-element tensor as a boolean (non-zero is true). */
+  @HostSync
   public boolean itemAsBoolean() {
     return Movement.item(this) != 0;
   }
 
   /** The elements, row-major, as floats. A host synchronisation. */
+  @HostSync
   public float[] toFloatArray() {
     return Movement.toFloatArray(this);
   }
 
   /** The elements as doubles. A host synchronisation. */
+  @HostSync
   public double[] toDoubleArray() {
     return Movement.toDoubleArray(this);
   }
 
   /** The elements as longs. A host synchronisation. */
+  @HostSync
   public long[] toLongArray() {
     return Movement.toLongArray(this);
   }
 
   /** The elements as booleans (non-zero is true). A host synchronisation. */
+  @HostSync
   public boolean[] toBooleanArray() {
     return Movement.toBooleanArray(this);
   }
@@ -1097,6 +1200,7 @@ public class Tensor {
    * @throws IllegalStateException on a tensor computed by a recorded op, or asking for gradients
    *     of a non-floating tensor
    */
+  @InPlace
   public Tensor requiresGrad(boolean requires) {
     if (gradFn != null) {
       throw new IllegalStateException("requiresGrad can only be changed on leaf tensors; this one was"
@@ -1209,6 +1313,7 @@ public class Tensor {
    * the suffix. Reads the data: a host synchronisation.
    */
   @Override
+  @HostSync
   public String toString() {
     return TensorFormatter.format(this);
   }

@@ -1,5 +1,7 @@
 package dev.ondevice.nn;
 
+import dev.ondevice.annotations.InPlace;
+import dev.ondevice.annotations.ReturnsDevice;
 import dev.ondevice.Device;
 import dev.ondevice.Parameter;
 import dev.ondevice.Tensor;
@@ -38,6 +40,7 @@ public abstract class Model {
    * Parameters keep their identity, so an optimizer built before the move stays valid; buffers are
    * replaced by moved tensors; {@code @OnDevice("cpu")} fields stay where they are.
    */
+  @InPlace
   public void toDevice(Device device) {
     Device target = device.resolved();
     code().visit(this, "", new StateVisitor() {
@@ -187,6 +190,7 @@ public abstract class Model {
   }
 
   /** The device of the first parameter or buffer; the CPU for a model without state. */
+  @ReturnsDevice(ReturnsDevice.Source.OF_RECEIVER)
   public Device device() {
     for (Parameter p : parameters()) {
       return p.device();
