@@ -14,4 +14,10 @@ import java.lang.annotation.Target;
 @Documented
 @Retention(RetentionPolicy.CLASS)
 @Target(ElementType.METHOD)
-public @interface InPlace {}
+public @interface InPlace {
+  /**
+   * Whether the method copies from a tensor that may be on another device ({@code copyFrom}: a
+   * transfer, as PyTorch's {@code copy_}); otherwise its tensor operands must share a device.
+   */
+  boolean crossDevice() default false;
+}

@@ -7,7 +7,10 @@ import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import com.sun.source.util.JavacTask;
+import dev.ondevice.processor.analysis.AnalysisOptions;
 import javax.annotation.processing.AbstractProcessor;
+import javax.annotation.processing.ProcessingEnvironment;
 import javax.annotation.processing.Processor;
 import javax.annotation.processing.RoundEnvironment;
 import javax.annotation.processing.SupportedAnnotationTypes;
@@ -41,6 +44,34 @@ public final class OnDeviceProcessor extends AbstractProcessor {
   @Override
   public SourceVersion getSupportedSourceVersion() {
     return SourceVersion.latestSupported();
+  }
+
+  @Override
+  public Set<String> getSupportedOptions() {
+    return AnalysisOptions.supportedOptions();
+  }
+
+  /** Registers the device analysis with javac, which runs it after each class is attributed. */
+  @Override
+  public synchronized void init(ProcessingEnvironment env) {
+    super.init(env);
+    AnalysisOptions options;
+    try {
+      options = AnalysisOptions.from(env.getOptions());
+    } catch (IllegalArgumentException e) {
+      env.getMessager().printMessage(Diagnostic.Kind.ERROR, e.getMessage());
+      return;
+    }
+    if (!options.enabled()) {
+      return;
+    }
+    JavacTask task = JavacTasks.of(env);
+    if (task == null) {
+      env.getMessager().printMessage(Diagnostic.Kind.NOTE, "The ondevice device analysis is off: this compiler"
+          + " is not javac (or hides it), so the processor cannot see method bodies");
+      return;
+    }
+    task.addTaskListener(new AnalysisListener(task, options));
   }
 
   @Override

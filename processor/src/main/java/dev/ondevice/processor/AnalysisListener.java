@@ -1,0 +1,47 @@
+package dev.ondevice.processor;
+
+import com.sun.source.util.JavacTask;
+import com.sun.source.util.TaskEvent;
+import com.sun.source.util.TaskListener;
+import com.sun.source.util.TreePath;
+import com.sun.source.util.Trees;
+import dev.ondevice.processor.analysis.AnalysisOptions;
+import dev.ondevice.processor.analysis.DeviceAnalysis;
+import dev.ondevice.processor.analysis.Finding;
+import dev.ondevice.processor.analysis.Severity;
+import javax.tools.Diagnostic;
+
+/**
+ * Runs the device analysis on each class once javac has attributed and flow-analysed it, and
+ * reports its findings through javac. Uses only the public {@code com.sun.source} API.
+ */
+final class AnalysisListener implements TaskListener {
+  private final Trees trees;
+  private final DeviceAnalysis analysis;
+
+  AnalysisListener(JavacTask task, AnalysisOptions options) {
+    this.trees = Trees.instance(task);
+    this.analysis = new DeviceAnalysis(trees, task.getElements(), task.getTypes(), options);
+  }
+
+  @Override
+  public void finished(TaskEvent e) {
+    if (e.getKind() != TaskEvent.Kind.ANALYZE || e.getTypeElement() == null || e.getCompilationUnit() == null) {
+      return;
+    }
+    TreePath path = trees.getPath(e.getTypeElement());
+    if (path == null) {
+      return;
+    }
+    try {
+      for (Finding f : analysis.analyze(path)) {
+        Diagnostic.Kind kind = f.severity() == Severity.ERROR ? Diagnostic.Kind.ERROR : Diagnostic.Kind.WARNING;
+        trees.printMessage(kind, f.formatted(), f.tree(), e.getCompilationUnit());
+      }
+    } catch (RuntimeException | StackOverflowError ex) {
+      trees.printMessage(Diagnostic.Kind.WARNING, "[DeviceAnalysisFailure] the device analysis of "
+          + e.getTypeElement() + " failed (" + ex + "); the class was skipped, please report it",
+          path.getLeaf(), e.getCompilationUnit());
+    }
+  }
+}

@@ -1,0 +1,162 @@
+package dev.ondevice.processor.analysis;
+
+import com.sun.source.tree.ClassTree;
+import com.sun.source.tree.CompilationUnitTree;
+import com.sun.source.tree.MethodTree;
+import com.sun.source.tree.Tree;
+import com.sun.source.tree.VariableTree;
+import com.sun.source.util.SourcePositions;
+import com.sun.source.util.TreePath;
+import com.sun.source.util.Trees;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.util.Elements;
+import javax.lang.model.util.Types;
+
+/**
+ * What the analysis of one compilation unit shares: the compiler's trees and types, the method
+ * semantics (cached per method), the source text for messages and fixes, and the findings, with
+ * suppression and severities applied. Findings go into a stack of buffers, so that a pass over a
+ * loop body can be discarded when the loop has not reached its fixed point.
+ */
+final class AnalysisContext {
+  private final Trees trees;
+  private final CompilationUnitTree unit;
+  private final RuntimeTypes runtimeTypes;
+  private final Elements elements;
+  private final AnalysisOptions options;
+  private final Map<ExecutableElement, MethodSemantics> semantics;
+  private final Map<Element, List<String>> suppressionLists = new IdentityHashMap<>();
+  private final Deque<List<Finding>> buffers = new ArrayDeque<>();
+  private final Map<Tree, Finding> committed = new LinkedHashMap<>();
+  private CharSequence source;
+
+  AnalysisContext(Trees trees, CompilationUnitTree unit, Elements elements, Types types, AnalysisOptions options,
+      Map<ExecutableElement, MethodSemantics> semantics) {
+    this.trees = trees;
+    this.unit = unit;
+    this.elements = elements;
+    this.runtimeTypes = new RuntimeTypes(elements, types);
+    this.options = options;
+    this.semantics = semantics;
+  }
+
+  Trees trees() {
+    return trees;
+  }
+
+  CompilationUnitTree unit() {
+    return unit;
+  }
+
+  RuntimeTypes types() {
+    return runtimeTypes;
+  }
+
+  Elements elements() {
+    return elements;
+  }
+
+  MethodSemantics semantics(ExecutableElement m) {
+    return semantics.computeIfAbsent(m, e -> MethodSemantics.of(e, runtimeTypes));
+  }
+
+  /** The source text of a tree, whitespace collapsed. */
+  String text(Tree tree) {
+    SourcePositions positions = trees.getSourcePositions();
+    long start = positions.getStartPosition(unit, tree);
+    long end = positions.getEndPosition(unit, tree);
+    CharSequence src = source();
+    if (start < 0 || end < start || src == null || end > src.length()) {
+      return tree.toString();
+    }
+    return src.subSequence((int) start, (int) end).toString().replaceAll("\\s+", " ");
+  }
+
+  /** The text, shortened for a message. */
+  String shortText(Tree tree) {
+    String t = text(tree);
+    return t.length() <= 60 ? t : t.substring(0, 57) + "...";
+  }
+
+  private CharSequence source() {
+    if (source == null) {
+      try {
+        source = unit.getSourceFile().getCharContent(true);
+      } catch (IOException | UnsupportedOperationException e) {
+        source = "";
+      }
+    }
+    return source;
+  }
+
+  // ------------------------------------------------------------------ findings
+
+  void pushBuffer() {
+    buffers.push(new ArrayList<>());
+  }
+
+  /** Keeps the findings of the innermost buffer (moves them to the enclosing one). */
+  void commitBuffer() {
+    List<Finding> top = buffers.pop();
+    if (buffers.isEmpty()) {
+      for (Finding f : top) {
+        committed.putIfAbsent(f.tree(), f);
+      }
+    } else {
+      buffers.peek().addAll(top);
+    }
+  }
+
+  /** Drops the findings of the innermost buffer. */
+  void discardBuffer() {
+    buffers.pop();
+  }
+
+  /** Reports a finding at {@code path} unless suppressed there or switched off. */
+  void report(CheckId check, TreePath path, String message, boolean downgraded, Fix... fixes) {
+    Severity severity = options.severity(check, downgraded);
+    if (severity == Severity.OFF || suppressed(check, path)) {
+      return;
+    }
+    Finding f = new Finding(check, severity, path.getLeaf(), message, Arrays.asList(fixes));
+    if (buffers.isEmpty()) {
+      committed.putIfAbsent(f.tree(), f);
+    } else {
+      buffers.peek().add(f);
+    }
+  }
+
+  List<Finding> findings() {
+    return new ArrayList<>(committed.values());
+  }
+
+  private boolean suppressed(CheckId check, TreePath path) {
+    for (TreePath p = path; p != null; p = p.getParentPath()) {
+      Tree leaf = p.getLeaf();
+      if (leaf instanceof MethodTree || leaf instanceof ClassTree || leaf instanceof VariableTree) {
+        Element e = trees.getElement(p);
+        if (e != null && suppresses(e, check)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private boolean suppresses(Element e, CheckId check) {
+    return suppressionLists.computeIfAbsent(e, k -> {
+      SuppressWarnings s = k.getAnnotation(SuppressWarnings.class);
+      return s == null ? List.of() : Arrays.asList(s.value());
+    }).contains(check.id());
+  }
+}

@@ -1,0 +1,75 @@
+package dev.ondevice.processor.analysis;
+
+import java.util.Locale;
+
+/**
+ * The checks of the device analysis: a stable ID (used in messages, {@code @SuppressWarnings} and
+ * the {@code -Aondevice.check.<ID>} options), a default severity, a one-line summary, and a page
+ * {@code docs/checks/<ID>.md}.
+ */
+public enum CheckId {
+  DISCARDED_MOVE("DiscardedMove", Severity.ERROR,
+      "A tensor move whose result is discarded: tensors do not move in place"),
+  DISCARDED_TENSOR_OP("DiscardedTensorOp", Severity.ERROR,
+      "A tensor op whose result is discarded: tensor ops return a new tensor"),
+  MIXED_DEVICES("MixedDevices", Severity.ERROR,
+      "Tensors on provably different devices meet in one op, model call or loss"),
+  TARGETS_NOT_MOVED("TargetsNotMoved", Severity.ERROR,
+      "Batch targets left on the CPU while the inputs were moved to the device"),
+  DEFAULT_DEVICE_IN_MODEL("DefaultDeviceInModel", Severity.ERROR,
+      "A tensor created on the default device inside a model meets the model's state or inputs"),
+  HOST_SYNC_IN_LOOP("HostSyncInLoop", Severity.WARNING,
+      "A host synchronisation (item, toArray, cpu, printing) inside the batch loop"),
+  CREATE_THEN_MOVE("CreateThenMove", Severity.WARNING,
+      "A tensor created on the CPU and moved to a device right away"),
+  NON_BLOCKING_FROM_PAGEABLE("NonBlockingFromPageable", Severity.WARNING,
+      "A non-blocking copy from host memory that is not pinned"),
+  UNSYNCED_NON_BLOCKING_READ("UnsyncedNonBlockingRead", Severity.ERROR,
+      "The result of a non-blocking copy to the host read before a synchronisation"),
+  MODEL_NOT_MOVED("ModelNotMoved", Severity.ERROR,
+      "A model that was never moved is used with tensors on another device"),
+  STATIC_TENSOR_CONSTANT("StaticTensorConstant", Severity.ERROR,
+      "A static tensor constant, on the CPU, meets tensors on another device"),
+  ANALYSIS_FAILURE("DeviceAnalysisFailure", Severity.WARNING,
+      "The device analysis failed on a method, which was skipped");
+
+  private final String id;
+  private final Severity defaultSeverity;
+  private final String summary;
+
+  CheckId(String id, Severity defaultSeverity, String summary) {
+    this.id = id;
+    this.defaultSeverity = defaultSeverity;
+    this.summary = summary;
+  }
+
+  /** The stable ID, as {@code MixedDevices}. */
+  public String id() {
+    return id;
+  }
+
+  /** The severity unless an option says otherwise. */
+  public Severity defaultSeverity() {
+    return defaultSeverity;
+  }
+
+  /** One line saying what the check finds. */
+  public String summary() {
+    return summary;
+  }
+
+  /** The documentation page, relative to the repository root. */
+  public String docPath() {
+    return "docs/checks/" + id + ".md";
+  }
+
+  /** The check with the given ID, or null. */
+  public static CheckId byId(String id) {
+    for (CheckId c : values()) {
+      if (c.id.equals(id) || c.id.toLowerCase(Locale.ROOT).equals(id.toLowerCase(Locale.ROOT))) {
+        return c;
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,439 @@
+package dev.ondevice.processor.analysis;
+
+import com.sun.source.tree.ExpressionTree;
+import com.sun.source.tree.IdentifierTree;
+import com.sun.source.tree.MemberSelectTree;
+import com.sun.source.tree.MethodInvocationTree;
+import com.sun.source.util.TreePath;
+import java.util.ArrayList;
+import java.util.List;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.element.VariableElement;
+import javax.lang.model.type.TypeMirror;
+
+/**
+ * The checks, applied as the interpreter evaluates calls: each decides whether a value or a pair
+ * of values is a bug, chooses the most specific check, and writes the message and fixes.
+ */
+final class Checks {
+  /** A tensor operand of an op: its value, where it is, and how to name it. */
+  private static final class Operand {
+    final Value value;
+    final TreePath path;
+    final String text;
+    final String argument;
+
+    Operand(Value value, TreePath path, String text, String argument) {
+      this.value = value;
+      this.path = path;
+      this.text = text;
+      this.argument = argument;
+    }
+
+    boolean cpuScalar() {
+      return value.zeroDim() && value.place() == Place.CPU;
+    }
+  }
+
+  private final AnalysisContext ctx;
+  private final ModelScope scope;
+  private final MethodInterpreter interpreter;
+
+  Checks(AnalysisContext ctx, ModelScope scope, MethodInterpreter interpreter) {
+    this.ctx = ctx;
+    this.scope = scope;
+    this.interpreter = interpreter;
+  }
+
+  ModelScope scope() {
+    return scope;
+  }
+
+  // ------------------------------------------------------------------ discarded results
+
+  void discarded(TreePath path, MethodInvocationTree call, MethodSemantics s) {
+    String text = ctx.shortText(call);
+    ExpressionTree receiver = call.getMethodSelect() instanceof MemberSelectTree
+        ? ((MemberSelectTree) call.getMethodSelect()).getExpression() : null;
+    String target = receiver != null && assignable(receiver) ? ctx.text(receiver) : null;
+    String assign = target == null ? "assign its result to a variable" : "write " + target + " = " + text;
+    Fix fix = target == null ? null : Fix.prefix("assign the result to " + target, call, target + " = ");
+    if (s.kind == MethodSemantics.Kind.MOVE) {
+      report(CheckId.DISCARDED_MOVE, path, text + " returns a new tensor and its result is discarded: tensors do not"
+          + " move in place (models do); " + assign, false, fix);
+    } else {
+      report(CheckId.DISCARDED_TENSOR_OP, path, text + " returns a new tensor and its result is discarded, so this"
+          + " statement does nothing; " + assign + ", or use the in-place form of the op if there is one", false, fix);
+    }
+  }
+
+  /** Whether an expression can be assigned to: a variable or a field. */
+  private boolean assignable(ExpressionTree t) {
+    return (t instanceof IdentifierTree || t instanceof MemberSelectTree)
+        && !ctx.text(t).equals("this");
+  }
+
+  // ------------------------------------------------------------------ host syncs and pending reads
+
+  void hostSync(MethodInterpreter.Call c) {
+    if (c.receiver != null && c.receiverTree != null) {
+      pendingRead(c.receiverPath(), c.receiver);
+    }
+    if (interpreter.inBatchLoop()) {
+      String text = ctx.shortText(c.tree);
+      report(CheckId.HOST_SYNC_IN_LOOP, c.path, text + " makes the host wait for the device on every batch (a"
+          + " synchronisation inside the batch loop); accumulate on the device instead, as total ="
+          + " total.add(loss.detach()), and read it once per epoch", false);
+    }
+  }
+
+  /** A tensor printed or turned into a string: a host read. */
+  void printed(TreePath path, Value v, boolean inString) {
+    TypeMirror t = ctx.trees().getTypeMirror(path);
+    if (!inString || !ctx.types().isTensor(t)) {
+      return;
+    }
+    pendingRead(path, v);
+    if (interpreter.inBatchLoop()) {
+      report(CheckId.HOST_SYNC_IN_LOOP, path, "printing " + ctx.shortText(path.getLeaf()) + " reads it on the host on"
+          + " every batch (a synchronisation inside the batch loop); accumulate on the device and print once per"
+          + " epoch", false);
+    }
+  }
+
+  /** Tensors passed to the printing and formatting methods of the JDK. */
+  void printedArguments(TreePath path, ExecutableElement m, List<? extends ExpressionTree> trees, List<Value> args) {
+    Element owner = m.getEnclosingElement();
+    String name = owner instanceof TypeElement ? ((TypeElement) owner).getQualifiedName().toString() : "";
+    boolean printing = name.equals("java.io.PrintStream") || name.equals("java.io.PrintWriter")
+        || name.equals("java.lang.StringBuilder") || name.equals("java.util.logging.Logger")
+        || (name.equals("java.lang.String") && (m.getSimpleName().contentEquals("valueOf")
+            || m.getSimpleName().contentEquals("format")));
+    if (printing) {
+      for (int i = 0; i < trees.size(); i++) {
+        printed(new TreePath(path, trees.get(i)), args.get(i), true);
+      }
+    }
+  }
+
+  /** Reports reading the result of a non-blocking copy to the host before a synchronisation. */
+  private void pendingRead(TreePath path, Value v) {
+    if (v.pendingHostCopy()) {
+      String text = ctx.shortText(path.getLeaf());
+      report(CheckId.UNSYNCED_NON_BLOCKING_READ, path, text + " holds the result of a non-blocking copy to the host"
+          + " and is read here before any synchronisation; in PyTorch this reads stale data. Call"
+          + " Cuda.synchronize() first, or make the copy blocking", false);
+    }
+  }
+
+  // ------------------------------------------------------------------ moves
+
+  Value move(MethodInterpreter.Call c, Place deviceArgument) {
+    MethodSemantics s = c.semantics;
+    Value receiver = c.receiver == null ? Value.UNKNOWN : c.receiver;
+    if (c.receiverTree != null) {
+      pendingRead(c.receiverPath(), receiver);
+    }
+    Place target = deviceArgument != null ? deviceArgument : moveTarget(c);
+    boolean nonBlocking = s.nonBlockingParameter >= 0
+        && Boolean.TRUE.equals(interpreter.constant(c.argumentPath(s.nonBlockingParameter)));
+    if (nonBlocking && receiver.place() == Place.CPU && receiver.pinned() == Value.Tri.NO
+        && target.isKnown() && target != Place.CPU && c.receiverTree != null) {
+      String x = ctx.shortText(c.receiverTree);
+      report(CheckId.NON_BLOCKING_FROM_PAGEABLE, c.path, x + " is not in pinned memory, so " + ctx.shortText(c.tree)
+          + " cannot copy asynchronously: the copy blocks and does not overlap with compute; pin the source ("
+          + x + ".pinMemory(), or a DataLoader with pinMemory(true)), or drop nonBlocking", false);
+    }
+    if (c.receiverTree != null && c.isCpuFactory(c.receiverTree) && target.isKnown() && target != Place.CPU) {
+      createThenMove(c);
+    }
+    Value result = Value.on(target).withZeroDim(receiver.zeroDim());
+    if (s.pins) {
+      result = result.withPinned(Value.Tri.YES);
+    }
+    boolean fromDevice = receiver.place().kind() == Place.Kind.FIXED || receiver.place().kind() == Place.Kind.SYMBOL;
+    if (nonBlocking && target == Place.CPU && fromDevice) {
+      result = result.withPendingHostCopy(true);
+    }
+    if (target == Place.CPU && receiver.origin() == Value.Origin.BATCH) {
+      result = result.withOrigin(Value.Origin.BATCH, receiver.originPath(), receiver.originName());
+    }
+    return result;
+  }
+
+  private Place moveTarget(MethodInterpreter.Call c) {
+    String to = c.semantics.moveTo;
+    if (to.equals("cpu")) {
+      return Place.CPU;
+    }
+    if (to.equals("cuda")) {
+      for (int i = 0; i < c.argumentTrees.size(); i++) {
+        Object k = interpreter.constant(c.argumentPath(i));
+        if (k instanceof Integer) {
+          return Place.fixed("cuda:" + k);
+        }
+      }
+      return c.argumentTrees.isEmpty() ? Place.fixed("cuda:0") : Place.UNKNOWN;
+    }
+    return Place.UNKNOWN;
+  }
+
+  private void createThenMove(MethodInterpreter.Call c) {
+    MethodInvocationTree factory = (MethodInvocationTree) MethodInterpreter.skipParens(c.receiverTree);
+    String factoryText = ctx.shortText(factory);
+    String device = deviceArgumentText(c);
+    String suggestion = device == null ? null : CreateThenMoveFix.suggestion(ctx, c.receiverPath(), factory, device);
+    Fix fix = suggestion == null ? null : Fix.replace("create the tensor on the device", c.tree, suggestion);
+    report(CheckId.CREATE_THEN_MOVE, c.path, factoryText + " creates the tensor on the CPU and " + ctx.shortText(c.tree)
+        .substring(Math.min(factoryText.length(), ctx.shortText(c.tree).length())).replaceFirst("^\\.", "")
+        + " copies it to the device right away; create it there instead"
+        + (suggestion == null ? ": pass the device to the factory" : ": " + suggestion), false, fix);
+  }
+
+  /** The source of the move's Device argument, or null. */
+  private String deviceArgumentText(MethodInterpreter.Call c) {
+    List<? extends VariableElement> params = c.method.getParameters();
+    for (int i = 0; i < params.size() && i < c.argumentTrees.size(); i++) {
+      if (ctx.types().isDevice(params.get(i).asType())) {
+        return ctx.text(c.argumentTrees.get(i));
+      }
+    }
+    return null;
+  }
+
+  // ------------------------------------------------------------------ ops
+
+  Value sameDevice(MethodInterpreter.Call c) {
+    List<Operand> operands = new ArrayList<>();
+    if (c.receiver != null && c.receiverTree != null && ctx.types().isTensor(
+        ctx.trees().getTypeMirror(c.receiverPath()))) {
+      operands.add(new Operand(c.receiver, c.receiverPath(), ctx.shortText(c.receiverTree), "self"));
+    } else if (c.receiver != null && c.receiverTree == null && scope.isModelInstanceMethod()
+        && ctx.types().isTensor(c.method.getEnclosingElement().asType())) {
+      operands.add(new Operand(c.receiver, c.path, "this", "self"));
+    }
+    List<? extends VariableElement> params = c.method.getParameters();
+    for (int i = 0; i < c.argumentTrees.size(); i++) {
+      TreePath ap = c.argumentPath(i);
+      TypeMirror t = ctx.trees().getTypeMirror(ap);
+      String name = i < params.size() ? params.get(Math.min(i, params.size() - 1)).getSimpleName().toString() : "arg";
+      if (ctx.types().isTensor(t)) {
+        operands.add(new Operand(c.arguments.get(i), ap, ctx.shortText(c.argumentTrees.get(i)), name));
+      } else if (ctx.types().isTensorIterable(t)) {
+        ExpressionTree a = MethodInterpreter.skipParens(c.argumentTrees.get(i));
+        if (a instanceof MethodInvocationTree) {
+          for (ExpressionTree element : ((MethodInvocationTree) a).getArguments()) {
+            TreePath ep = new TreePath(new TreePath(c.path, a), element);
+            if (ctx.types().isTensor(ctx.trees().getTypeMirror(ep))) {
+              operands.add(new Operand(c.valueOf(element), ep, ctx.shortText(element), name));
+            }
+          }
+        }
+      }
+    }
+    for (Operand o : operands) {
+      pendingRead(o.path, o.value);
+    }
+    checkParameterContracts(c);
+    if (c.semantics.crossDevice) {
+      return c.receiver == null ? Value.UNKNOWN : c.receiver;
+    }
+    Operand reference = null;
+    boolean reported = false;
+    for (Operand o : operands) {
+      if (!o.value.place().isKnown()) {
+        continue;
+      }
+      if (reference == null || (reference.cpuScalar() && !o.cpuScalar())) {
+        reference = o;
+        continue;
+      }
+      if (o.cpuScalar() || reported) {
+        continue;
+      }
+      reported = conflict(c.method.getSimpleName().toString(), c.path, reference, o, false);
+    }
+    Place place = reference == null ? Place.UNKNOWN : reference.value.place();
+    if (reference != null && reference.cpuScalar()) {
+      boolean allKnownScalars = operands.stream().allMatch(o -> o.cpuScalar());
+      place = allKnownScalars ? Place.CPU : Place.UNKNOWN;
+    }
+    if (c.semantics.inPlace && c.receiver != null) {
+      return c.receiver;
+    }
+    Value result = Value.on(reported ? Place.UNKNOWN : place).withZeroDim(c.semantics.zeroDim);
+    for (Operand o : operands) {
+      if (o.value.origin() == Value.Origin.BATCH && result.place() == Place.CPU) {
+        result = result.withOrigin(Value.Origin.BATCH, o.value.originPath(), o.value.originName());
+      }
+    }
+    return result;
+  }
+
+  Value modelCall(MethodInterpreter.Call c) {
+    Value model = c.receiver == null ? Value.UNKNOWN : c.receiver;
+    String modelText = c.receiverTree == null ? "this" : ctx.shortText(c.receiverTree);
+    Operand modelOperand = new Operand(model, c.receiverPath(), modelText, "the model");
+    List<? extends VariableElement> params = c.method.getParameters();
+    for (int i = 0; i < c.argumentTrees.size() && i < params.size(); i++) {
+      TreePath ap = c.argumentPath(i);
+      if (!ctx.types().isTensor(ctx.trees().getTypeMirror(ap))) {
+        continue;
+      }
+      Value arg = c.arguments.get(i);
+      pendingRead(ap, arg);
+      Operand argument = new Operand(arg, ap, ctx.shortText(c.argumentTrees.get(i)),
+          params.get(i).getSimpleName().toString());
+      String declared = c.semantics.parameterDevices[i];
+      if (declared != null && !declared.equals(dev.ondevice.annotations.OnDevice.MODEL)) {
+        Place p = scope.declaredPlace(declared, model);
+        conflict(c.method.getSimpleName().toString(), ap, new Operand(Value.on(p), ap, "@OnDevice(\"" + declared
+            + "\")", "the declaration"), argument, false);
+      } else if (!arg.cpuScalarLike()) {
+        if (conflict(c.method.getSimpleName().toString(), c.path, modelOperand, argument, true)) {
+          break;
+        }
+      }
+    }
+    if (c.semantics.returnDevice != null) {
+      return Value.on(scope.declaredPlace(c.semantics.returnDevice, model));
+    }
+    return c.semantics.returnsTensor ? Value.on(model.place()) : Value.UNKNOWN;
+  }
+
+  /** Checks tensor arguments against {@code @OnDevice} on the parameters of any method. */
+  void parameterContracts(MethodInterpreter.Call c) {
+    checkParameterContracts(c);
+  }
+
+  private void checkParameterContracts(MethodInterpreter.Call c) {
+    String[] declared = c.semantics.parameterDevices;
+    for (int i = 0; i < declared.length && i < c.argumentTrees.size(); i++) {
+      if (declared[i] == null || c.semantics.kind == MethodSemantics.Kind.MODEL_CALL) {
+        continue;
+      }
+      TreePath ap = c.argumentPath(i);
+      if (ctx.types().isTensor(ctx.trees().getTypeMirror(ap))) {
+        contract(ap, c.arguments.get(i), scope.declaredPlace(declared[i], c.receiver),
+            "parameter " + c.method.getParameters().get(i).getSimpleName() + " of " + c.method.getSimpleName()
+                + ", declared @OnDevice(\"" + declared[i] + "\")");
+      }
+    }
+  }
+
+  /** Checks a value against a declared place ({@code @OnDevice} on a parameter, return or variable). */
+  void contract(TreePath path, Value v, Place declared, String what) {
+    Place.Conflict level = Place.conflict(declared, v.place());
+    if (level == Place.Conflict.NONE || v.cpuScalarLike()) {
+      return;
+    }
+    String text = ctx.shortText(path.getLeaf());
+    report(CheckId.MIXED_DEVICES, path, text + " is on " + v.place().describe() + " but " + what + " expects "
+        + declared.describe() + "; move it: " + text + ".to(" + deviceText(declared, null) + ")",
+        level == Place.Conflict.POSSIBLE);
+  }
+
+  // ------------------------------------------------------------------ conflicts
+
+  /**
+   * Reports operands on provably different devices with the most specific check; returns whether
+   * it reported.
+   */
+  private boolean conflict(String op, TreePath at, Operand a, Operand b, boolean modelCall) {
+    Place.Conflict level = Place.conflict(a.value.place(), b.value.place());
+    if (level == Place.Conflict.NONE) {
+      return false;
+    }
+    Operand cpu = a.value.place() == Place.CPU ? a : b.value.place() == Place.CPU ? b : null;
+    Operand device = cpu == a ? b : a;
+    if (modelCall && a.value.origin() == Value.Origin.UNMOVED_MODEL && cpu == a) {
+      report(CheckId.MODEL_NOT_MOVED, at, a.text + " was never moved: its parameters are on the CPU while " + b.text
+          + " is on " + b.value.place().describe() + "; move the model once, before the loop: " + a.text
+          + ".toDevice(" + deviceText(b.value.place(), b.text) + ")", false);
+      return true;
+    }
+    if (cpu != null) {
+      switch (cpu.value.origin()) {
+        case DEFAULT_DEVICE_FACTORY:
+          if (scope.isModelClass()) {
+            TreePath factory = cpu.value.originPath();
+            report(CheckId.DEFAULT_DEVICE_IN_MODEL, factory, ctx.shortText(factory.getLeaf()) + " creates a tensor on"
+                + " the CPU (the default device) inside " + scope.methodName() + ", where it meets " + device.text
+                + " on " + device.value.place().describe() + "; create it there: pass " + device.text
+                + ".device() to the factory", false);
+            return true;
+          }
+          break;
+        case STATIC_CONSTANT:
+          report(CheckId.STATIC_TENSOR_CONSTANT, cpu.path, "static tensor " + cpu.value.originName() + " lives on the"
+              + " CPU and meets " + device.text + " on " + device.value.place().describe() + "; a static tensor never"
+              + " moves with a model: make it a @Buffer field, or create it on " + device.text + ".device()", false);
+          return true;
+        case BATCH: {
+          String name = cpu.text;
+          report(CheckId.TARGETS_NOT_MOVED, cpu.path, name + " is still on the CPU: it comes from the batch, and "
+              + device.text + " is on " + device.value.place().describe() + "; move every tensor of the batch, the"
+              + " targets as well as the inputs: " + name + " = " + name + ".to("
+              + deviceText(device.value.place(), device.text) + ")", false,
+              assignFix(cpu, deviceText(device.value.place(), device.text)));
+          return true;
+        }
+        default:
+          break;
+      }
+    }
+    Operand moved = cpu != null ? cpu : b;
+    Operand other = moved == a ? b : a;
+    String why = level == Place.Conflict.POSSIBLE
+        ? "they may be different devices at run time"
+        : cpu != null && other.value.place().kind() == Place.Kind.SYMBOL
+            ? "in device-agnostic code this runs only when " + other.value.place().describe()
+                + " is the CPU, and fails on the GPU machine"
+            : "the op fails at run time";
+    report(CheckId.MIXED_DEVICES, at, op + " gets tensors on two devices: " + describe(a) + " and " + describe(b)
+        + "; " + why + ". Move " + moved.text + ": " + moved.text + ".to("
+        + deviceText(other.value.place(), other.text) + ")", level == Place.Conflict.POSSIBLE,
+        assignFix(moved, deviceText(other.value.place(), other.text)));
+    return true;
+  }
+
+  private static String describe(Operand o) {
+    return o.text + (o.argument.equals("self") || o.argument.equals("the model") ? "" : " (argument '" + o.argument
+        + "')") + " is on " + o.value.place().describe();
+  }
+
+  /** A fix that moves a variable operand in place where it is used: {@code x} becomes {@code x.to(device)}. */
+  private Fix assignFix(Operand o, String device) {
+    ExpressionTree t = MethodInterpreter.skipParens(o.path.getLeaf());
+    if (!(t instanceof IdentifierTree) || device == null) {
+      return null;
+    }
+    return Fix.replace("move " + o.text + " to the device", t, o.text + ".to(" + device + ")");
+  }
+
+  /** Source text naming a place: the Device variable, or {@code x.device()} for the tensor beside it. */
+  private String deviceText(Place p, String tensorText) {
+    if (p.kind() == Place.Kind.SYMBOL && p.name() != null && p.name().matches("[A-Za-z_$][\\w$]*")) {
+      return p.name();
+    }
+    if (p.kind() == Place.Kind.FIXED) {
+      return "Device.parse(\"" + p.name() + "\")";
+    }
+    if (p == Place.CPU) {
+      return "Device.cpu()";
+    }
+    return tensorText == null ? "device" : tensorText + ".device()";
+  }
+
+  private void report(CheckId check, TreePath path, String message, boolean downgraded, Fix... fixes) {
+    List<Fix> present = new ArrayList<>();
+    for (Fix f : fixes) {
+      if (f != null) {
+        present.add(f);
+      }
+    }
+    ctx.report(check, path, message, downgraded, present.toArray(new Fix[0]));
+  }
+}

@@ -1,0 +1,128 @@
+package dev.ondevice.processor.analysis;
+
+import com.sun.source.tree.BlockTree;
+import com.sun.source.tree.ClassTree;
+import com.sun.source.tree.CompilationUnitTree;
+import com.sun.source.tree.MethodTree;
+import com.sun.source.tree.Tree;
+import com.sun.source.tree.VariableTree;
+import com.sun.source.util.TreePath;
+import com.sun.source.util.TreePathScanner;
+import com.sun.source.util.Trees;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.util.Elements;
+import javax.lang.model.util.Types;
+
+/**
+ * The device analysis: every method, initializer and lambda body of a class (nested and local
+ * classes included) interpreted once over abstract device values, with the findings of each
+ * check. Shared by the annotation processor and the Error Prone checks. One instance per
+ * compilation; it caches method semantics and never analyses a body twice.
+ */
+public final class DeviceAnalysis {
+  private final Trees trees;
+  private final Elements elements;
+  private final Types types;
+  private final AnalysisOptions options;
+  private final Map<ExecutableElement, MethodSemantics> semantics = new HashMap<>();
+  private final Set<Tree> analyzed = Collections.newSetFromMap(new IdentityHashMap<>());
+
+  public DeviceAnalysis(Trees trees, Elements elements, Types types, AnalysisOptions options) {
+    this.trees = trees;
+    this.elements = elements;
+    this.types = types;
+    this.options = options;
+  }
+
+  /** Analyses the class at {@code classPath} (nested classes included); returns its findings. */
+  public List<Finding> analyze(TreePath classPath) {
+    if (!options.enabled()) {
+      return List.of();
+    }
+    CompilationUnitTree unit = classPath.getCompilationUnit();
+    AnalysisContext ctx = new AnalysisContext(trees, unit, elements, types, options, semantics);
+    if (!ctx.types().present()) {
+      return List.of();
+    }
+    new TreePathScanner<Void, Void>() {
+      @Override
+      public Void visitMethod(MethodTree node, Void unused) {
+        if (node.getBody() != null && analyzed.add(node)) {
+          analyzeBody(ctx, getCurrentPath());
+        }
+        return super.visitMethod(node, unused);
+      }
+
+      @Override
+      public Void visitBlock(BlockTree node, Void unused) {
+        TreePath p = getCurrentPath();
+        if (p.getParentPath().getLeaf() instanceof ClassTree && analyzed.add(node)) {
+          analyzeBody(ctx, p);
+        }
+        return super.visitBlock(node, unused);
+      }
+
+      @Override
+      public Void visitVariable(VariableTree node, Void unused) {
+        TreePath p = getCurrentPath();
+        if (p.getParentPath().getLeaf() instanceof ClassTree && node.getInitializer() != null && analyzed.add(node)) {
+          analyzeBody(ctx, new TreePath(p, node.getInitializer()));
+        }
+        return super.visitVariable(node, unused);
+      }
+    }.scan(classPath, null);
+    return ctx.findings();
+  }
+
+  /** Analyses one body; a failure is reported as one warning naming the method, never thrown. */
+  private void analyzeBody(AnalysisContext ctx, TreePath body) {
+    TypeElement type = enclosingType(body);
+    ExecutableElement method = body.getLeaf() instanceof MethodTree
+        ? (ExecutableElement) trees.getElement(body) : null;
+    ModelScope scope = new ModelScope(ctx.types(), type, method);
+    ctx.pushBuffer();
+    try {
+      MethodInterpreter interpreter = new MethodInterpreter(ctx, scope, method, Env.start());
+      if (method != null) {
+        interpreter.method(body, scope);
+      } else {
+        interpreter.body(body);
+      }
+      ctx.commitBuffer();
+    } catch (RuntimeException | StackOverflowError e) {
+      ctx.discardBuffer();
+      ctx.report(CheckId.ANALYSIS_FAILURE, body, "the device analysis of " + scope.methodName()
+          + " failed and skipped it (" + e + "); please report it", false);
+    }
+  }
+
+  private TypeElement enclosingType(TreePath path) {
+    for (TreePath p = path; p != null; p = p.getParentPath()) {
+      if (p.getLeaf() instanceof ClassTree) {
+        Element e = trees.getElement(p);
+        return e instanceof TypeElement ? (TypeElement) e : null;
+      }
+    }
+    return null;
+  }
+
+  /** The findings of all classes of a compilation unit. */
+  public List<Finding> analyze(CompilationUnitTree unit) {
+    List<Finding> out = new ArrayList<>();
+    for (Tree t : unit.getTypeDecls()) {
+      if (t instanceof ClassTree) {
+        out.addAll(analyze(new TreePath(new TreePath(unit), t)));
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,77 @@
+package dev.ondevice.processor.analysis;
+
+import java.util.HashMap;
+import java.util.Map;
+import javax.lang.model.element.Element;
+
+/** The abstract values of local variables at one program point; unreachable after return, break, throw. */
+final class Env {
+  private final Map<Element, Value> values;
+  private final boolean reachable;
+
+  private Env(Map<Element, Value> values, boolean reachable) {
+    this.values = values;
+    this.reachable = reachable;
+  }
+
+  static Env start() {
+    return new Env(new HashMap<>(), true);
+  }
+
+  static Env unreachable() {
+    return new Env(new HashMap<>(), false);
+  }
+
+  boolean reachable() {
+    return reachable;
+  }
+
+  Env copy() {
+    return new Env(new HashMap<>(values), reachable);
+  }
+
+  /** The value of a variable, or null when not tracked. */
+  Value get(Element variable) {
+    return values.get(variable);
+  }
+
+  void put(Element variable, Value value) {
+    values.put(variable, value);
+  }
+
+  /** Applies {@code f} to every value (after a synchronisation, say). */
+  void replaceAll(java.util.function.UnaryOperator<Value> f) {
+    values.replaceAll((k, v) -> f.apply(v));
+  }
+
+  /** The merge of two control-flow paths. */
+  Env join(Env other) {
+    if (!other.reachable) {
+      return copy();
+    }
+    if (!reachable) {
+      return other.copy();
+    }
+    Map<Element, Value> joined = new HashMap<>();
+    for (Map.Entry<Element, Value> e : values.entrySet()) {
+      Value o = other.values.get(e.getKey());
+      joined.put(e.getKey(), o == null ? Value.UNKNOWN : e.getValue().join(o));
+    }
+    for (Map.Entry<Element, Value> e : other.values.entrySet()) {
+      if (!values.containsKey(e.getKey())) {
+        joined.put(e.getKey(), Value.UNKNOWN);
+      }
+    }
+    return new Env(joined, true);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Env && ((Env) o).reachable == reachable && ((Env) o).values.equals(values);
+  }
+
+  @Override
+  public int hashCode() {
+    return values.hashCode();
+  }
+}

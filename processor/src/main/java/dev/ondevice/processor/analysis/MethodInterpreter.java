@@ -1,0 +1,888 @@
+package dev.ondevice.processor.analysis;
+
+import com.sun.source.tree.AssignmentTree;
+import com.sun.source.tree.BinaryTree;
+import com.sun.source.tree.BlockTree;
+import com.sun.source.tree.BreakTree;
+import com.sun.source.tree.CaseTree;
+import com.sun.source.tree.CatchTree;
+import com.sun.source.tree.CompoundAssignmentTree;
+import com.sun.source.tree.ConditionalExpressionTree;
+import com.sun.source.tree.ContinueTree;
+import com.sun.source.tree.DoWhileLoopTree;
+import com.sun.source.tree.EnhancedForLoopTree;
+import com.sun.source.tree.ExpressionStatementTree;
+import com.sun.source.tree.ExpressionTree;
+import com.sun.source.tree.ForLoopTree;
+import com.sun.source.tree.IfTree;
+import com.sun.source.tree.LabeledStatementTree;
+import com.sun.source.tree.LambdaExpressionTree;
+import com.sun.source.tree.LiteralTree;
+import com.sun.source.tree.MemberSelectTree;
+import com.sun.source.tree.MethodInvocationTree;
+import com.sun.source.tree.MethodTree;
+import com.sun.source.tree.NewClassTree;
+import com.sun.source.tree.ParenthesizedTree;
+import com.sun.source.tree.ReturnTree;
+import com.sun.source.tree.StatementTree;
+import com.sun.source.tree.SwitchTree;
+import com.sun.source.tree.SynchronizedTree;
+import com.sun.source.tree.ThrowTree;
+import com.sun.source.tree.Tree;
+import com.sun.source.tree.TryTree;
+import com.sun.source.tree.TypeCastTree;
+import com.sun.source.tree.VariableTree;
+import com.sun.source.tree.WhileLoopTree;
+import com.sun.source.util.TreePath;
+import dev.ondevice.annotations.BatchSource;
+import dev.ondevice.annotations.OnDevice;
+import dev.ondevice.annotations.ReturnsDevice;
+import dev.ondevice.annotations.Step;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.element.VariableElement;
+import javax.lang.model.type.TypeKind;
+import javax.lang.model.type.TypeMirror;
+
+/**
+ * The flow-sensitive, intra-procedural interpretation of one method (or initializer, or lambda)
+ * body over abstract values: one pass over the tree, branches joined, loops iterated to a fixed
+ * point (usually after one pass), checks applied as expressions are evaluated.
+ */
+final class MethodInterpreter {
+  private static final int MAX_LOOP_PASSES = 5;
+
+  /** A break/continue target: a loop, a switch or a labelled statement. */
+  private static final class Frame {
+    final Tree tree;
+    final String label;
+    final boolean loop;
+    final List<Env> breaks = new ArrayList<>();
+    final List<Env> continues = new ArrayList<>();
+
+    Frame(Tree tree, String label, boolean loop) {
+      this.tree = tree;
+      this.label = label;
+      this.loop = loop;
+    }
+  }
+
+  private final AnalysisContext ctx;
+  private final RuntimeTypes rt;
+  private final Checks checks;
+  private final Value thisValue;
+  private final ExecutableElement method;
+  private final Deque<Frame> frames = new ArrayDeque<>();
+  private final Map<Tree, Value> values = new IdentityHashMap<>();
+  private final Map<Tree, MethodSemantics> invoked = new IdentityHashMap<>();
+  private final Map<Tree, Boolean> cpuFactories = new IdentityHashMap<>();
+  private Env env;
+  private int batchDepth;
+  private String pendingLabel;
+
+  MethodInterpreter(AnalysisContext ctx, ModelScope scope, ExecutableElement method, Env start) {
+    this.ctx = ctx;
+    this.rt = ctx.types();
+    this.checks = new Checks(ctx, scope, this);
+    this.thisValue = scope.thisValue();
+    this.method = method;
+    this.env = start;
+  }
+
+  /** Interprets a method body, its parameters bound by their declarations. */
+  void method(TreePath methodPath, ModelScope scope) {
+    MethodTree m = (MethodTree) methodPath.getLeaf();
+    for (VariableTree p : m.getParameters()) {
+      TreePath pp = new TreePath(methodPath, p);
+      Element e = ctx.trees().getElement(pp);
+      if (e != null) {
+        env.put(e, parameterValue((VariableElement) e, scope));
+      }
+    }
+    if (method != null && method.getAnnotation(Step.class) != null) {
+      batchDepth++;
+    }
+    statement(new TreePath(methodPath, m.getBody()));
+  }
+
+  /** Interprets a lambda body or an initializer: a statement or an expression. */
+  void body(TreePath path) {
+    if (path.getLeaf() instanceof ExpressionTree) {
+      expression(path);
+    } else {
+      statement(path);
+    }
+  }
+
+  private Value parameterValue(VariableElement p, ModelScope scope) {
+    TypeMirror t = p.asType();
+    OnDevice on = p.getAnnotation(OnDevice.class);
+    if (rt.isTensor(t)) {
+      if (on != null) {
+        return Value.on(scope.declaredPlace(on.value()));
+      }
+      return scope.isModelInstanceMethod() ? Value.on(thisValue.place()) : Value.UNKNOWN;
+    }
+    if (rt.isDevice(t)) {
+      return Value.on(Place.symbol(p, p.getSimpleName().toString()));
+    }
+    return Value.UNKNOWN;
+  }
+
+  // ================================================================== statements
+
+  private void statement(TreePath path) {
+    if (!env.reachable()) {
+      return;
+    }
+    Tree t = path.getLeaf();
+    switch (t.getKind()) {
+      case BLOCK:
+        for (StatementTree s : ((BlockTree) t).getStatements()) {
+          statement(new TreePath(path, s));
+        }
+        break;
+      case VARIABLE:
+        variable(path, (VariableTree) t);
+        break;
+      case EXPRESSION_STATEMENT:
+        expressionStatement(path, (ExpressionStatementTree) t);
+        break;
+      case IF:
+        ifStatement(path, (IfTree) t);
+        break;
+      case WHILE_LOOP:
+      case DO_WHILE_LOOP:
+      case FOR_LOOP:
+      case ENHANCED_FOR_LOOP:
+        loop(path);
+        break;
+      case LABELED_STATEMENT:
+        labeled(path, (LabeledStatementTree) t);
+        break;
+      case SWITCH:
+        switchStatement(path, (SwitchTree) t);
+        break;
+      case TRY:
+        tryStatement(path, (TryTree) t);
+        break;
+      case RETURN:
+        returnStatement(path, (ReturnTree) t);
+        break;
+      case THROW:
+        expression(new TreePath(path, ((ThrowTree) t).getExpression()));
+        env = Env.unreachable();
+        break;
+      case BREAK:
+        jump(((BreakTree) t).getLabel(), false);
+        break;
+      case CONTINUE:
+        jump(((ContinueTree) t).getLabel(), true);
+        break;
+      case SYNCHRONIZED:
+        expression(new TreePath(path, ((SynchronizedTree) t).getExpression()));
+        statement(new TreePath(path, ((SynchronizedTree) t).getBlock()));
+        break;
+      default:
+        break;
+    }
+  }
+
+  private void variable(TreePath path, VariableTree v) {
+    Element e = ctx.trees().getElement(path);
+    if (v.getInitializer() == null || e == null) {
+      return;
+    }
+    TreePath init = new TreePath(path, v.getInitializer());
+    Value value = expression(init);
+    if (rt.isDevice(e.asType())) {
+      value = value.withPlace(value.place().named(e.getSimpleName().toString()));
+    }
+    OnDevice on = e.getAnnotation(OnDevice.class);
+    if (on != null && rt.isTensor(e.asType())) {
+      Place declared = checks.scope().declaredPlace(on.value());
+      checks.contract(init, value, declared, "the variable " + e.getSimpleName() + " declared @OnDevice(\""
+          + on.value() + "\")");
+      value = value.withPlace(declared);
+    }
+    env.put(e, named(value, e));
+  }
+
+  /** Remembers the variable's name in a value whose origin has none (for messages). */
+  private static Value named(Value v, Element e) {
+    return v.origin() == Value.Origin.BATCH && v.originName() == null
+        ? v.withOrigin(v.origin(), v.originPath(), e.getSimpleName().toString()) : v;
+  }
+
+  private void expressionStatement(TreePath path, ExpressionStatementTree s) {
+    TreePath ep = new TreePath(path, s.getExpression());
+    expression(ep);
+    ExpressionTree e = skipParens(s.getExpression());
+    MethodSemantics sem = invoked.get(e);
+    if (sem != null && sem.pure()) {
+      checks.discarded(new TreePath(path, e), (MethodInvocationTree) e, sem);
+    }
+  }
+
+  private void ifStatement(TreePath path, IfTree t) {
+    expression(new TreePath(path, t.getCondition()));
+    Env before = env.copy();
+    statement(new TreePath(path, t.getThenStatement()));
+    Env afterThen = env;
+    env = before;
+    if (t.getElseStatement() != null) {
+      statement(new TreePath(path, t.getElseStatement()));
+    }
+    env = afterThen.join(env);
+  }
+
+  private void labeled(TreePath path, LabeledStatementTree t) {
+    String label = t.getLabel().toString();
+    Tree body = t.getStatement();
+    switch (body.getKind()) {
+      case WHILE_LOOP:
+      case DO_WHILE_LOOP:
+      case FOR_LOOP:
+      case ENHANCED_FOR_LOOP:
+        pendingLabel = label;
+        statement(new TreePath(path, body));
+        return;
+      default:
+        Frame f = new Frame(t, label, false);
+        frames.push(f);
+        statement(new TreePath(path, body));
+        frames.pop();
+        env = joinAll(env, f.breaks);
+    }
+  }
+
+  private void jump(CharSequence label, boolean isContinue) {
+    for (Frame f : frames) {
+      boolean matches = label == null ? (f.loop || (!isContinue && f.tree instanceof SwitchTree))
+          : label.toString().equals(f.label);
+      if (matches) {
+        (isContinue ? f.continues : f.breaks).add(env.copy());
+        break;
+      }
+    }
+    env = Env.unreachable();
+  }
+
+  private void returnStatement(TreePath path, ReturnTree t) {
+    if (t.getExpression() != null) {
+      TreePath ep = new TreePath(path, t.getExpression());
+      Value v = expression(ep);
+      OnDevice on = method == null ? null : method.getAnnotation(OnDevice.class);
+      if (on != null && rt.isTensor(method.getReturnType())) {
+        checks.contract(ep, v, checks.scope().declaredPlace(on.value()), method.getSimpleName()
+            + ", declared to return a tensor @OnDevice(\"" + on.value() + "\")");
+      }
+    }
+    env = Env.unreachable();
+  }
+
+  private void switchStatement(TreePath path, SwitchTree t) {
+    expression(new TreePath(path, t.getExpression()));
+    Frame f = new Frame(t, null, false);
+    frames.push(f);
+    Env entry = env.copy();
+    Env fallthrough = Env.unreachable();
+    Env exits = Env.unreachable();
+    boolean hasDefault = false;
+    for (CaseTree c : t.getCases()) {
+      TreePath cp = new TreePath(path, c);
+      hasDefault |= c.getExpressions().isEmpty();
+      env = entry.join(fallthrough);
+      if (c.getBody() != null) {
+        body(new TreePath(cp, c.getBody()));
+        exits = exits.join(env);
+        fallthrough = Env.unreachable();
+      } else {
+        for (StatementTree s : c.getStatements()) {
+          statement(new TreePath(cp, s));
+        }
+        fallthrough = env;
+      }
+    }
+    frames.pop();
+    env = exits.join(fallthrough);
+    env = joinAll(env, f.breaks);
+    if (!hasDefault) {
+      env = env.join(entry);
+    }
+  }
+
+  private void tryStatement(TreePath path, TryTree t) {
+    for (Tree r : t.getResources()) {
+      if (r instanceof VariableTree) {
+        variable(new TreePath(path, r), (VariableTree) r);
+      } else {
+        expression(new TreePath(path, r));
+      }
+    }
+    Env before = env.copy();
+    statement(new TreePath(path, t.getBlock()));
+    Env afterTry = env;
+    Env exits = afterTry;
+    Env catchEntry = before.join(afterTry);
+    for (CatchTree c : t.getCatches()) {
+      env = catchEntry.copy();
+      statement(new TreePath(new TreePath(path, c), c.getBlock()));
+      exits = exits.join(env);
+    }
+    env = exits;
+    if (t.getFinallyBlock() != null) {
+      boolean normal = env.reachable();
+      env = env.join(catchEntry);
+      statement(new TreePath(path, t.getFinallyBlock()));
+      if (!normal) {
+        env = Env.unreachable();
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ loops
+
+  private void loop(TreePath path) {
+    Tree t = path.getLeaf();
+    String label = pendingLabel;
+    pendingLabel = null;
+    boolean batchLoop = false;
+    Value element = Value.UNKNOWN;
+    if (t instanceof ForLoopTree) {
+      for (StatementTree s : ((ForLoopTree) t).getInitializer()) {
+        statement(new TreePath(path, s));
+      }
+    } else if (t instanceof EnhancedForLoopTree) {
+      EnhancedForLoopTree f = (EnhancedForLoopTree) t;
+      TreePath ep = new TreePath(path, f.getExpression());
+      expression(ep);
+      batchLoop = rt.hasInherited(ctx.trees().getTypeMirror(ep), BatchSource.class);
+      if (batchLoop) {
+        element = Value.on(Place.CPU).withOrigin(Value.Origin.BATCH, new TreePath(path, f.getVariable()),
+            f.getVariable().getName().toString());
+      }
+    }
+    Env head = env.copy();
+    if (batchLoop) {
+      batchDepth++;
+    }
+    for (int pass = 1; ; pass++) {
+      ctx.pushBuffer();
+      Frame frame = new Frame(t, label, true);
+      frames.push(frame);
+      env = head.copy();
+      Env exit = onePass(path, frame, element);
+      frames.pop();
+      Env back = joinAll(env, frame.continues);
+      Env next = head.join(back);
+      if (next.equals(head) || pass >= MAX_LOOP_PASSES) {
+        ctx.commitBuffer();
+        env = joinAll(exit, frame.breaks);
+        break;
+      }
+      ctx.discardBuffer();
+      head = next;
+    }
+    if (batchLoop) {
+      batchDepth--;
+    }
+  }
+
+  /** One pass over the loop: condition, body, update. Returns the environment where the loop exits normally. */
+  private Env onePass(TreePath path, Frame frame, Value element) {
+    Tree t = path.getLeaf();
+    switch (t.getKind()) {
+      case WHILE_LOOP: {
+        WhileLoopTree w = (WhileLoopTree) t;
+        expression(new TreePath(path, w.getCondition()));
+        Env exit = env.copy();
+        statement(new TreePath(path, w.getStatement()));
+        return exit;
+      }
+      case DO_WHILE_LOOP: {
+        DoWhileLoopTree d = (DoWhileLoopTree) t;
+        statement(new TreePath(path, d.getStatement()));
+        env = joinAll(env, frame.continues);
+        frame.continues.clear();
+        expression(new TreePath(path, d.getCondition()));
+        return env.copy();
+      }
+      case FOR_LOOP: {
+        ForLoopTree f = (ForLoopTree) t;
+        if (f.getCondition() != null) {
+          expression(new TreePath(path, f.getCondition()));
+        }
+        Env exit = f.getCondition() == null ? Env.unreachable() : env.copy();
+        statement(new TreePath(path, f.getStatement()));
+        env = joinAll(env, frame.continues);
+        frame.continues.clear();
+        for (ExpressionStatementTree u : f.getUpdate()) {
+          statement(new TreePath(path, u));
+        }
+        return exit;
+      }
+      default: {
+        EnhancedForLoopTree f = (EnhancedForLoopTree) t;
+        Env exit = env.copy();
+        TreePath vp = new TreePath(path, f.getVariable());
+        Element var = ctx.trees().getElement(vp);
+        if (var != null) {
+          env.put(var, element);
+        }
+        statement(new TreePath(path, f.getStatement()));
+        return exit;
+      }
+    }
+  }
+
+  private static Env joinAll(Env env, List<Env> others) {
+    Env result = env;
+    for (Env o : others) {
+      result = result.join(o);
+    }
+    return result;
+  }
+
+  // ================================================================== expressions
+
+  /** Evaluates an expression, records its value, and returns it. */
+  Value expression(TreePath path) {
+    Value v = evaluate(path);
+    values.put(path.getLeaf(), v);
+    return v;
+  }
+
+  /** The value an expression had when it was last evaluated. */
+  Value valueOf(Tree t) {
+    Value v = values.get(t);
+    return v == null ? Value.UNKNOWN : v;
+  }
+
+  private Value evaluate(TreePath path) {
+    Tree t = path.getLeaf();
+    switch (t.getKind()) {
+      case PARENTHESIZED:
+        return expression(new TreePath(path, ((ParenthesizedTree) t).getExpression()));
+      case TYPE_CAST:
+        return expression(new TreePath(path, ((TypeCastTree) t).getExpression()));
+      case IDENTIFIER:
+        return identifier(path);
+      case MEMBER_SELECT:
+        return memberSelect(path, (MemberSelectTree) t);
+      case METHOD_INVOCATION:
+        return invocation(path, (MethodInvocationTree) t);
+      case NEW_CLASS:
+        return newClass(path, (NewClassTree) t);
+      case ASSIGNMENT:
+        return assignment(path, (AssignmentTree) t);
+      case CONDITIONAL_EXPRESSION: {
+        ConditionalExpressionTree c = (ConditionalExpressionTree) t;
+        expression(new TreePath(path, c.getCondition()));
+        Value a = expression(new TreePath(path, c.getTrueExpression()));
+        Value b = expression(new TreePath(path, c.getFalseExpression()));
+        return a.join(b);
+      }
+      case LAMBDA_EXPRESSION:
+        lambda(path, (LambdaExpressionTree) t);
+        return Value.UNKNOWN;
+      case PLUS: {
+        BinaryTree b = (BinaryTree) t;
+        Value l = expression(new TreePath(path, b.getLeftOperand()));
+        Value r = expression(new TreePath(path, b.getRightOperand()));
+        checks.printed(new TreePath(path, b.getLeftOperand()), l, isString(path));
+        checks.printed(new TreePath(path, b.getRightOperand()), r, isString(path));
+        return Value.UNKNOWN;
+      }
+      case PLUS_ASSIGNMENT: {
+        CompoundAssignmentTree c = (CompoundAssignmentTree) t;
+        expression(new TreePath(path, c.getVariable()));
+        Value r = expression(new TreePath(path, c.getExpression()));
+        checks.printed(new TreePath(path, c.getExpression()), r, isString(path));
+        return Value.UNKNOWN;
+      }
+      case CLASS:
+      case MEMBER_REFERENCE:
+        return Value.UNKNOWN;
+      default:
+        evaluateChildren(path);
+        return Value.UNKNOWN;
+    }
+  }
+
+  private boolean isString(TreePath path) {
+    TypeMirror t = ctx.trees().getTypeMirror(path);
+    return t != null && t.toString().equals("java.lang.String");
+  }
+
+  /** Evaluates the subexpressions of an expression the analysis has no rule for. */
+  private void evaluateChildren(TreePath path) {
+    new com.sun.source.util.TreeScanner<Void, Void>() {
+      @Override
+      public Void scan(Tree tree, Void unused) {
+        if (tree == null) {
+          return null;
+        }
+        if (tree instanceof ExpressionTree && tree != path.getLeaf()) {
+          expression(new TreePath(path, tree));
+          return null;
+        }
+        return super.scan(tree, unused);
+      }
+
+      @Override
+      public Void visitClass(com.sun.source.tree.ClassTree node, Void unused) {
+        return null;
+      }
+    }.scan(path.getLeaf(), null);
+  }
+
+  private Value identifier(TreePath path) {
+    Element e = ctx.trees().getElement(path);
+    if (e == null) {
+      return Value.UNKNOWN;
+    }
+    String name = e.getSimpleName().toString();
+    if (name.equals("this") || name.equals("super")) {
+      return thisValue;
+    }
+    switch (e.getKind()) {
+      case LOCAL_VARIABLE:
+      case PARAMETER:
+      case EXCEPTION_PARAMETER:
+      case RESOURCE_VARIABLE:
+      case BINDING_VARIABLE: {
+        Value v = env.get(e);
+        return v == null ? Value.UNKNOWN : v;
+      }
+      case FIELD:
+        return checks.scope().field((VariableElement) e, thisValue);
+      default:
+        return Value.UNKNOWN;
+    }
+  }
+
+  private Value memberSelect(TreePath path, MemberSelectTree t) {
+    Element e = ctx.trees().getElement(path);
+    TreePath receiverPath = new TreePath(path, t.getExpression());
+    Element receiverElement = ctx.trees().getElement(receiverPath);
+    boolean typeName = receiverElement instanceof TypeElement || (receiverElement != null
+        && receiverElement.getKind() == ElementKind.PACKAGE);
+    Value receiver = typeName ? Value.UNKNOWN : expression(receiverPath);
+    if (e != null && e.getKind() == ElementKind.FIELD) {
+      return checks.scope().field((VariableElement) e, receiver);
+    }
+    return Value.UNKNOWN;
+  }
+
+  private Value assignment(TreePath path, AssignmentTree a) {
+    TreePath rhs = new TreePath(path, a.getExpression());
+    Value v = expression(rhs);
+    TreePath lhs = new TreePath(path, a.getVariable());
+    Element e = ctx.trees().getElement(lhs);
+    if (a.getVariable() instanceof MemberSelectTree) {
+      expression(new TreePath(lhs, ((MemberSelectTree) a.getVariable()).getExpression()));
+    }
+    if (e != null && isLocal(e)) {
+      OnDevice on = e.getAnnotation(OnDevice.class);
+      if (on != null && rt.isTensor(e.asType())) {
+        Place declared = checks.scope().declaredPlace(on.value());
+        checks.contract(rhs, v, declared, "the variable " + e.getSimpleName() + " declared @OnDevice(\""
+            + on.value() + "\")");
+        v = v.withPlace(declared);
+      }
+      env.put(e, named(v, e));
+    }
+    return v;
+  }
+
+  private static boolean isLocal(Element e) {
+    switch (e.getKind()) {
+      case LOCAL_VARIABLE:
+      case PARAMETER:
+      case EXCEPTION_PARAMETER:
+      case RESOURCE_VARIABLE:
+      case BINDING_VARIABLE:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  private void lambda(TreePath path, LambdaExpressionTree l) {
+    MethodInterpreter inner = new MethodInterpreter(ctx, checks.scope(), null, env.copy());
+    for (VariableTree p : l.getParameters()) {
+      Element e = ctx.trees().getElement(new TreePath(path, p));
+      if (e != null) {
+        inner.env.put(e, Value.UNKNOWN);
+      }
+    }
+    inner.body(new TreePath(path, l.getBody()));
+  }
+
+  // ------------------------------------------------------------------ calls
+
+  private Value newClass(TreePath path, NewClassTree t) {
+    List<Value> args = arguments(path, t.getArguments());
+    Element e = ctx.trees().getElement(path);
+    TypeMirror type = ctx.trees().getTypeMirror(path);
+    Place device = devicePlace(e, t.getArguments(), args);
+    if (e instanceof ExecutableElement) {
+      MethodSemantics s = ctx.semantics((ExecutableElement) e);
+      if (s.kind == MethodSemantics.Kind.FACTORY) {
+        return factory(path, t.getArguments(), args, s);
+      }
+    }
+    if (rt.isModel(type)) {
+      if (device != null) {
+        return Value.on(device);
+      }
+      return Value.on(Place.CPU).withOrigin(Value.Origin.UNMOVED_MODEL, path, null);
+    }
+    return Value.UNKNOWN;
+  }
+
+  private List<Value> arguments(TreePath path, List<? extends ExpressionTree> trees) {
+    List<Value> out = new ArrayList<>();
+    for (ExpressionTree a : trees) {
+      out.add(expression(new TreePath(path, a)));
+    }
+    return out;
+  }
+
+  private Value invocation(TreePath path, MethodInvocationTree t) {
+    Element el = ctx.trees().getElement(path);
+    ExpressionTree select = t.getMethodSelect();
+    ExpressionTree receiverTree = null;
+    Value receiver = null;
+    boolean isStatic = el != null && el.getModifiers().contains(Modifier.STATIC);
+    if (select instanceof MemberSelectTree) {
+      TreePath selectPath = new TreePath(path, select);
+      TreePath rp = new TreePath(selectPath, ((MemberSelectTree) select).getExpression());
+      Element re = ctx.trees().getElement(rp);
+      boolean typeName = re instanceof TypeElement || (re != null && re.getKind() == ElementKind.PACKAGE);
+      if (!typeName) {
+        receiverTree = ((MemberSelectTree) select).getExpression();
+        receiver = expression(rp);
+      }
+    } else if (!isStatic) {
+      receiver = thisValue;
+    }
+    List<Value> args = arguments(path, t.getArguments());
+    if (!(el instanceof ExecutableElement)) {
+      return Value.UNKNOWN;
+    }
+    ExecutableElement m = (ExecutableElement) el;
+    MethodSemantics s = ctx.semantics(m);
+    invoked.put(t, s);
+    checks.printedArguments(path, m, t.getArguments(), args);
+    Call call = new Call(path, t, m, s, receiverTree, receiver, t.getArguments(), args);
+    Value result = apply(call);
+    if (s.hostSync) {
+      checks.hostSync(call);
+      env.replaceAll(v -> v.pendingHostCopy() ? v.withPendingHostCopy(false) : v);
+    }
+    return result;
+  }
+
+  /** One evaluated call: the method, its semantics, its receiver and arguments with their values. */
+  final class Call {
+    final TreePath path;
+    final MethodInvocationTree tree;
+    final ExecutableElement method;
+    final MethodSemantics semantics;
+    final ExpressionTree receiverTree;
+    final Value receiver;
+    final List<? extends ExpressionTree> argumentTrees;
+    final List<Value> arguments;
+
+    Call(TreePath path, MethodInvocationTree tree, ExecutableElement method, MethodSemantics semantics,
+        ExpressionTree receiverTree, Value receiver, List<? extends ExpressionTree> argumentTrees,
+        List<Value> arguments) {
+      this.path = path;
+      this.tree = tree;
+      this.method = method;
+      this.semantics = semantics;
+      this.receiverTree = receiverTree;
+      this.receiver = receiver;
+      this.argumentTrees = argumentTrees;
+      this.arguments = arguments;
+    }
+
+    TreePath argumentPath(int i) {
+      return new TreePath(path, argumentTrees.get(i));
+    }
+
+    TreePath receiverPath() {
+      return receiverTree == null ? path
+          : new TreePath(new TreePath(path, tree.getMethodSelect()), receiverTree);
+    }
+
+    /** The value of a subexpression evaluated during this call (elements of {@code List.of(...)}). */
+    Value valueOf(Tree t) {
+      return MethodInterpreter.this.valueOf(t);
+    }
+
+    /** Whether a method invocation tree was a factory creating on the CPU for want of a device. */
+    boolean isCpuFactory(Tree t) {
+      return cpuFactories.containsKey(skipParens(t));
+    }
+  }
+
+  private Value apply(Call c) {
+    MethodSemantics s = c.semantics;
+    switch (s.kind) {
+      case FACTORY:
+        return factory(c.path, c.argumentTrees, c.arguments, s);
+      case MOVE:
+        return checks.move(c, devicePlace(c.method, c.argumentTrees, c.arguments));
+      case SAME_DEVICE:
+        return checks.sameDevice(c);
+      case MODEL_CALL:
+        return checks.modelCall(c);
+      case RETURNS_DEVICE:
+        return Value.on(returnedDevice(c));
+      default:
+        return other(c);
+    }
+  }
+
+  private Value factory(TreePath path, List<? extends ExpressionTree> argTrees, List<Value> args,
+      MethodSemantics s) {
+    Element m = ctx.trees().getElement(path);
+    Place device = devicePlace(m, argTrees, args);
+    Value tensorArg = null;
+    boolean arrays = false;
+    for (int i = 0; i < argTrees.size(); i++) {
+      TypeMirror at = ctx.trees().getTypeMirror(new TreePath(path, argTrees.get(i)));
+      if (at != null && rt.isTensor(at) && tensorArg == null) {
+        tensorArg = args.get(i);
+      }
+      arrays |= at != null && at.getKind() == TypeKind.ARRAY;
+    }
+    Value v;
+    if (device != null) {
+      v = Value.on(device);
+    } else if (tensorArg != null) {
+      v = Value.on(tensorArg.place());
+    } else {
+      v = Value.on(Place.CPU);
+      if (!arrays) {
+        cpuFactories.put(path.getLeaf(), Boolean.TRUE);
+      }
+      if (checks.scope().isModelClass()) {
+        v = v.withOrigin(Value.Origin.DEFAULT_DEVICE_FACTORY, path, null);
+      }
+    }
+    return v.withZeroDim(s.zeroDim);
+  }
+
+  private Value other(Call c) {
+    MethodSemantics s = c.semantics;
+    checks.parameterContracts(c);
+    Place device = devicePlace(c.method, c.argumentTrees, c.arguments);
+    if (s.inPlace && device != null && c.receiverTree != null) {
+      TreePath rp = c.receiverPath();
+      Element re = ctx.trees().getElement(rp);
+      if (re != null && isLocal(re)) {
+        env.put(re, Value.on(device));
+      }
+    }
+    if (s.returnDevice != null) {
+      Value v = Value.on(checks.scope().declaredPlace(s.returnDevice, c.receiver));
+      if (c.receiver != null && c.receiver.origin() == Value.Origin.BATCH && v.place() == Place.CPU) {
+        v = v.withOrigin(Value.Origin.BATCH, c.path, c.receiver.originName());
+      }
+      return v;
+    }
+    if (c.receiver != null && c.receiver.origin() == Value.Origin.BATCH && s.returnsTensor) {
+      return Value.on(Place.CPU).withOrigin(Value.Origin.BATCH, c.path, c.receiver.originName());
+    }
+    return Value.UNKNOWN;
+  }
+
+  /** The place of the first {@code Device} argument, or null without one. */
+  private Place devicePlace(Element m, List<? extends ExpressionTree> argTrees, List<Value> args) {
+    if (!(m instanceof ExecutableElement)) {
+      return null;
+    }
+    List<? extends VariableElement> params = ((ExecutableElement) m).getParameters();
+    for (int i = 0; i < params.size() && i < args.size(); i++) {
+      if (rt.isDevice(params.get(i).asType())) {
+        return args.get(i).place();
+      }
+    }
+    return null;
+  }
+
+  private Place returnedDevice(Call c) {
+    ReturnsDevice.Source source = c.semantics.deviceSource;
+    switch (source) {
+      case CPU:
+        return Place.CPU;
+      case CURRENT_CUDA:
+        return Place.fixed("cuda:0");
+      case CUDA_INDEX: {
+        Object k = c.argumentTrees.isEmpty() ? null : constant(c.argumentPath(0));
+        return k instanceof Integer ? Place.fixed("cuda:" + k) : Place.UNKNOWN;
+      }
+      case PARSED: {
+        Object k = c.argumentTrees.isEmpty() ? null : constant(c.argumentPath(0));
+        return k instanceof String ? parsed((String) k) : Place.UNKNOWN;
+      }
+      case RUNTIME:
+        return Place.symbol(c.method, ctx.shortText(c.tree));
+      default:
+        return c.receiver == null ? Place.UNKNOWN : c.receiver.place();
+    }
+  }
+
+  private static Place parsed(String spec) {
+    if (spec.equals("cpu") || spec.equals("cpu:0")) {
+      return Place.CPU;
+    }
+    if (spec.equals("cuda")) {
+      return Place.fixed("cuda:0");
+    }
+    return spec.matches("cuda:(0|[1-9][0-9]*)") ? Place.fixed(spec) : Place.UNKNOWN;
+  }
+
+  /** The compile-time constant value of an expression, or null. */
+  Object constant(TreePath path) {
+    Tree t = skipParens(path.getLeaf());
+    if (t instanceof LiteralTree) {
+      return ((LiteralTree) t).getValue();
+    }
+    Element e = ctx.trees().getElement(path);
+    if (e instanceof VariableElement) {
+      return ((VariableElement) e).getConstantValue();
+    }
+    return null;
+  }
+
+  static ExpressionTree skipParens(Tree t) {
+    Tree x = t;
+    while (x instanceof ParenthesizedTree) {
+      x = ((ParenthesizedTree) x).getExpression();
+    }
+    return (ExpressionTree) x;
+  }
+
+  /** Whether the analysis is inside a batch loop or a step method. */
+  boolean inBatchLoop() {
+    return batchDepth > 0;
+  }
+
+  Env env() {
+    return env;
+  }
+}

@@ -1,0 +1,137 @@
+package dev.ondevice.processor.analysis;
+
+import dev.ondevice.annotations.Factory;
+import dev.ondevice.annotations.HostSync;
+import dev.ondevice.annotations.InPlace;
+import dev.ondevice.annotations.Move;
+import dev.ondevice.annotations.NonBlocking;
+import dev.ondevice.annotations.OnDevice;
+import dev.ondevice.annotations.ReturnsDevice;
+import dev.ondevice.annotations.SameDevice;
+import dev.ondevice.annotations.ZeroDim;
+import java.util.List;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.element.VariableElement;
+import javax.lang.model.type.TypeKind;
+import javax.lang.model.type.TypeMirror;
+
+/**
+ * What a method does to devices, read once from the annotations on it and on its class: the
+ * analysis knows nothing about particular method names.
+ */
+final class MethodSemantics {
+  /** The kinds of method, by annotation. */
+  enum Kind {
+    /** {@code @Factory}: a new tensor. */
+    FACTORY,
+    /** {@code @Move}: the receiver on another device. */
+    MOVE,
+    /** {@code @SameDevice}, on the method or its class: operands on one device, the result on it. */
+    SAME_DEVICE,
+    /** {@code @ReturnsDevice}: a device value. */
+    RETURNS_DEVICE,
+    /** An instance method of a model taking or returning tensors: arguments on the model's device. */
+    MODEL_CALL,
+    /** Anything else: the result is unknown. */
+    OTHER
+  }
+
+  final Kind kind;
+  final boolean hostSync;
+  final boolean inPlace;
+  final boolean crossDevice;
+  final boolean zeroDim;
+  final boolean returnsTensor;
+  final String moveTo;
+  final boolean pins;
+  final int nonBlockingParameter;
+  final ReturnsDevice.Source deviceSource;
+  final String[] parameterDevices;
+  final String returnDevice;
+
+  private MethodSemantics(Kind kind, boolean hostSync, boolean inPlace, boolean crossDevice, boolean zeroDim,
+      boolean returnsTensor, String moveTo, boolean pins, int nonBlockingParameter,
+      ReturnsDevice.Source deviceSource, String[] parameterDevices, String returnDevice) {
+    this.kind = kind;
+    this.hostSync = hostSync;
+    this.inPlace = inPlace;
+    this.crossDevice = crossDevice;
+    this.zeroDim = zeroDim;
+    this.returnsTensor = returnsTensor;
+    this.moveTo = moveTo;
+    this.pins = pins;
+    this.nonBlockingParameter = nonBlockingParameter;
+    this.deviceSource = deviceSource;
+    this.parameterDevices = parameterDevices;
+    this.returnDevice = returnDevice;
+  }
+
+  /** Whether the result is a new tensor that must not be discarded. */
+  boolean pure() {
+    return returnsTensor && !inPlace && (kind == Kind.FACTORY || kind == Kind.MOVE || kind == Kind.SAME_DEVICE);
+  }
+
+  static MethodSemantics of(ExecutableElement m, RuntimeTypes rt) {
+    boolean returnsTensor = rt.isTensor(m.getReturnType());
+    boolean takesTensors = false;
+    List<? extends VariableElement> params = m.getParameters();
+    String[] paramDevices = new String[params.size()];
+    int nonBlocking = -1;
+    for (int i = 0; i < params.size(); i++) {
+      VariableElement p = params.get(i);
+      TypeMirror t = p.asType();
+      takesTensors |= rt.isTensor(t) || rt.isTensorIterable(t);
+      OnDevice on = p.getAnnotation(OnDevice.class);
+      paramDevices[i] = on == null ? null : on.value();
+      if (p.getAnnotation(NonBlocking.class) != null && t.getKind() == TypeKind.BOOLEAN) {
+        nonBlocking = i;
+      }
+    }
+    OnDevice onReturn = m.getAnnotation(OnDevice.class);
+    String returnDevice = onReturn == null ? null : onReturn.value();
+    InPlace inPlace = m.getAnnotation(InPlace.class);
+    boolean hostSync = m.getAnnotation(HostSync.class) != null;
+    boolean zeroDim = m.getAnnotation(ZeroDim.class) != null;
+    Kind kind;
+    String moveTo = null;
+    boolean pins = false;
+    ReturnsDevice.Source source = null;
+    Factory factory = m.getAnnotation(Factory.class);
+    Move move = m.getAnnotation(Move.class);
+    ReturnsDevice returnsDevice = m.getAnnotation(ReturnsDevice.class);
+    if (factory != null) {
+      kind = Kind.FACTORY;
+      zeroDim |= factory.zeroDim();
+    } else if (move != null) {
+      kind = Kind.MOVE;
+      moveTo = move.to();
+      pins = move.pins();
+    } else if (returnsDevice != null) {
+      kind = Kind.RETURNS_DEVICE;
+      source = returnsDevice.value();
+    } else if ((returnsTensor || takesTensors) && (m.getAnnotation(SameDevice.class) != null
+        || declaredInSameDeviceType(m, rt))) {
+      kind = Kind.SAME_DEVICE;
+    } else if ((returnsTensor || takesTensors) && !m.getModifiers().contains(Modifier.STATIC)
+        && isModelMethod(m, rt)) {
+      kind = Kind.MODEL_CALL;
+    } else {
+      kind = Kind.OTHER;
+    }
+    return new MethodSemantics(kind, hostSync, inPlace != null, inPlace != null && inPlace.crossDevice(), zeroDim,
+        returnsTensor, moveTo, pins, nonBlocking, source, paramDevices, returnDevice);
+  }
+
+  private static boolean declaredInSameDeviceType(ExecutableElement m, RuntimeTypes rt) {
+    Element owner = m.getEnclosingElement();
+    return owner instanceof TypeElement && rt.hasInherited(owner.asType(), SameDevice.class);
+  }
+
+  private static boolean isModelMethod(ExecutableElement m, RuntimeTypes rt) {
+    Element owner = m.getEnclosingElement();
+    return owner instanceof TypeElement && rt.isModel(owner.asType()) && !rt.isModelBase(owner.asType());
+  }
+}

@@ -1,0 +1,92 @@
+package dev.ondevice.processor.analysis;
+
+import dev.ondevice.annotations.Buffer;
+import dev.ondevice.annotations.OnDevice;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.element.VariableElement;
+
+/**
+ * The class and method a body belongs to: whether it is a model (its state and inputs are on the
+ * model's device, a symbolic place), and the places of fields and of {@code @OnDevice} values.
+ */
+final class ModelScope {
+  private final RuntimeTypes rt;
+  private final TypeElement type;
+  private final boolean modelClass;
+  private final boolean instanceMethod;
+  private final String methodName;
+  private final Value thisValue;
+
+  ModelScope(RuntimeTypes rt, TypeElement type, ExecutableElement method) {
+    this.rt = rt;
+    this.type = type;
+    this.modelClass = type != null && rt.isModel(type.asType());
+    this.instanceMethod = method == null || !method.getModifiers().contains(Modifier.STATIC);
+    this.methodName = (type == null ? "" : type.getSimpleName() + ".")
+        + (method == null ? "<init>" : method.getSimpleName());
+    this.thisValue = modelClass && instanceMethod
+        ? Value.on(Place.symbol(type, "the model's device")) : Value.UNKNOWN;
+  }
+
+  boolean isModelClass() {
+    return modelClass;
+  }
+
+  /** Whether the body is an instance method of a model: its tensor parameters default to the model's device. */
+  boolean isModelInstanceMethod() {
+    return modelClass && instanceMethod;
+  }
+
+  /** {@code Class.method}, for messages. */
+  String methodName() {
+    return methodName;
+  }
+
+  Value thisValue() {
+    return thisValue;
+  }
+
+  /** The place an {@code @OnDevice} value names, "model" being this model's device. */
+  Place declaredPlace(String onDevice) {
+    return declaredPlace(onDevice, thisValue);
+  }
+
+  /** The place an {@code @OnDevice} value names, "model" being the device of {@code model}. */
+  Place declaredPlace(String onDevice, Value model) {
+    switch (onDevice) {
+      case OnDevice.MODEL:
+        return model == null ? Place.UNKNOWN : model.place();
+      case "cpu":
+      case "cpu:0":
+        return Place.CPU;
+      case "cuda":
+        return Place.fixed("cuda:0");
+      default:
+        return onDevice.matches("cuda:(0|[1-9][0-9]*)") ? Place.fixed(onDevice) : Place.UNKNOWN;
+    }
+  }
+
+  /** The value of field {@code f} read through {@code receiver}. */
+  Value field(VariableElement f, Value receiver) {
+    boolean tensor = rt.isTensor(f.asType());
+    boolean model = rt.isModel(f.asType());
+    if (!tensor && !model) {
+      return rt.isDevice(f.asType()) ? Value.on(Place.symbol(f, f.getSimpleName().toString())) : Value.UNKNOWN;
+    }
+    OnDevice on = f.getAnnotation(OnDevice.class);
+    if (on != null) {
+      return Value.on(declaredPlace(on.value(), receiver));
+    }
+    if (f.getModifiers().contains(Modifier.STATIC)) {
+      return tensor ? Value.on(Place.CPU).withOrigin(Value.Origin.STATIC_CONSTANT, null,
+          f.getSimpleName().toString()) : Value.UNKNOWN;
+    }
+    Element owner = f.getEnclosingElement();
+    boolean modelState = owner instanceof TypeElement && rt.isModel(owner.asType())
+        && (model || f.getAnnotation(Buffer.class) != null || rt.isTensor(f.asType()));
+    return modelState && receiver != null ? Value.on(receiver.place()) : Value.UNKNOWN;
+  }
+}

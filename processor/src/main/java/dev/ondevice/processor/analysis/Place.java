@@ -1,0 +1,123 @@
+package dev.ondevice.processor.analysis;
+
+import java.util.Objects;
+
+/**
+ * The abstract device of a value: nothing yet, the CPU, a fixed device ({@code cuda:0}), a
+ * symbolic device (the value of a {@code Device} variable, or the device of a model), or unknown.
+ * Unknown never causes a finding.
+ */
+final class Place {
+  enum Kind {
+    NONE,
+    CPU,
+    FIXED,
+    SYMBOL,
+    UNKNOWN
+  }
+
+  /** How sure a conflict between two places is. */
+  enum Conflict {
+    NONE,
+    POSSIBLE,
+    CERTAIN
+  }
+
+  static final Place NONE = new Place(Kind.NONE, null, null);
+  static final Place CPU = new Place(Kind.CPU, "cpu", null);
+  static final Place UNKNOWN = new Place(Kind.UNKNOWN, null, null);
+
+  private final Kind kind;
+  private final String name;
+  private final Object key;
+
+  private Place(Kind kind, String name, Object key) {
+    this.kind = kind;
+    this.name = name;
+    this.key = key;
+  }
+
+  /** A fixed device from its string ({@code cpu} gives the CPU). */
+  static Place fixed(String device) {
+    return device.equals("cpu") ? CPU : new Place(Kind.FIXED, device, device);
+  }
+
+  /** A device known only at run time, identified by {@code key}, described as {@code name}. */
+  static Place symbol(Object key, String name) {
+    return new Place(Kind.SYMBOL, name, key);
+  }
+
+  Kind kind() {
+    return kind;
+  }
+
+  boolean isKnown() {
+    return kind == Kind.CPU || kind == Kind.FIXED || kind == Kind.SYMBOL;
+  }
+
+  /** The same place under another description (a symbolic device named after its variable). */
+  Place named(String newName) {
+    return kind == Kind.SYMBOL ? new Place(kind, newName, key) : this;
+  }
+
+  String name() {
+    return name;
+  }
+
+  Place join(Place other) {
+    if (kind == Kind.NONE) {
+      return other;
+    }
+    if (other.kind == Kind.NONE || equals(other)) {
+      return this;
+    }
+    return UNKNOWN;
+  }
+
+  /** Whether two places are provably different (certain) or may differ at run time (possible). */
+  static Conflict conflict(Place a, Place b) {
+    if (!a.isKnown() || !b.isKnown() || a.equals(b)) {
+      return Conflict.NONE;
+    }
+    if (a.kind == Kind.SYMBOL && b.kind == Kind.SYMBOL) {
+      return Conflict.POSSIBLE;
+    }
+    if ((a.kind == Kind.SYMBOL && b.kind == Kind.FIXED) || (a.kind == Kind.FIXED && b.kind == Kind.SYMBOL)) {
+      return Conflict.POSSIBLE;
+    }
+    return Conflict.CERTAIN;
+  }
+
+  /** For messages: {@code cpu}, {@code cuda:0}, or the symbolic device's description. */
+  String describe() {
+    switch (kind) {
+      case CPU:
+        return "the CPU";
+      case FIXED:
+        return name;
+      case SYMBOL:
+        return name;
+      default:
+        return "an unknown device";
+    }
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof Place)) {
+      return false;
+    }
+    Place p = (Place) o;
+    return p.kind == kind && Objects.equals(p.key, key);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(kind, key);
+  }
+
+  @Override
+  public String toString() {
+    return kind + (name == null ? "" : "(" + name + ")");
+  }
+}

@@ -1,0 +1,149 @@
+package dev.ondevice.processor.analysis;
+
+import com.sun.source.util.TreePath;
+import java.util.Objects;
+
+/**
+ * The abstract value of an expression: its device, and what else the checks need to know (0-dim,
+ * pinned memory, a pending non-blocking copy to the host, where the value came from, whether it is
+ * a model that was never moved). Immutable.
+ */
+final class Value {
+  /** Where a tensor came from, for the checks with their own message. */
+  enum Origin {
+    NONE,
+    /** A factory without a device, inside a model class. */
+    DEFAULT_DEVICE_FACTORY,
+    /** A data loader batch, not moved. */
+    BATCH,
+    /** A static tensor field. */
+    STATIC_CONSTANT,
+    /** A model created on the CPU and never moved. */
+    UNMOVED_MODEL
+  }
+
+  /** Three-valued: yes, no, or don't know. */
+  enum Tri {
+    YES,
+    NO,
+    MAYBE;
+
+    Tri join(Tri other) {
+      return this == other ? this : MAYBE;
+    }
+  }
+
+  static final Value UNKNOWN = new Value(Place.UNKNOWN, false, Tri.MAYBE, false, Origin.NONE, null, null);
+
+  private final Place place;
+  private final boolean zeroDim;
+  private final Tri pinned;
+  private final boolean pendingHostCopy;
+  private final Origin origin;
+  private final TreePath originPath;
+  private final String originName;
+
+  private Value(Place place, boolean zeroDim, Tri pinned, boolean pendingHostCopy, Origin origin, TreePath originPath,
+      String originName) {
+    this.place = place;
+    this.zeroDim = zeroDim;
+    this.pinned = pinned;
+    this.pendingHostCopy = pendingHostCopy;
+    this.origin = origin;
+    this.originPath = originPath;
+    this.originName = originName;
+  }
+
+  static Value on(Place place) {
+    return new Value(place, false, place.kind() == Place.Kind.CPU ? Tri.NO : Tri.MAYBE, false, Origin.NONE, null, null);
+  }
+
+  Place place() {
+    return place;
+  }
+
+  boolean zeroDim() {
+    return zeroDim;
+  }
+
+  /** Whether this is a 0-dim CPU tensor, which PyTorch lets stand as a scalar beside any device. */
+  boolean cpuScalarLike() {
+    return zeroDim && place == Place.CPU;
+  }
+
+  Tri pinned() {
+    return pinned;
+  }
+
+  boolean pendingHostCopy() {
+    return pendingHostCopy;
+  }
+
+  Origin origin() {
+    return origin;
+  }
+
+  /** The expression the origin refers to (the factory call, the static field, the model creation). */
+  TreePath originPath() {
+    return originPath;
+  }
+
+  /** The name the origin refers to (the variable, the field, the model). */
+  String originName() {
+    return originName;
+  }
+
+  Value withPlace(Place p) {
+    return new Value(p, zeroDim, pinned, pendingHostCopy, origin, originPath, originName);
+  }
+
+  Value withZeroDim(boolean z) {
+    return new Value(place, z, pinned, pendingHostCopy, origin, originPath, originName);
+  }
+
+  Value withPinned(Tri p) {
+    return new Value(place, zeroDim, p, pendingHostCopy, origin, originPath, originName);
+  }
+
+  Value withPendingHostCopy(boolean pending) {
+    return new Value(place, zeroDim, pinned, pending, origin, originPath, originName);
+  }
+
+  Value withOrigin(Origin o, TreePath tree, String name) {
+    return new Value(place, zeroDim, pinned, pendingHostCopy, o, tree, name);
+  }
+
+  Value join(Value other) {
+    if (this == other) {
+      return this;
+    }
+    boolean sameOrigin = origin == other.origin && sameLeaf(originPath, other.originPath);
+    return new Value(place.join(other.place), zeroDim && other.zeroDim, pinned.join(other.pinned),
+        pendingHostCopy && other.pendingHostCopy, sameOrigin ? origin : Origin.NONE,
+        sameOrigin ? originPath : null, sameOrigin ? originName : null);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof Value)) {
+      return false;
+    }
+    Value v = (Value) o;
+    return v.place.equals(place) && v.zeroDim == zeroDim && v.pinned == pinned
+        && v.pendingHostCopy == pendingHostCopy && v.origin == origin && sameLeaf(v.originPath, originPath);
+  }
+
+  private static boolean sameLeaf(TreePath a, TreePath b) {
+    return a == b || (a != null && b != null && a.getLeaf() == b.getLeaf());
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(place, zeroDim, pinned, pendingHostCopy, origin);
+  }
+
+  @Override
+  public String toString() {
+    return place + (zeroDim ? " 0-dim" : "") + (pendingHostCopy ? " pending" : "") + " " + origin;
+  }
+}
