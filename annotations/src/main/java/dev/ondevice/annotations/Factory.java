@@ -22,4 +22,10 @@ import java.lang.annotation.Target;
 public @interface Factory {
   /** Whether the tensor is 0-dim, a scalar that PyTorch lets meet tensors on any device. */
   boolean zeroDim() default false;
+
+  /**
+   * Whether the tensor holds data the caller passes in host memory (Java arrays): creating it on
+   * a device copies anyway, so creating it on the CPU and moving it is no waste.
+   */
+  boolean fromHostData() default false;
 }

@@ -16,6 +16,7 @@ import javax.tools.JavaFileObject;
 final class Sources {
   private static final String[] STUBS = {
     "dev/ondevice/Tensor.java", "dev/ondevice/Parameter.java", "dev/ondevice/Device.java",
+    "dev/ondevice/Cuda.java", "dev/ondevice/Loader.java", "dev/ondevice/Loss.java",
     "dev/ondevice/nn/Model.java", "dev/ondevice/nn/ModelCode.java", "dev/ondevice/nn/StateVisitor.java"
   };
 
@@ -40,6 +41,11 @@ final class Sources {
 
   /** Compiles {@code sources} with the runtime stubs and the processor (plus {@code others}). */
   static Compilation compile(List<JavaFileObject> sources, Processor... others) {
+    return compileWithOptions(List.of(), sources, others);
+  }
+
+  /** Compiles with javac options ({@code -A...}). */
+  static Compilation compileWithOptions(List<String> options, List<JavaFileObject> sources, Processor... others) {
     List<JavaFileObject> all = new ArrayList<>();
     for (String stub : STUBS) {
       all.add(JavaFileObjects.forSourceString(stub.replace('/', '.').replace(".java", ""),
@@ -48,7 +54,7 @@ final class Sources {
     all.addAll(sources);
     List<Processor> processors = new ArrayList<>(List.of(others));
     processors.add(new OnDeviceProcessor());
-    return Compiler.javac().withProcessors(processors).compile(all);
+    return Compiler.javac().withProcessors(processors).withOptions(options).compile(all);
   }
 
   /** Compiles {@code sources} with the stubs and the processor. */

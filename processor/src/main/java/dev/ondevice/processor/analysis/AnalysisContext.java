@@ -37,7 +37,7 @@ final class AnalysisContext {
   private final Map<ExecutableElement, MethodSemantics> semantics;
   private final Map<Element, List<String>> suppressionLists = new IdentityHashMap<>();
   private final Deque<List<Finding>> buffers = new ArrayDeque<>();
-  private final Map<Tree, Finding> committed = new LinkedHashMap<>();
+  private final Map<String, Finding> committed = new LinkedHashMap<>();
   private CharSequence source;
 
   AnalysisContext(Trees trees, CompilationUnitTree unit, Elements elements, Types types, AnalysisOptions options,
@@ -110,7 +110,7 @@ final class AnalysisContext {
     List<Finding> top = buffers.pop();
     if (buffers.isEmpty()) {
       for (Finding f : top) {
-        committed.putIfAbsent(f.tree(), f);
+        committed.putIfAbsent(key(f), f);
       }
     } else {
       buffers.peek().addAll(top);
@@ -130,10 +130,15 @@ final class AnalysisContext {
     }
     Finding f = new Finding(check, severity, path.getLeaf(), message, Arrays.asList(fixes));
     if (buffers.isEmpty()) {
-      committed.putIfAbsent(f.tree(), f);
+      committed.putIfAbsent(key(f), f);
     } else {
       buffers.peek().add(f);
     }
+  }
+
+  /** One finding per check and tree. */
+  private static String key(Finding f) {
+    return f.check().name() + "@" + System.identityHashCode(f.tree());
   }
 
   List<Finding> findings() {

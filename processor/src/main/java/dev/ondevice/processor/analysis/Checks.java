@@ -149,7 +149,7 @@ final class Checks {
     if (c.receiverTree != null && c.isCpuFactory(c.receiverTree) && target.isKnown() && target != Place.CPU) {
       createThenMove(c);
     }
-    Value result = Value.on(target).withZeroDim(receiver.zeroDim());
+    Value result = Value.fresh(target).withZeroDim(receiver.zeroDim());
     if (s.pins) {
       result = result.withPinned(Value.Tri.YES);
     }
@@ -263,7 +263,7 @@ final class Checks {
     if (c.semantics.inPlace && c.receiver != null) {
       return c.receiver;
     }
-    Value result = Value.on(reported ? Place.UNKNOWN : place).withZeroDim(c.semantics.zeroDim);
+    Value result = Value.fresh(reported ? Place.UNKNOWN : place).withZeroDim(c.semantics.zeroDim);
     for (Operand o : operands) {
       if (o.value.origin() == Value.Origin.BATCH && result.place() == Place.CPU) {
         result = result.withOrigin(Value.Origin.BATCH, o.value.originPath(), o.value.originName());

@@ -50,7 +50,6 @@ import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
-import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
 
 /**
@@ -626,7 +625,27 @@ final class MethodInterpreter {
         inner.env.put(e, Value.UNKNOWN);
       }
     }
-    inner.body(new TreePath(path, l.getBody()));
+    TreePath body = new TreePath(path, l.getBody());
+    inner.body(body);
+    ExpressionTree e = l.getBody() instanceof ExpressionTree ? skipParens(l.getBody()) : null;
+    MethodSemantics sem = e == null ? null : inner.invoked.get(e);
+    if (sem != null && sem.pure() && returnsVoid(ctx.trees().getTypeMirror(path))) {
+      inner.checks.discarded(new TreePath(path, e), (MethodInvocationTree) e, sem);
+    }
+  }
+
+  /** Whether a functional interface type's method returns void (so a lambda's expression result is dropped). */
+  private boolean returnsVoid(TypeMirror functional) {
+    Element e = functional == null ? null : rt.types().asElement(functional);
+    if (!(e instanceof TypeElement)) {
+      return false;
+    }
+    for (Element member : ctx.elements().getAllMembers((TypeElement) e)) {
+      if (member instanceof ExecutableElement && member.getModifiers().contains(Modifier.ABSTRACT)) {
+        return ((ExecutableElement) member).getReturnType().getKind() == javax.lang.model.type.TypeKind.VOID;
+      }
+    }
+    return false;
   }
 
   // ------------------------------------------------------------------ calls
@@ -761,22 +780,20 @@ final class MethodInterpreter {
     Element m = ctx.trees().getElement(path);
     Place device = devicePlace(m, argTrees, args);
     Value tensorArg = null;
-    boolean arrays = false;
     for (int i = 0; i < argTrees.size(); i++) {
       TypeMirror at = ctx.trees().getTypeMirror(new TreePath(path, argTrees.get(i)));
       if (at != null && rt.isTensor(at) && tensorArg == null) {
         tensorArg = args.get(i);
       }
-      arrays |= at != null && at.getKind() == TypeKind.ARRAY;
     }
     Value v;
     if (device != null) {
-      v = Value.on(device);
+      v = Value.fresh(device);
     } else if (tensorArg != null) {
-      v = Value.on(tensorArg.place());
+      v = Value.fresh(tensorArg.place());
     } else {
-      v = Value.on(Place.CPU);
-      if (!arrays) {
+      v = Value.fresh(Place.CPU);
+      if (!s.fromHostData) {
         cpuFactories.put(path.getLeaf(), Boolean.TRUE);
       }
       if (checks.scope().isModelClass()) {

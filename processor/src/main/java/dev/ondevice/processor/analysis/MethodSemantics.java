@@ -44,6 +44,7 @@ final class MethodSemantics {
   final boolean inPlace;
   final boolean crossDevice;
   final boolean zeroDim;
+  final boolean fromHostData;
   final boolean returnsTensor;
   final String moveTo;
   final boolean pins;
@@ -53,13 +54,14 @@ final class MethodSemantics {
   final String returnDevice;
 
   private MethodSemantics(Kind kind, boolean hostSync, boolean inPlace, boolean crossDevice, boolean zeroDim,
-      boolean returnsTensor, String moveTo, boolean pins, int nonBlockingParameter,
+      boolean fromHostData, boolean returnsTensor, String moveTo, boolean pins, int nonBlockingParameter,
       ReturnsDevice.Source deviceSource, String[] parameterDevices, String returnDevice) {
     this.kind = kind;
     this.hostSync = hostSync;
     this.inPlace = inPlace;
     this.crossDevice = crossDevice;
     this.zeroDim = zeroDim;
+    this.fromHostData = fromHostData;
     this.returnsTensor = returnsTensor;
     this.moveTo = moveTo;
     this.pins = pins;
@@ -95,6 +97,7 @@ final class MethodSemantics {
     InPlace inPlace = m.getAnnotation(InPlace.class);
     boolean hostSync = m.getAnnotation(HostSync.class) != null;
     boolean zeroDim = m.getAnnotation(ZeroDim.class) != null;
+    boolean fromHostData = false;
     Kind kind;
     String moveTo = null;
     boolean pins = false;
@@ -105,6 +108,7 @@ final class MethodSemantics {
     if (factory != null) {
       kind = Kind.FACTORY;
       zeroDim |= factory.zeroDim();
+      fromHostData = factory.fromHostData();
     } else if (move != null) {
       kind = Kind.MOVE;
       moveTo = move.to();
@@ -122,7 +126,7 @@ final class MethodSemantics {
       kind = Kind.OTHER;
     }
     return new MethodSemantics(kind, hostSync, inPlace != null, inPlace != null && inPlace.crossDevice(), zeroDim,
-        returnsTensor, moveTo, pins, nonBlocking, source, paramDevices, returnDevice);
+        fromHostData, returnsTensor, moveTo, pins, nonBlocking, source, paramDevices, returnDevice);
   }
 
   private static boolean declaredInSameDeviceType(ExecutableElement m, RuntimeTypes rt) {

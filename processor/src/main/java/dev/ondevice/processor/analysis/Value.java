@@ -55,7 +55,12 @@ final class Value {
   }
 
   static Value on(Place place) {
-    return new Value(place, false, place.kind() == Place.Kind.CPU ? Tri.NO : Tri.MAYBE, false, Origin.NONE, null, null);
+    return new Value(place, false, Tri.MAYBE, false, Origin.NONE, null, null);
+  }
+
+  /** A new tensor in ordinary (pageable) memory on {@code place}: a factory or op result. */
+  static Value fresh(Place place) {
+    return new Value(place, false, place == Place.CPU ? Tri.NO : Tri.MAYBE, false, Origin.NONE, null, null);
   }
 
   Place place() {

@@ -1,0 +1,9 @@
+package dev.ondevice;
+
+import dev.ondevice.annotations.HostSync;
+
+/** Stub of the runtime's Cuda. */
+public final class Cuda {
+  @HostSync
+  public static void synchronize() {}
+}
