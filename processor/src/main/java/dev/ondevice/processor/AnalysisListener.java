@@ -6,6 +6,7 @@ import com.sun.source.util.TaskListener;
 import com.sun.source.util.TreePath;
 import com.sun.source.util.Trees;
 import dev.ondevice.processor.analysis.AnalysisOptions;
+import dev.ondevice.processor.analysis.CheckId;
 import dev.ondevice.processor.analysis.DeviceAnalysis;
 import dev.ondevice.processor.analysis.Finding;
 import dev.ondevice.processor.analysis.Severity;
@@ -18,9 +19,11 @@ import javax.tools.Diagnostic;
 final class AnalysisListener implements TaskListener {
   private final Trees trees;
   private final DeviceAnalysis analysis;
+  private final AnalysisOptions options;
 
   AnalysisListener(JavacTask task, AnalysisOptions options) {
     this.trees = Trees.instance(task);
+    this.options = options;
     this.analysis = new DeviceAnalysis(trees, task.getElements(), task.getTypes(), options);
   }
 
@@ -39,9 +42,12 @@ final class AnalysisListener implements TaskListener {
         trees.printMessage(kind, f.formatted(), f.tree(), e.getCompilationUnit());
       }
     } catch (RuntimeException | StackOverflowError ex) {
-      trees.printMessage(Diagnostic.Kind.WARNING, "[DeviceAnalysisFailure] the device analysis of "
-          + e.getTypeElement() + " failed (" + ex + "); the class was skipped, please report it",
-          path.getLeaf(), e.getCompilationUnit());
+      Severity severity = options.severity(CheckId.ANALYSIS_FAILURE, false);
+      if (severity != Severity.OFF) {
+        trees.printMessage(severity == Severity.ERROR ? Diagnostic.Kind.ERROR : Diagnostic.Kind.WARNING,
+            "[" + CheckId.ANALYSIS_FAILURE.id() + "] the device analysis of " + e.getTypeElement() + " failed ("
+                + ex + ") and skipped it; please report it", path.getLeaf(), e.getCompilationUnit());
+      }
     }
   }
 }

@@ -316,4 +316,78 @@ class DeviceAnalysisTest {
         "  }",
         "}"));
   }
+
+  @Test
+  void findingsInLoopsSurviveTheFixedPoint() {
+    check("LoopFinding", String.join("\n",
+        "class LoopFinding {",
+        "  void run(Device device, List<Tensor> data) {",
+        "    Tensor total = Tensor.zeros(2, 2, device);",
+        "    for (Tensor t : data) {",
+        "      total = total.add(Tensor.randn(2, 2)); // expect: MixedDevices",
+        "    }",
+        "  }",
+        "}"));
+  }
+
+  @Test
+  void aModelOfUnknownDeviceTakesTheDeviceOfItsInputs() {
+    check("Unknown", String.join("\n",
+        "class Unknown {",
+        "  static class Net extends Model {",
+        "    Tensor forward(Tensor x) {",
+        "      return x;",
+        "    }",
+        "  }",
+        "",
+        "  void train(Net net, Loader loader, Loss loss, Device device) {",
+        "    for (Loader.Batch b : loader) {",
+        "      Tensor out = net.forward(b.inputs().to(device));",
+        "      Tensor l = loss.forward(out, b.targets()); // expect: TargetsNotMoved",
+        "      long[] labels = b.targets().toFloatArray() == null ? null : null;",
+        "    }",
+        "  }",
+        "}"));
+  }
+
+  @Test
+  void staticConstantsAreEvaluatedFromTheirInitializers() {
+    check("Statics", String.join("\n",
+        "class Statics {",
+        "  static final Tensor TWO = Tensor.scalar(2.0);",
+        "  static final Device DEVICE = Device.cudaIfAvailable();",
+        "  static final Tensor ON_DEVICE = Tensor.randn(2, 2, DEVICE);",
+        "  static final Tensor HOST = Tensor.randn(2, 2);",
+        "  @SuppressWarnings(\"StaticTensorConstant\")",
+        "  static final Tensor QUIET = Tensor.randn(2, 2);",
+        "",
+        "  void run() {",
+        "    Tensor x = Tensor.randn(2, 2, DEVICE);",
+        "    Tensor a = x.mul(TWO).add(ON_DEVICE);",
+        "    Tensor b = x.add(HOST.mul(TWO)); // expect: StaticTensorConstant",
+        "    Tensor c = x.add(QUIET);",
+        "  }",
+        "}"));
+  }
+
+  @Test
+  void defaultDeviceSurvivesOpsAndDiscardedFactoriesGetNoBogusAssignment() {
+    JavaFileObject f = source("Origins", IMPORTS + String.join("\n",
+        "class Origins {",
+        "  static class Net extends Model {",
+        "    Tensor forward(Tensor x) {",
+        "      Tensor noise = Tensor.randn(2, 2).mul(Tensor.scalar(0.1)); // expect: DefaultDeviceInModel",
+        "      return x.add(noise);",
+        "    }",
+        "  }",
+        "",
+        "  void run(Device device) {",
+        "    Tensor.zeros(2, 2, device); // expect: DiscardedTensorOp",
+        "  }",
+        "}"));
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c).hadErrorContaining("Tensor.zeros(2, 2, device) returns a new tensor and its result is discarded, so"
+        + " this statement does nothing; assign its result to a variable").inFile(f).onLine(20);
+  }
 }

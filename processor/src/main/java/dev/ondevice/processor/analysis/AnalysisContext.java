@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.VariableElement;
 import javax.lang.model.util.Elements;
 import javax.lang.model.util.Types;
 
@@ -36,6 +37,7 @@ final class AnalysisContext {
   private final AnalysisOptions options;
   private final Map<ExecutableElement, MethodSemantics> semantics;
   private final Map<Element, List<String>> suppressionLists = new IdentityHashMap<>();
+  private final Map<VariableElement, Value> staticFields = new IdentityHashMap<>();
   private final Deque<List<Finding>> buffers = new ArrayDeque<>();
   private final Map<String, Finding> committed = new LinkedHashMap<>();
   private CharSequence source;
@@ -156,6 +158,42 @@ final class AnalysisContext {
       }
     }
     return false;
+  }
+
+  /** Whether {@code check} is suppressed on the declaration of {@code e} (a field whose uses are reported). */
+  boolean suppressedAt(Element e, CheckId check) {
+    return e != null && suppresses(e, check);
+  }
+
+  /**
+   * The value of a static tensor field: its initializer's, when its source is in this compilation,
+   * else the CPU (where a static tensor is created unless it says otherwise).
+   */
+  Value staticField(VariableElement field) {
+    Value cached = staticFields.get(field);
+    if (cached != null) {
+      return cached;
+    }
+    Value cpu = Value.fresh(Place.CPU);
+    staticFields.put(field, cpu);
+    TreePath path = trees.getPath(field);
+    Value v = cpu;
+    if (path != null && path.getLeaf() instanceof VariableTree && ((VariableTree) path.getLeaf()).getInitializer() != null) {
+      Element owner = field.getEnclosingElement();
+      ModelScope scope = new ModelScope(runtimeTypes, owner instanceof javax.lang.model.element.TypeElement
+          ? (javax.lang.model.element.TypeElement) owner : null, null, false);
+      pushBuffer();
+      try {
+        v = new MethodInterpreter(this, scope, null, Env.start())
+            .expression(new TreePath(path, ((VariableTree) path.getLeaf()).getInitializer()));
+      } catch (RuntimeException e) {
+        v = Value.UNKNOWN;
+      } finally {
+        discardBuffer();
+      }
+    }
+    staticFields.put(field, v);
+    return v;
   }
 
   private boolean suppresses(Element e, CheckId check) {

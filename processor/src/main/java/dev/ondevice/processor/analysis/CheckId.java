@@ -1,7 +1,5 @@
 package dev.ondevice.processor.analysis;
 
-import java.util.Locale;
-
 /**
  * The checks of the device analysis: a stable ID (used in messages, {@code @SuppressWarnings} and
  * the {@code -Aondevice.check.<ID>} options), a default severity, a one-line summary, and a page
@@ -61,15 +59,5 @@ public enum CheckId {
   /** The documentation page, relative to the repository root. */
   public String docPath() {
     return "docs/checks/" + id + ".md";
-  }
-
-  /** The check with the given ID, or null. */
-  public static CheckId byId(String id) {
-    for (CheckId c : values()) {
-      if (c.id.equals(id) || c.id.toLowerCase(Locale.ROOT).equals(id.toLowerCase(Locale.ROOT))) {
-        return c;
-      }
-    }
-    return null;
   }
 }

@@ -57,22 +57,27 @@ final class Checks {
     String text = ctx.shortText(call);
     ExpressionTree receiver = call.getMethodSelect() instanceof MemberSelectTree
         ? ((MemberSelectTree) call.getMethodSelect()).getExpression() : null;
-    String target = receiver != null && assignable(receiver) ? ctx.text(receiver) : null;
+    String target = receiver != null && isVariable(new TreePath(path, call.getMethodSelect()), receiver)
+        ? ctx.text(receiver) : null;
     String assign = target == null ? "assign its result to a variable" : "write " + target + " = " + text;
     Fix fix = target == null ? null : Fix.prefix("assign the result to " + target, call, target + " = ");
     if (s.kind == MethodSemantics.Kind.MOVE) {
       report(CheckId.DISCARDED_MOVE, path, text + " returns a new tensor and its result is discarded: tensors do not"
           + " move in place (models do); " + assign, false, fix);
     } else {
+      String inPlace = s.kind == MethodSemantics.Kind.FACTORY ? "" : ", or use the in-place form of the op if there is one";
       report(CheckId.DISCARDED_TENSOR_OP, path, text + " returns a new tensor and its result is discarded, so this"
-          + " statement does nothing; " + assign + ", or use the in-place form of the op if there is one", false, fix);
+          + " statement does nothing; " + assign + inPlace, false, fix);
     }
   }
 
-  /** Whether an expression can be assigned to: a variable or a field. */
-  private boolean assignable(ExpressionTree t) {
-    return (t instanceof IdentifierTree || t instanceof MemberSelectTree)
-        && !ctx.text(t).equals("this");
+  /** Whether an expression names a variable or a field, which a fix can assign to. */
+  private boolean isVariable(TreePath selectPath, ExpressionTree t) {
+    if (!(t instanceof IdentifierTree || t instanceof MemberSelectTree)) {
+      return false;
+    }
+    Element e = ctx.trees().getElement(new TreePath(selectPath, t));
+    return e instanceof VariableElement;
   }
 
   // ------------------------------------------------------------------ host syncs and pending reads
@@ -81,11 +86,15 @@ final class Checks {
     if (c.receiver != null && c.receiverTree != null) {
       pendingRead(c.receiverPath(), c.receiver);
     }
-    if (interpreter.inBatchLoop()) {
+    boolean onHost = c.receiver != null && c.receiver.place() == Place.CPU;
+    if (interpreter.inBatchLoop() && !onHost) {
       String text = ctx.shortText(c.tree);
+      TypeMirror result = c.method.getReturnType();
+      String advice = result.getKind().isPrimitive()
+          ? "accumulate on the device instead, as total = total.add(loss.detach()), and read the total once per epoch"
+          : "keep the values on the device in the loop and read them once per epoch";
       report(CheckId.HOST_SYNC_IN_LOOP, c.path, text + " makes the host wait for the device on every batch (a"
-          + " synchronisation inside the batch loop); accumulate on the device instead, as total ="
-          + " total.add(loss.detach()), and read it once per epoch", false);
+          + " synchronisation inside the batch loop); " + advice, false);
     }
   }
 
@@ -263,10 +272,12 @@ final class Checks {
     if (c.semantics.inPlace && c.receiver != null) {
       return c.receiver;
     }
-    Value result = Value.fresh(reported ? Place.UNKNOWN : place).withZeroDim(c.semantics.zeroDim);
-    for (Operand o : operands) {
-      if (o.value.origin() == Value.Origin.BATCH && result.place() == Place.CPU) {
-        result = result.withOrigin(Value.Origin.BATCH, o.value.originPath(), o.value.originName());
+    Value result = Value.fresh(place).withZeroDim(c.semantics.zeroDim);
+    if (result.place() == Place.CPU) {
+      for (Operand o : operands) {
+        if (o.value.origin() != Value.Origin.NONE && o.value.place() == Place.CPU) {
+          return result.withOrigin(o.value.origin(), o.value.originPath(), o.value.originName());
+        }
       }
     }
     return result;
@@ -288,9 +299,8 @@ final class Checks {
           params.get(i).getSimpleName().toString());
       String declared = c.semantics.parameterDevices[i];
       if (declared != null && !declared.equals(dev.ondevice.annotations.OnDevice.MODEL)) {
-        Place p = scope.declaredPlace(declared, model);
-        conflict(c.method.getSimpleName().toString(), ap, new Operand(Value.on(p), ap, "@OnDevice(\"" + declared
-            + "\")", "the declaration"), argument, false);
+        contract(ap, arg, scope.declaredPlace(declared, model), "parameter " + params.get(i).getSimpleName() + " of "
+            + c.method.getSimpleName() + " (@OnDevice(\"" + declared + "\"))");
       } else if (!arg.cpuScalarLike()) {
         if (conflict(c.method.getSimpleName().toString(), c.path, modelOperand, argument, true)) {
           break;
@@ -300,7 +310,20 @@ final class Checks {
     if (c.semantics.returnDevice != null) {
       return Value.on(scope.declaredPlace(c.semantics.returnDevice, model));
     }
-    return c.semantics.returnsTensor ? Value.on(model.place()) : Value.UNKNOWN;
+    if (!c.semantics.returnsTensor) {
+      return Value.UNKNOWN;
+    }
+    if (model.place().isKnown()) {
+      return Value.fresh(model.place());
+    }
+    Place inputs = Place.NONE;
+    for (int i = 0; i < c.argumentTrees.size(); i++) {
+      Value arg = c.arguments.get(i);
+      if (ctx.types().isTensor(ctx.trees().getTypeMirror(c.argumentPath(i))) && !arg.cpuScalarLike()) {
+        inputs = inputs.join(arg.place());
+      }
+    }
+    return Value.fresh(inputs == Place.NONE ? Place.UNKNOWN : inputs);
   }
 
   /** Checks tensor arguments against {@code @OnDevice} on the parameters of any method. */
@@ -318,7 +341,7 @@ final class Checks {
       if (ctx.types().isTensor(ctx.trees().getTypeMirror(ap))) {
         contract(ap, c.arguments.get(i), scope.declaredPlace(declared[i], c.receiver),
             "parameter " + c.method.getParameters().get(i).getSimpleName() + " of " + c.method.getSimpleName()
-                + ", declared @OnDevice(\"" + declared[i] + "\")");
+                + " (@OnDevice(\"" + declared[i] + "\"))");
       }
     }
   }
@@ -330,7 +353,7 @@ final class Checks {
       return;
     }
     String text = ctx.shortText(path.getLeaf());
-    report(CheckId.MIXED_DEVICES, path, text + " is on " + v.place().describe() + " but " + what + " expects "
+    report(CheckId.MIXED_DEVICES, path, text + " is on " + v.place().describe() + ", but " + what + " must be on "
         + declared.describe() + "; move it: " + text + ".to(" + deviceText(declared, null) + ")",
         level == Place.Conflict.POSSIBLE);
   }
@@ -350,7 +373,7 @@ final class Checks {
     Operand device = cpu == a ? b : a;
     if (modelCall && a.value.origin() == Value.Origin.UNMOVED_MODEL && cpu == a) {
       report(CheckId.MODEL_NOT_MOVED, at, a.text + " was never moved: its parameters are on the CPU while " + b.text
-          + " is on " + b.value.place().describe() + "; move the model once, before the loop: " + a.text
+          + " is on " + b.value.place().describe() + "; move the model once, before using it: " + a.text
           + ".toDevice(" + deviceText(b.value.place(), b.text) + ")", false);
       return true;
     }
@@ -367,16 +390,21 @@ final class Checks {
           }
           break;
         case STATIC_CONSTANT:
+          if (ctx.suppressedAt(ctx.trees().getElement(cpu.path), CheckId.STATIC_TENSOR_CONSTANT)) {
+            return true;
+          }
           report(CheckId.STATIC_TENSOR_CONSTANT, cpu.path, "static tensor " + cpu.value.originName() + " lives on the"
               + " CPU and meets " + device.text + " on " + device.value.place().describe() + "; a static tensor never"
-              + " moves with a model: make it a @Buffer field, or create it on " + device.text + ".device()", false);
+              + " moves with a model: " + (scope.isModelClass() ? "make it a @Buffer field, or " : "")
+              + "create it on " + device.text + ".device()", false);
           return true;
         case BATCH: {
           String name = cpu.text;
+          String moved = name + ".to(" + deviceText(device.value.place(), device.text) + ")";
+          boolean variable = MethodInterpreter.skipParens(cpu.path.getLeaf()) instanceof IdentifierTree;
           report(CheckId.TARGETS_NOT_MOVED, cpu.path, name + " is still on the CPU: it comes from the batch, and "
               + device.text + " is on " + device.value.place().describe() + "; move every tensor of the batch, the"
-              + " targets as well as the inputs: " + name + " = " + name + ".to("
-              + deviceText(device.value.place(), device.text) + ")", false,
+              + " targets as well as the inputs: " + (variable ? name + " = " + moved : moved), false,
               assignFix(cpu, deviceText(device.value.place(), device.text)));
           return true;
         }
@@ -423,6 +451,9 @@ final class Checks {
     }
     if (p == Place.CPU) {
       return "Device.cpu()";
+    }
+    if (p.kind() == Place.Kind.SYMBOL && scope.isModelInstanceMethod() && p.equals(scope.thisValue().place())) {
+      return "device()";
     }
     return tensorText == null ? "device" : tensorText + ".device()";
   }

@@ -88,7 +88,7 @@ public final class DeviceAnalysis {
     TypeElement type = enclosingType(body);
     ExecutableElement method = body.getLeaf() instanceof MethodTree
         ? (ExecutableElement) trees.getElement(body) : null;
-    ModelScope scope = new ModelScope(ctx.types(), type, method);
+    ModelScope scope = new ModelScope(ctx.types(), type, method, !isStatic(body));
     ctx.pushBuffer();
     try {
       MethodInterpreter interpreter = new MethodInterpreter(ctx, scope, method, Env.start());
@@ -103,6 +103,20 @@ public final class DeviceAnalysis {
       ctx.report(CheckId.ANALYSIS_FAILURE, body, "the device analysis of " + scope.methodName()
           + " failed and skipped it (" + e + "); please report it", false);
     }
+  }
+
+  /** Whether a body is static: a static method, a static initializer or a static field's initializer. */
+  private boolean isStatic(TreePath body) {
+    Tree leaf = body.getLeaf();
+    if (leaf instanceof MethodTree) {
+      return ((MethodTree) leaf).getModifiers().getFlags().contains(javax.lang.model.element.Modifier.STATIC);
+    }
+    if (leaf instanceof BlockTree) {
+      return ((BlockTree) leaf).isStatic();
+    }
+    Tree parent = body.getParentPath().getLeaf();
+    return parent instanceof VariableTree
+        && ((VariableTree) parent).getModifiers().getFlags().contains(javax.lang.model.element.Modifier.STATIC);
   }
 
   private TypeElement enclosingType(TreePath path) {

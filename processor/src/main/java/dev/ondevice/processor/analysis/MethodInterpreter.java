@@ -209,8 +209,8 @@ final class MethodInterpreter {
     OnDevice on = e.getAnnotation(OnDevice.class);
     if (on != null && rt.isTensor(e.asType())) {
       Place declared = checks.scope().declaredPlace(on.value());
-      checks.contract(init, value, declared, "the variable " + e.getSimpleName() + " declared @OnDevice(\""
-          + on.value() + "\")");
+      checks.contract(init, value, declared, "the variable " + e.getSimpleName() + " (@OnDevice(\""
+          + on.value() + "\"))");
       value = value.withPlace(declared);
     }
     env.put(e, named(value, e));
@@ -282,8 +282,8 @@ final class MethodInterpreter {
       Value v = expression(ep);
       OnDevice on = method == null ? null : method.getAnnotation(OnDevice.class);
       if (on != null && rt.isTensor(method.getReturnType())) {
-        checks.contract(ep, v, checks.scope().declaredPlace(on.value()), method.getSimpleName()
-            + ", declared to return a tensor @OnDevice(\"" + on.value() + "\")");
+        checks.contract(ep, v, checks.scope().declaredPlace(on.value()), "the result of " + method.getSimpleName()
+            + " (@OnDevice(\"" + on.value() + "\"))");
       }
     }
     env = Env.unreachable();
@@ -564,7 +564,7 @@ final class MethodInterpreter {
         return v == null ? Value.UNKNOWN : v;
       }
       case FIELD:
-        return checks.scope().field((VariableElement) e, thisValue);
+        return checks.scope().field(ctx, (VariableElement) e, thisValue);
       default:
         return Value.UNKNOWN;
     }
@@ -578,7 +578,7 @@ final class MethodInterpreter {
         && receiverElement.getKind() == ElementKind.PACKAGE);
     Value receiver = typeName ? Value.UNKNOWN : expression(receiverPath);
     if (e != null && e.getKind() == ElementKind.FIELD) {
-      return checks.scope().field((VariableElement) e, receiver);
+      return checks.scope().field(ctx, (VariableElement) e, receiver);
     }
     return Value.UNKNOWN;
   }
@@ -595,8 +595,8 @@ final class MethodInterpreter {
       OnDevice on = e.getAnnotation(OnDevice.class);
       if (on != null && rt.isTensor(e.asType())) {
         Place declared = checks.scope().declaredPlace(on.value());
-        checks.contract(rhs, v, declared, "the variable " + e.getSimpleName() + " declared @OnDevice(\""
-            + on.value() + "\")");
+        checks.contract(rhs, v, declared, "the variable " + e.getSimpleName() + " (@OnDevice(\""
+            + on.value() + "\"))");
         v = v.withPlace(declared);
       }
       env.put(e, named(v, e));
@@ -619,6 +619,7 @@ final class MethodInterpreter {
 
   private void lambda(TreePath path, LambdaExpressionTree l) {
     MethodInterpreter inner = new MethodInterpreter(ctx, checks.scope(), null, env.copy());
+    inner.batchDepth = batchDepth;
     for (VariableTree p : l.getParameters()) {
       Element e = ctx.trees().getElement(new TreePath(path, p));
       if (e != null) {
@@ -696,7 +697,11 @@ final class MethodInterpreter {
     } else if (!isStatic) {
       receiver = thisValue;
     }
+    boolean batchSource = receiverTree != null && rt.hasInherited(
+        ctx.trees().getTypeMirror(new TreePath(new TreePath(path, select), receiverTree)), BatchSource.class);
+    batchDepth += batchSource ? 1 : 0;
     List<Value> args = arguments(path, t.getArguments());
+    batchDepth -= batchSource ? 1 : 0;
     if (!(el instanceof ExecutableElement)) {
       return Value.UNKNOWN;
     }
@@ -708,7 +713,9 @@ final class MethodInterpreter {
     Value result = apply(call);
     if (s.hostSync) {
       checks.hostSync(call);
-      env.replaceAll(v -> v.pendingHostCopy() ? v.withPendingHostCopy(false) : v);
+      if (receiver == null || receiver.place() != Place.CPU) {
+        env.replaceAll(v -> v.pendingHostCopy() ? v.withPendingHostCopy(false) : v);
+      }
     }
     return result;
   }

@@ -20,11 +20,11 @@ final class ModelScope {
   private final String methodName;
   private final Value thisValue;
 
-  ModelScope(RuntimeTypes rt, TypeElement type, ExecutableElement method) {
+  ModelScope(RuntimeTypes rt, TypeElement type, ExecutableElement method, boolean instance) {
     this.rt = rt;
     this.type = type;
     this.modelClass = type != null && rt.isModel(type.asType());
-    this.instanceMethod = method == null || !method.getModifiers().contains(Modifier.STATIC);
+    this.instanceMethod = instance && (method == null || !method.getModifiers().contains(Modifier.STATIC));
     this.methodName = (type == null ? "" : type.getSimpleName() + ".")
         + (method == null ? "<init>" : method.getSimpleName());
     this.thisValue = modelClass && instanceMethod
@@ -69,8 +69,8 @@ final class ModelScope {
     }
   }
 
-  /** The value of field {@code f} read through {@code receiver}. */
-  Value field(VariableElement f, Value receiver) {
+  /** The value of field {@code f} read through {@code receiver}; static tensors are evaluated by {@code ctx}. */
+  Value field(AnalysisContext ctx, VariableElement f, Value receiver) {
     boolean tensor = rt.isTensor(f.asType());
     boolean model = rt.isModel(f.asType());
     if (!tensor && !model) {
@@ -81,8 +81,12 @@ final class ModelScope {
       return Value.on(declaredPlace(on.value(), receiver));
     }
     if (f.getModifiers().contains(Modifier.STATIC)) {
-      return tensor ? Value.on(Place.CPU).withOrigin(Value.Origin.STATIC_CONSTANT, null,
-          f.getSimpleName().toString()) : Value.UNKNOWN;
+      if (!tensor) {
+        return Value.UNKNOWN;
+      }
+      Value v = ctx.staticField(f);
+      return v.place() == Place.CPU && !v.cpuScalarLike()
+          ? v.withOrigin(Value.Origin.STATIC_CONSTANT, null, f.getSimpleName().toString()) : v;
     }
     Element owner = f.getEnclosingElement();
     boolean modelState = owner instanceof TypeElement && rt.isModel(owner.asType())
