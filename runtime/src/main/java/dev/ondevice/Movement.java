@@ -45,6 +45,10 @@ final class Movement {
     return Node.record("pinMemory", out, new Tensor[] {t}, (g, needs) -> new Tensor[] {g});
   }
 
+  static boolean isReady(Tensor t) {
+    return t.device().isCpu() && t.data.host().isReady();
+  }
+
   static boolean isPinned(Tensor t) {
     return t.data.storage() instanceof HostStorage && t.device().isCpu() && t.data.host().isPinned();
   }

@@ -289,6 +289,8 @@ final class Pointwise {
         return g.mul(out.square().rsub(1.0));
       case SIGMOID:
         return g.mul(out).mul(out.rsub(1.0));
+      case ERF:
+        return g.mul(a.square().neg().exp().mul(2 / Math.sqrt(Math.PI)));
       default:
         throw new IllegalStateException(op + " has no gradient");
     }

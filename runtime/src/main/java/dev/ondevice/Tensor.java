@@ -58,6 +58,12 @@ public class Tensor {
     return Creation.full(Shape.of(shape), 0, DType.FLOAT32, Device.cpu());
   }
 
+  /** Zeros, float32, on the CPU. */
+  @Factory
+  public static Tensor zeros(Shape shape) {
+    return Creation.full(shape, 0, DType.FLOAT32, Device.cpu());
+  }
+
   /** Zeros, float32, on {@code device}. */
   @Factory
   public static Tensor zeros(Shape shape, Device device) {
@@ -92,6 +98,12 @@ public class Tensor {
   @Factory
   public static Tensor ones(long... shape) {
     return Creation.full(Shape.of(shape), 1, DType.FLOAT32, Device.cpu());
+  }
+
+  /** Ones, float32, on the CPU. */
+  @Factory
+  public static Tensor ones(Shape shape) {
+    return Creation.full(shape, 1, DType.FLOAT32, Device.cpu());
   }
 
   /** Ones, float32, on {@code device}. */
@@ -184,6 +196,12 @@ public class Tensor {
     return Creation.rand(Shape.of(shape), DType.FLOAT32, Device.cpu(), Generator.defaultGenerator());
   }
 
+  /** Uniform on [0, 1), float32, on the CPU. */
+  @Factory
+  public static Tensor rand(Shape shape) {
+    return Creation.rand(shape, DType.FLOAT32, Device.cpu(), Generator.defaultGenerator());
+  }
+
   /** Uniform on [0, 1), float32, on {@code device}. */
   @Factory
   public static Tensor rand(Shape shape, Device device) {
@@ -212,6 +230,12 @@ public class Tensor {
   @Factory
   public static Tensor randn(long... shape) {
     return Creation.randn(Shape.of(shape), DType.FLOAT32, Device.cpu(), Generator.defaultGenerator());
+  }
+
+  /** Standard normal, float32, on the CPU. */
+  @Factory
+  public static Tensor randn(Shape shape) {
+    return Creation.randn(shape, DType.FLOAT32, Device.cpu(), Generator.defaultGenerator());
   }
 
   /** Standard normal, float32, on {@code device}. */
@@ -287,73 +311,73 @@ public class Tensor {
   }
 
   /** A float32 vector on the CPU holding a copy of {@code data}. */
-  @Factory
+  @Factory(fromHostData = true)
   public static Tensor of(float... data) {
     return Creation.fromFloats(data, Shape.of(data.length), Device.cpu());
   }
 
   /** A float32 tensor of the given shape on the CPU holding a copy of {@code data} (row-major). */
-  @Factory
+  @Factory(fromHostData = true)
   public static Tensor of(float[] data, long... shape) {
     return Creation.fromFloats(data, Shape.of(shape), Device.cpu());
   }
 
   /** A float32 tensor on {@code device} holding a copy of {@code data}: one host-to-device copy. */
-  @Factory
+  @Factory(fromHostData = true)
   public static Tensor of(float[] data, Shape shape, Device device) {
     return Creation.fromFloats(data, shape, device);
   }
 
   /** A float32 matrix on the CPU from rows of equal length. */
-  @Factory
+  @Factory(fromHostData = true)
   public static Tensor of(float[][] rows) {
     return Creation.fromFloatRows(rows);
   }
 
   /** A float64 vector on the CPU. */
-  @Factory
+  @Factory(fromHostData = true)
   public static Tensor of(double... data) {
     return Creation.fromDoubles(data, Shape.of(data.length), Device.cpu());
   }
 
   /** A float64 tensor of the given shape on the CPU. */
-  @Factory
+  @Factory(fromHostData = true)
   public static Tensor of(double[] data, long... shape) {
     return Creation.fromDoubles(data, Shape.of(shape), Device.cpu());
   }
 
   /** A float64 tensor on {@code device}. */
-  @Factory
+  @Factory(fromHostData = true)
   public static Tensor of(double[] data, Shape shape, Device device) {
     return Creation.fromDoubles(data, shape, device);
   }
 
   /** A float64 matrix on the CPU from rows of equal length. */
-  @Factory
+  @Factory(fromHostData = true)
   public static Tensor of(double[][] rows) {
     return Creation.fromDoubleRows(rows);
   }
 
   /** An int64 vector on the CPU. */
-  @Factory
+  @Factory(fromHostData = true)
   public static Tensor of(long... data) {
     return Creation.fromLongs(data, Shape.of(data.length), Device.cpu());
   }
 
   /** An int64 tensor of the given shape on the CPU. */
-  @Factory
+  @Factory(fromHostData = true)
   public static Tensor of(long[] data, long... shape) {
     return Creation.fromLongs(data, Shape.of(shape), Device.cpu());
   }
 
   /** An int64 tensor on {@code device}. */
-  @Factory
+  @Factory(fromHostData = true)
   public static Tensor of(long[] data, Shape shape, Device device) {
     return Creation.fromLongs(data, shape, device);
   }
 
   /** An int64 vector on the CPU from ints. */
-  @Factory
+  @Factory(fromHostData = true)
   public static Tensor of(int... data) {
     long[] l = new long[data.length];
     for (int i = 0; i < data.length; i++) {
@@ -363,13 +387,13 @@ public class Tensor {
   }
 
   /** A bool vector on the CPU. */
-  @Factory
+  @Factory(fromHostData = true)
   public static Tensor of(boolean... data) {
     return Creation.fromBooleans(data, Shape.of(data.length), Device.cpu());
   }
 
   /** A bool tensor of the given shape on the CPU. */
-  @Factory
+  @Factory(fromHostData = true)
   public static Tensor of(boolean[] data, long... shape) {
     return Creation.fromBooleans(data, Shape.of(shape), Device.cpu());
   }
@@ -463,6 +487,15 @@ public class Tensor {
   /** Whether this tensor is in pinned (page-locked) host memory. */
   public boolean isPinned() {
     return Movement.isPinned(this);
+  }
+
+  /**
+   * Whether this CPU tensor can be read without waiting: false while a non-blocking copy from a
+   * device into it is still in flight, and for a tensor on a device (reading one waits for the
+   * device). Lets a progress display show a value only once it has arrived, without a sync.
+   */
+  public boolean isReady() {
+    return Movement.isReady(this);
   }
 
   // ---------------------------------------------------------------- moving
@@ -813,6 +846,11 @@ public class Tensor {
     return Pointwise.unary(UnaryOp.SIGMOID, this);
   }
 
+  /** The Gauss error function {@code 2/sqrt(pi) * integral from 0 to this of exp(-t^2) dt}. */
+  public Tensor erf() {
+    return Pointwise.unary(UnaryOp.ERF, this);
+  }
+
   /** {@code max(this, 0)}. */
   public Tensor relu() {
     return Pointwise.unary(UnaryOp.RELU, this);
@@ -1132,13 +1170,13 @@ public class Tensor {
    * Copies {@code src} into this tensor in place, broadcasting and converting the dtype; {@code
    * src} may be on another device (the copy is then a transfer).
    */
-  @InPlace
+  @InPlace(crossDevice = true)
   public Tensor copyFrom(Tensor src) {
     return InPlaceOps.copyFrom(this, src, false);
   }
 
   /** As {@link #copyFrom(Tensor)}, asynchronously where {@link #to(Device, boolean)} would be. */
-  @InPlace
+  @InPlace(crossDevice = true)
   public Tensor copyFrom(Tensor src, boolean nonBlocking) {
     return InPlaceOps.copyFrom(this, src, nonBlocking);
   }

@@ -1,6 +1,7 @@
 package dev.ondevice;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -221,5 +222,18 @@ class SyncCountingTest {
     assertTrue(DeviceStats.of(CUDA0).toString().startsWith("cuda:0 (emulated): 1 syncs"),
         DeviceStats.of(CUDA0).toString());
     assertSame(CPU, DeviceStats.of(CPU).device());
+  }
+
+  @Test
+  void aNonBlockingResultWhoseArrivalWasObservedIsReadWithoutASync() {
+    Device cuda = Device.cuda(0);
+    Tensor host = Tensor.ones(Shape.of(4), cuda).mul(3.0).to(Device.cpu(), true);
+    while (!host.isReady()) {
+      Thread.onSpinWait();
+    }
+    DeviceStats.reset();
+    assertEquals(3.0, host.toFloatArray()[0]);
+    assertEquals(0, DeviceStats.of(cuda).syncs());
+    assertFalse(Tensor.ones(Shape.of(1), cuda).isReady(), "a tensor on a device is never ready to read");
   }
 }

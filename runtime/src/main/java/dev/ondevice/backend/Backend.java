@@ -67,6 +67,34 @@ public interface Backend {
   /** Adds slice {@code i} of {@code src} to slice {@code index[i]} of {@code target} along {@code dim}. */
   void indexAdd(Strided target, int dim, Strided index, Strided src);
 
+  /**
+   * im2col: {@code out[n,c,i,j,oh,ow] = in[n,c, oh*strideH - padH + i, ow*strideW - padW + j]}, 0
+   * in the padding. {@code in} is {@code [N,C,H,W]} and floating-point; {@code out} has sizes
+   * {@code [N,C,kh,kw,OH,OW]} and any strides, so that a convolution can lay it out as the {@code
+   * [C*kh*kw, N*OH*OW]} matrix of one product.
+   */
+  void unfold2d(Strided in, Window2d window, Strided out);
+
+  /**
+   * col2im, the adjoint of {@link #unfold2d}: {@code out[n,c,h,w]} ({@code [N,C,H,W]}) is
+   * overwritten with the sum of the elements of {@code cols} ({@code [N,C,kh,kw,OH,OW]}, any
+   * strides) whose window covers {@code (h, w)}.
+   */
+  void fold2d(Strided cols, Window2d window, Strided out);
+
+  /**
+   * Max pooling of {@code in} ({@code [N,C,H,W]}) into {@code values} ({@code [N,C,OH,OW]}) and
+   * the int64 flat plane positions {@code h * W + w} of the maxima into {@code indices}; the padding
+   * never wins.
+   */
+  void maxPool2d(Strided in, Window2d window, Strided values, Strided indices);
+
+  /**
+   * The gradient of {@link #maxPool2d}: {@code out} ({@code [N,C,H,W]}) is overwritten with zeros
+   * plus each element of {@code gradOut} added at its position in {@code indices}.
+   */
+  void maxPool2dBackward(Strided gradOut, Strided indices, Strided out);
+
   /** Fills {@code out} with draws of a counter-based generator: element i uses counter {@code counter + i}. */
   void random(RandomKind kind, double a, double b, long seed, long counter, Strided out);
 

@@ -37,6 +37,20 @@ public final class Event {
     return done.isDone();
   }
 
+  /**
+   * Whether the event has completed, asked without waiting (as {@code cudaEventQuery}): no
+   * synchronisation is counted; once complete, the stream's pending error is thrown, as at a wait.
+   */
+  public boolean query() {
+    if (!done.isDone()) {
+      return false;
+    }
+    if (stream != null) {
+      stream.throwPendingError();
+    }
+    return true;
+  }
+
   /** Waits for the event from a stream: no host synchronisation is counted. */
   void streamWait() {
     join();

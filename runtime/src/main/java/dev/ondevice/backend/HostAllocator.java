@@ -7,6 +7,7 @@ import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Host memory for tensors: direct buffers, cached by size class and reused when the storage that
@@ -27,7 +28,8 @@ final class HostAllocator {
   private static final Map<Long, ArrayDeque<ByteBuffer>> FREE = new HashMap<>();
   private static final AtomicLong LIVE = new AtomicLong();
   private static long cached;
-  private static volatile long gcThreshold = GC_FLOOR;
+  /** The fewest live bytes since the last collection: what survived it, once its garbage is handed back. */
+  private static final AtomicLong LOW_WATER = new AtomicLong();
 
   private HostAllocator() {}
 
@@ -97,28 +99,33 @@ final class HostAllocator {
   }
 
   /**
-   * Collects when the live bytes passed the threshold, waits for the cleaner (its own thread, as
-   * for the JDK's direct memory) to hand the unreachable blocks back, and sets the next threshold
-   * from what is still live: a block is then reused rather than freshly faulted in. The threshold
-   * must not count the garbage, or it doubles at each collection and half the allocations are
-   * fresh. Returns a cached block of {@code size}, or null.
+   * Collects when the live bytes passed twice what survived the last collection (and the floor),
+   * then waits for the cleaner (its own thread, as for the JDK's direct memory) to hand the
+   * unreachable blocks back, so that this request reuses one rather than faulting in fresh memory.
+   * What survived is the low-water mark of the live bytes, not their count right after the
+   * collection: that still holds garbage the cleaner has not reached, and a threshold built on it
+   * ratchets up at each collection until fresh allocations, slow page faults, are the norm.
+   * Returns a cached block of {@code size}, or null.
    */
   private static ByteBuffer maybeCollect(long size) {
-    if (LIVE.get() + size <= gcThreshold) {
+    if (LIVE.get() + size <= Math.max(GC_FLOOR, 2 * LOW_WATER.get())) {
       return null;
     }
     System.gc();
-    long before = -1;
-    for (int i = 0; i < 50 && LIVE.get() != before; i++) {
-      before = LIVE.get();
-      try {
-        Thread.sleep(1);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+    // Polls every 0.2 ms until the releases have started and then paused; at most about 10 ms.
+    long last = LIVE.get();
+    boolean released = false;
+    for (int i = 0; i < 50; i++) {
+      LockSupport.parkNanos(200_000);
+      long now = LIVE.get();
+      if (now != last) {
+        released = true;
+        last = now;
+      } else if (released) {
         break;
       }
     }
-    gcThreshold = Math.max(GC_FLOOR, 2 * (LIVE.get() + size));
+    LOW_WATER.set(LIVE.get());
     return takeCached(size);
   }
 
@@ -134,7 +141,7 @@ final class HostAllocator {
 
     @Override
     public void run() {
-      LIVE.addAndGet(-size);
+      LOW_WATER.accumulateAndGet(LIVE.addAndGet(-size), Math::min);
       giveBack(buffer, size);
     }
   }

@@ -5,10 +5,12 @@ import dev.ondevice.cpu.BinaryKernels;
 import dev.ondevice.cpu.CopyKernels;
 import dev.ondevice.cpu.Gemm;
 import dev.ondevice.cpu.IndexKernels;
+import dev.ondevice.cpu.PoolKernels;
 import dev.ondevice.cpu.RandomKernels;
 import dev.ondevice.cpu.ReduceKernels;
 import dev.ondevice.cpu.SoftmaxKernels;
 import dev.ondevice.cpu.UnaryKernels;
+import dev.ondevice.cpu.UnfoldKernels;
 
 /**
  * A backend on host memory that runs the CPU kernels: the CPU itself (kernels run on the calling
@@ -170,6 +172,26 @@ public final class HostBackend implements Backend {
   @Override
   public void indexAdd(Strided target, int dim, Strided index, Strided src) {
     run(() -> IndexKernels.indexAdd(target, dim, index, src), target, index, src);
+  }
+
+  @Override
+  public void unfold2d(Strided in, Window2d window, Strided out) {
+    run(() -> UnfoldKernels.unfold2d(in, window, out), in, out);
+  }
+
+  @Override
+  public void fold2d(Strided cols, Window2d window, Strided out) {
+    run(() -> UnfoldKernels.fold2d(cols, window, out), cols, out);
+  }
+
+  @Override
+  public void maxPool2d(Strided in, Window2d window, Strided values, Strided indices) {
+    run(() -> PoolKernels.maxPool2d(in, window, values, indices), in, values, indices);
+  }
+
+  @Override
+  public void maxPool2dBackward(Strided gradOut, Strided indices, Strided out) {
+    run(() -> PoolKernels.maxPool2dBackward(gradOut, indices, out), gradOut, indices, out);
   }
 
   @Override

@@ -88,4 +88,21 @@ public final class HostStorage extends Storage {
       pending = null;
     }
   }
+
+  /**
+   * Whether the contents can be read without waiting for a copy in flight. Observing that the copy
+   * has completed ends the pending state without a host synchronisation: a later read does not
+   * wait and is not counted as one.
+   */
+  public boolean isReady() {
+    Event e = pending;
+    if (e == null) {
+      return true;
+    }
+    if (!e.query()) {
+      return false;
+    }
+    pending = null;
+    return true;
+  }
 }

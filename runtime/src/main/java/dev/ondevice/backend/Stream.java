@@ -12,7 +12,14 @@ import java.util.concurrent.LinkedBlockingQueue;
  */
 final class Stream {
   private final Device device;
-  private final LinkedBlockingQueue<Runnable> queue = new LinkedBlockingQueue<>();
+  /**
+   * At most this many items wait in the queue; submitting more blocks the host until the stream
+   * catches up, as a full CUDA launch queue does. This bounds the memory a host running ahead can
+   * allocate for work not yet done.
+   */
+  static final int CAPACITY = 1024;
+
+  private final LinkedBlockingQueue<Runnable> queue = new LinkedBlockingQueue<>(CAPACITY);
   private final Thread worker;
   private volatile RuntimeException firstError;
   private volatile boolean closed;
@@ -27,22 +34,31 @@ final class Stream {
   /** Queues work; it runs after everything queued before it. */
   void submit(Runnable work) {
     checkOpen();
-    queue.add(work);
+    put(work);
   }
 
   /** An event that completes when everything queued so far has run. */
   Event record() {
     checkOpen();
     Event e = new Event(device, this);
-    queue.add(e::complete);
+    put(e::complete);
     return e;
+  }
+
+  private void put(Runnable work) {
+    try {
+      queue.put(work);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while queueing work on " + device, e);
+    }
   }
 
   /** Lets the queued work finish, then stops the thread; later submissions fail. */
   void close() {
     if (!closed) {
       closed = true;
-      queue.add(() -> Thread.currentThread().interrupt());
+      put(() -> Thread.currentThread().interrupt());
     }
   }
 

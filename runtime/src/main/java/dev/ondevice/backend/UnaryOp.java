@@ -4,7 +4,7 @@ package dev.ondevice.backend;
 public enum UnaryOp {
   NEG, ABS, SIGN, SQUARE, RELU,
   EXP, LOG, LOG1P, EXPM1, SQRT, RSQRT, RECIPROCAL,
-  SIN, COS, TANH, SIGMOID,
+  SIN, COS, TANH, SIGMOID, ERF,
   FLOOR, CEIL, ROUND,
   LOGICAL_NOT;
 

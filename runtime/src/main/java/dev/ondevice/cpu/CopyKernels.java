@@ -90,6 +90,10 @@ public final class CopyKernels {
           FloatBuffer a = fs.floats();
           FloatBuffer o = ts.floats();
           return (n, off, st) -> {
+            if (st[0] == 1 && st[1] == 1) {
+              o.put(off[1], a, off[0], n);
+              return;
+            }
             for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
               o.put(q, a.get(p));
             }

@@ -144,6 +144,8 @@ public final class UnaryKernels {
         return Math.tanh(x);
       case SIGMOID:
         return x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x));
+      case ERF:
+        return ErrorFunction.erf(x);
       case FLOOR:
         return Math.floor(x);
       case CEIL:

@@ -1,6 +1,5 @@
 package dev.ondevice.nn;
 
-import dev.ondevice.DType;
 import dev.ondevice.Device;
 import dev.ondevice.Parameter;
 import dev.ondevice.Shape;
@@ -26,13 +25,8 @@ public class Linear extends Layer {
           + ", out=" + outFeatures);
     }
     double bound = 1 / Math.sqrt(inFeatures);
-    this.weight = new Parameter(uniform(Shape.of(outFeatures, inFeatures), bound, device));
-    this.bias = bias ? new Parameter(uniform(Shape.of(outFeatures), bound, device)) : null;
-  }
-
-  private static Tensor uniform(Shape shape, double bound, Device device) {
-    return Tensor.rand(shape, DType.FLOAT32, device, dev.ondevice.Generator.defaultGenerator())
-        .mul(2 * bound).sub(bound);
+    this.weight = new Parameter(Init.uniform(Shape.of(outFeatures, inFeatures), bound, device));
+    this.bias = bias ? new Parameter(Init.uniform(Shape.of(outFeatures), bound, device)) : null;
   }
 
   /** The weight, shape {@code [out, in]}. */

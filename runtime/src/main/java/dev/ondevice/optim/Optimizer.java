@@ -83,8 +83,16 @@ public abstract class Optimizer {
     }
   }
 
-  /** Updates every parameter that has a gradient, without recording the graph. */
+  /**
+   * Updates every parameter that has a gradient, without recording the graph.
+   *
+   * @throws IllegalStateException if a parameter's state is on another device than the parameter
+   *     (the model moved; call {@link #followParameters()}); nothing is updated then
+   */
   public final void step() {
+    for (int i = 0; i < parameters.size(); i++) {
+      checkStateDevice(i, parameters.get(i));
+    }
     try (Autograd.Scope ignored = Autograd.noGrad()) {
       for (int i = 0; i < parameters.size(); i++) {
         Parameter p = parameters.get(i);
@@ -93,6 +101,17 @@ public abstract class Optimizer {
           parameterSteps[i]++;
           update(p, grad, state.get(i), parameterSteps[i]);
         }
+      }
+    }
+  }
+
+  /** Fails clearly, before anything changes, when parameter {@code i} moved without its state. */
+  private void checkStateDevice(int i, Parameter p) {
+    for (Map.Entry<String, Tensor> e : state.get(i).entrySet()) {
+      if (!e.getValue().device().equals(p.device())) {
+        throw new IllegalStateException(getClass().getSimpleName() + ": state '" + e.getKey() + "' of parameter "
+            + i + " is on " + e.getValue().device() + " but the parameter is on " + p.device()
+            + "; call followParameters() after moving the model");
       }
     }
   }
@@ -106,7 +125,12 @@ public abstract class Optimizer {
   /** The hyper-parameters other than the learning rate, by name, for the state dict. */
   protected abstract Map<String, String> hyperParameters();
 
-  /** Restores hyper-parameters saved by {@link #hyperParameters()}. */
+  /**
+   * Restores hyper-parameters saved by {@link #hyperParameters()} ({@code values} holds the whole
+   * metadata). Implementations check every value before changing any.
+   *
+   * @throws IllegalArgumentException naming a missing or invalid value
+   */
   protected abstract void setHyperParameters(Map<String, String> values);
 
   /** Moves every state tensor to its parameter's current device: call it after moving the model. */
@@ -153,16 +177,21 @@ public abstract class Optimizer {
     if (!name.equals(type)) {
       throw new IllegalArgumentException("loadStateDict: the state is of a " + type + " optimizer, this is a " + name);
     }
+    double savedLearningRate = parseNumber(saved.metadata(), LEARNING_RATE);
+    if (!(savedLearningRate >= 0)) {
+      throw new IllegalArgumentException("loadStateDict: the saved learning rate must be >= 0, got "
+          + savedLearningRate);
+    }
     List<Map<String, Tensor>> loaded = new ArrayList<>();
     long[] steps = new long[parameters.size()];
     for (int i = 0; i < parameters.size(); i++) {
       loaded.add(new LinkedHashMap<>());
-      String count = saved.metadata().get("state." + i + "." + STEPS);
-      if (count == null) {
+      String key = "state." + i + "." + STEPS;
+      if (!saved.metadata().containsKey(key)) {
         throw new IllegalArgumentException("loadStateDict: the state has no entry for parameter " + i + " of "
             + parameters.size() + "; was it saved from an optimizer of other parameters?");
       }
-      steps[i] = Long.parseLong(count);
+      steps[i] = parseCount(saved.metadata().get(key), key);
     }
     for (Map.Entry<String, Tensor> e : saved.tensors().entrySet()) {
       String[] parts = e.getKey().split("\\.", 3);
@@ -176,18 +205,45 @@ public abstract class Optimizer {
         throw new IllegalArgumentException("loadStateDict: state tensor " + e.getKey() + " has shape "
             + e.getValue().shape() + " but parameter " + index + " has shape " + p.shape());
       }
-      loaded.get(index).put(parts[2], e.getValue().to(p.device()).to(p.dtype()).clone());
+      // One copy onto the parameter's device and dtype; a clone only when neither made one.
+      Tensor value = e.getValue().detach();
+      Tensor moved = value.to(p.device()).to(p.dtype());
+      loaded.get(index).put(parts[2], moved == value ? value.clone() : moved);
     }
     if (saved.metadata().containsKey("state." + parameters.size() + "." + STEPS)) {
       throw new IllegalArgumentException("loadStateDict: the state has more parameters than the "
           + parameters.size() + " of this optimizer");
     }
     setHyperParameters(saved.metadata());
-    setLearningRate(Double.parseDouble(saved.metadata().get(LEARNING_RATE)));
+    setLearningRate(savedLearningRate);
     for (int i = 0; i < parameters.size(); i++) {
       state.set(i, loaded.get(i));
     }
     System.arraycopy(steps, 0, parameterSteps, 0, steps.length);
+  }
+
+  private static double parseNumber(Map<String, String> metadata, String key) {
+    String value = metadata.get(key);
+    if (value == null) {
+      throw new IllegalArgumentException("loadStateDict: the state has no '" + key + "'");
+    }
+    try {
+      return Double.parseDouble(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("loadStateDict: '" + key + "' is not a number: " + value, e);
+    }
+  }
+
+  private static long parseCount(String value, String key) {
+    try {
+      long count = Long.parseLong(value);
+      if (count >= 0) {
+        return count;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException("loadStateDict: '" + key + "' must be a whole number >= 0, got " + value);
   }
 
   private static int parseIndex(String s) {

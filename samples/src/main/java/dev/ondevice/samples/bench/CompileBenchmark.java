@@ -19,8 +19,9 @@ import java.util.Map;
  *   <li>{@code plain}: javac without processing ({@code -proc:none}), with hand-written equivalents
  *       of the generated code;
  *   <li>{@code noop}: the same sources with a processor that does nothing;
- *   <li>{@code ondevice}: the models alone with the ondevice processor, which generates the code
- *       (its compilation included).
+ *   <li>{@code codegen}: the models alone with the ondevice processor, which generates the code
+ *       (its compilation included), with the device analysis off ({@code -Aondevice.analysis=off});
+ *   <li>{@code ondevice}: the same with the device analysis on, every check enabled.
  * </ul>
  *
  * <p>Arguments: {@code [classes] [rounds]}, default 500 and 5.
@@ -44,6 +45,8 @@ public final class CompileBenchmark {
     configs.put("plain", command(javac, classpath, dir, "plain", withCode, "-proc:none"));
     configs.put("noop", command(javac, classpath, dir, "noop", withCode, "-processorpath", classpath,
         "-processor", NoopProcessor.class.getName()));
+    configs.put("codegen", command(javac, classpath, dir, "codegen", models, "-processorpath", classpath,
+        "-processor", "dev.ondevice.processor.OnDeviceProcessor", "-Aondevice.analysis=off"));
     configs.put("ondevice", command(javac, classpath, dir, "ondevice", models, "-processorpath", classpath,
         "-processor", "dev.ondevice.processor.OnDeviceProcessor"));
 
@@ -61,10 +64,12 @@ public final class CompileBenchmark {
         System.getProperty("java.version"));
     double plain = median(seconds.get("plain"));
     double noop = median(seconds.get("noop"));
+    double codegen = median(seconds.get("codegen"));
     for (Map.Entry<String, double[]> e : seconds.entrySet()) {
       double m = median(e.getValue());
-      System.out.printf("%-9s median %6.2f s   x plain %.3f   x noop %.3f   runs %s%n", e.getKey(), m, m / plain,
-          m / noop, Arrays.toString(Arrays.stream(e.getValue()).map(v -> Math.round(v * 100) / 100.0).toArray()));
+      System.out.printf("%-9s median %6.2f s   x plain %.3f   x noop %.3f   x codegen %.3f   runs %s%n", e.getKey(), m,
+          m / plain, m / noop, m / codegen,
+          Arrays.toString(Arrays.stream(e.getValue()).map(v -> Math.round(v * 100) / 100.0).toArray()));
     }
   }
 

@@ -1,0 +1,864 @@
+package dev.ondevice.io;
+
+import dev.ondevice.DType;
+import dev.ondevice.Device;
+import dev.ondevice.Shape;
+import dev.ondevice.Tensor;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.channels.WritableByteChannel;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.IntToDoubleFunction;
+import java.util.function.IntToLongFunction;
+
+/**
+ * Reads and writes the <a href="https://github.com/huggingface/safetensors">safetensors</a>
+ * format, byte for byte as the reference implementation ({@code safetensors.torch.save_file} /
+ * {@code load_file}):
+ *
+ * <ul>
+ *   <li>8 bytes: {@code N}, the header length, an unsigned little-endian 64-bit integer;
+ *   <li>N bytes: the header, a UTF-8 JSON object {@code {"__metadata__": {...}, "name":
+ *       {"dtype": "F32", "shape": [2, 3], "data_offsets": [begin, end]}, ...}}, padded with
+ *       spaces to a multiple of 8 bytes so that the data is 8-byte aligned;
+ *   <li>the data: each tensor's elements, row-major, little-endian, at {@code data_offsets}
+ *       relative to the start of the data.
+ * </ul>
+ *
+ * <p><b>Writing</b> orders the tensors as the reference writer does, by descending dtype
+ * alignment (I64 and F64, then F32, then BOOL) and then by name, writes the JSON without spaces
+ * with {@code __metadata__} first (its keys sorted, for reproducible files), and saves to a file
+ * atomically: a temporary file in the same directory, flushed to disk, then renamed over the
+ * target. Tensors of any device are written (reading a device tensor waits for the device).
+ *
+ * <p><b>Reading</b> validates as the reference does: a header of at most 100 MB ({@link
+ * #MAX_HEADER_SIZE}) that fits in the file, valid UTF-8, one JSON object without duplicate keys,
+ * {@code __metadata__} a map of strings to strings, known dtypes, shapes whose size times the
+ * dtype's matches the offsets, and offsets that are in order, contiguous and cover the data
+ * exactly, to the end of the file (no holes, no overlaps, no trailing bytes). Fields of a tensor
+ * entry other than the three are ignored, as by the reference. Tensors come out on the CPU, in
+ * the runtime's dtypes: F32, F64, I64 and BOOL as they are; F16 and BF16 widened to float32; I8,
+ * U8, I16, U16, I32 and U32 widened to int64 (all exact). Other dtypes (U64, C64, the 8-, 6- and
+ * 4-bit floats) are rejected with a message naming them. {@link Contents#fileDtype} tells the
+ * dtype a tensor had in the file.
+ *
+ * <p>Every error is a {@link SafetensorsException} naming the file and the problem.
+ */
+public final class Safetensors {
+  /** The largest header accepted, as in the reference: 100,000,000 bytes. */
+  public static final long MAX_HEADER_SIZE = 100_000_000L;
+  /** The header key of the free-form string metadata. */
+  public static final String METADATA_KEY = "__metadata__";
+
+  private static final int LENGTH_BYTES = 8;
+  private static final int CHUNK = 1 << 20;
+  private static final String BYTES_SOURCE = "<bytes>";
+
+  private Safetensors() {}
+
+  // ---------------------------------------------------------------- dtypes
+
+  /** Turns the little-endian elements of a file into a CPU tensor. */
+  @FunctionalInterface
+  private interface Decoder {
+    Tensor decode(ByteBuffer littleEndian, int elements, Shape shape);
+  }
+
+  /** The dtypes of the format, in the reference's declaration order (the writer sorts on it). */
+  enum FileDtype {
+    BOOL(8, DType.BOOL, Safetensors::decodeBool),
+    F4(4, null, null),
+    F6_E2M3(6, null, null),
+    F6_E3M2(6, null, null),
+    U8(8, DType.INT64, (b, n, s) -> longs(s, n, i -> b.get(i) & 0xFF)),
+    I8(8, DType.INT64, (b, n, s) -> longs(s, n, b::get)),
+    F8_E5M2(8, null, null),
+    F8_E4M3(8, null, null),
+    F8_E8M0(8, null, null),
+    F8_E4M3FNUZ(8, null, null),
+    F8_E5M2FNUZ(8, null, null),
+    I16(16, DType.INT64, (b, n, s) -> longs(s, n, i -> b.getShort(2 * i))),
+    U16(16, DType.INT64, (b, n, s) -> longs(s, n, i -> b.getShort(2 * i) & 0xFFFF)),
+    F16(16, DType.FLOAT32, (b, n, s) -> floats(s, n, i -> halfToFloat(b.getShort(2 * i)))),
+    BF16(16, DType.FLOAT32, (b, n, s) -> floats(s, n, i -> Float.intBitsToFloat((b.getShort(2 * i) & 0xFFFF) << 16))),
+    I32(32, DType.INT64, (b, n, s) -> longs(s, n, i -> b.getInt(4 * i))),
+    U32(32, DType.INT64, (b, n, s) -> longs(s, n, i -> b.getInt(4 * i) & 0xFFFFFFFFL)),
+    F32(32, DType.FLOAT32, Safetensors::decodeF32),
+    C64(64, null, null),
+    F64(64, DType.FLOAT64, Safetensors::decodeF64),
+    I64(64, DType.INT64, Safetensors::decodeI64),
+    U64(64, null, null);
+
+    final int bits;
+    /** The runtime dtype it is read as, or null if this runtime cannot read it. */
+    final DType readAs;
+    final Decoder decoder;
+
+    FileDtype(int bits, DType readAs, Decoder decoder) {
+      this.bits = bits;
+      this.readAs = readAs;
+      this.decoder = decoder;
+    }
+
+    static FileDtype parse(String name) {
+      for (FileDtype d : values()) {
+        if (d.name().equals(name)) {
+          return d;
+        }
+      }
+      return null;
+    }
+
+    static FileDtype of(DType dtype) {
+      return switch (dtype) {
+        case BOOL -> BOOL;
+        case INT64 -> I64;
+        case FLOAT32 -> F32;
+        case FLOAT64 -> F64;
+      };
+    }
+  }
+
+  // ---------------------------------------------------------------- writing
+
+  /**
+   * Writes {@code tensors} and {@code metadata} (null for none) to {@code file}, atomically: the
+   * bytes go to a temporary file in the same directory, which is flushed to disk ({@code fsync})
+   * and then renamed over {@code file}. On any failure {@code file} is left as it was and the
+   * temporary file is removed.
+   *
+   * @throws IllegalArgumentException for a null or reserved name ({@code __metadata__}), a name
+   *     or metadata string that is not valid Unicode, or a header over {@link #MAX_HEADER_SIZE};
+   *     nothing is written then
+   * @throws SafetensorsException naming the file, if reading a tensor or writing failed
+   * @throws IOException if the temporary file cannot be created or moved
+   */
+  public static void save(Map<String, Tensor> tensors, Map<String, String> metadata, Path file) throws IOException {
+    Plan plan = plan(tensors, metadata, "Safetensors.save(" + file + ")");
+    writeAtomically(file, ch -> plan.write(ch, file.toString()));
+  }
+
+  /**
+   * The bytes of a safetensors file holding {@code tensors} and {@code metadata} (null for none):
+   * the reference's {@code safetensors.torch.save}.
+   *
+   * @throws IllegalArgumentException as {@link #save}
+   * @throws IllegalStateException if reading a tensor failed (a device error)
+   */
+  public static byte[] serialize(Map<String, Tensor> tensors, Map<String, String> metadata) {
+    Plan plan = plan(tensors, metadata, "Safetensors.serialize");
+    ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.min(Integer.MAX_VALUE - 8, plan.totalBytes()));
+    try {
+      plan.write(Channels.newChannel(out), BYTES_SOURCE);
+    } catch (SafetensorsException e) {
+      throw new IllegalStateException(e.getMessage(), e.getCause());
+    } catch (IOException e) {
+      throw new IllegalStateException("Safetensors.serialize: writing to memory failed: " + e, e);
+    }
+    return out.toByteArray();
+  }
+
+  /** Writes a file's bytes to a channel. */
+  @FunctionalInterface
+  interface Writer {
+    void write(WritableByteChannel channel) throws IOException;
+  }
+
+  /**
+   * Runs {@code writer} on a new temporary file next to {@code file}, flushes it to disk, and
+   * renames it over {@code file}; on any failure removes it and leaves {@code file} untouched.
+   */
+  static void writeAtomically(Path file, Writer writer) throws IOException {
+    Path target = file.toAbsolutePath();
+    Path dir = target.getParent();
+    Path temp = createTemp(dir, target.getFileName().toString());
+    try {
+      try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+        writer.write(ch);
+        ch.force(true);
+      }
+      try {
+        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException e) {
+        throw new SafetensorsException(file.toString(), "the file system cannot rename " + temp + " over it"
+            + " atomically; the file was not written", e);
+      }
+    } catch (Throwable t) {
+      try {
+        Files.deleteIfExists(temp);
+      } catch (IOException cleanup) {
+        t.addSuppressed(cleanup);
+      }
+      throw t;
+    }
+    syncDirectory(dir);
+  }
+
+  /** A new, empty file named {@code .<name>.<random>.tmp} in {@code dir}. */
+  private static Path createTemp(Path dir, String name) throws IOException {
+    while (true) {
+      Path temp = dir.resolve("." + name + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".tmp");
+      try {
+        Files.newByteChannel(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE).close();
+        return temp;
+      } catch (FileAlreadyExistsException e) {
+        // Another name is drawn.
+      }
+    }
+  }
+
+  /**
+   * Makes the rename durable by flushing the directory. Some platforms (Windows) cannot open a
+   * directory; the rename is atomic there all the same.
+   */
+  private static void syncDirectory(Path dir) {
+    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+      d.force(true);
+    } catch (IOException e) {
+      // Not supported on this platform: the file is complete, only the rename's durability on a
+      // crash is left to the file system.
+    }
+  }
+
+  /** One tensor to write, at its place in the file. */
+  private static final class Entry {
+    final String name;
+    final Tensor tensor;
+    final FileDtype dtype;
+    final long begin;
+    final long end;
+
+    Entry(String name, Tensor tensor, FileDtype dtype, long begin, long end) {
+      this.name = name;
+      this.tensor = tensor;
+      this.dtype = dtype;
+      this.begin = begin;
+      this.end = end;
+    }
+  }
+
+  /** The header and the order of the data of a file to write. */
+  private static final class Plan {
+    final byte[] header;
+    final List<Entry> entries;
+    final long dataBytes;
+
+    Plan(byte[] header, List<Entry> entries, long dataBytes) {
+      this.header = header;
+      this.entries = entries;
+      this.dataBytes = dataBytes;
+    }
+
+    long totalBytes() {
+      return LENGTH_BYTES + header.length + dataBytes;
+    }
+
+    void write(WritableByteChannel ch, String source) throws IOException {
+      ByteBuffer buf = ByteBuffer.allocate(CHUNK).order(ByteOrder.LITTLE_ENDIAN);
+      buf.putLong(header.length).flip();
+      writeFully(ch, buf);
+      writeFully(ch, ByteBuffer.wrap(header));
+      for (Entry e : entries) {
+        try {
+          writeData(e.tensor, ch, buf);
+        } catch (RuntimeException ex) {
+          throw new SafetensorsException(source, "reading tensor '" + e.name + "' (" + e.tensor.dtype() + " on "
+              + e.tensor.device() + ") failed, the file was not written: " + ex.getMessage(), ex);
+        }
+      }
+    }
+  }
+
+  private static Plan plan(Map<String, Tensor> tensors, Map<String, String> metadata, String op) {
+    Objects.requireNonNull(tensors, op + ": tensors is null");
+    List<Map.Entry<String, Tensor>> sorted = new ArrayList<>(tensors.size());
+    for (Map.Entry<String, Tensor> e : tensors.entrySet()) {
+      String name = e.getKey();
+      if (name == null) {
+        throw new IllegalArgumentException(op + ": a tensor name is null");
+      }
+      if (name.equals(METADATA_KEY)) {
+        throw new IllegalArgumentException(op + ": '" + METADATA_KEY + "' is reserved for the metadata, it cannot"
+            + " name a tensor");
+      }
+      requireUnicode(op, "tensor name", name);
+      if (e.getValue() == null) {
+        throw new IllegalArgumentException(op + ": tensor '" + name + "' is null");
+      }
+      sorted.add(e);
+    }
+    // The reference sorts by descending dtype (its enum order, roughly the alignment), then name.
+    sorted.sort(Comparator.<Map.Entry<String, Tensor>, FileDtype>comparing(e -> FileDtype.of(e.getValue().dtype()))
+        .reversed().thenComparing(Map.Entry::getKey, Safetensors::compareCodePoints));
+
+    StringBuilder json = new StringBuilder("{");
+    if (metadata != null) {
+      Map<String, String> ordered = new TreeMap<>(Safetensors::compareCodePoints);
+      for (Map.Entry<String, String> m : metadata.entrySet()) {
+        if (m.getKey() == null || m.getValue() == null) {
+          throw new IllegalArgumentException(op + ": metadata entry " + m.getKey() + "=" + m.getValue()
+              + " has a null; metadata maps strings to strings");
+        }
+        requireUnicode(op, "metadata key", m.getKey());
+        requireUnicode(op, "metadata value of '" + m.getKey() + "'", m.getValue());
+        ordered.put(m.getKey(), m.getValue());
+      }
+      Json.writeString(json, METADATA_KEY);
+      json.append(":{");
+      boolean first = true;
+      for (Map.Entry<String, String> m : ordered.entrySet()) {
+        if (!first) {
+          json.append(',');
+        }
+        first = false;
+        Json.writeString(json, m.getKey());
+        json.append(':');
+        Json.writeString(json, m.getValue());
+      }
+      json.append('}');
+    }
+    List<Entry> entries = new ArrayList<>(sorted.size());
+    long offset = 0;
+    for (Map.Entry<String, Tensor> e : sorted) {
+      Tensor t = e.getValue();
+      FileDtype dtype = FileDtype.of(t.dtype());
+      long bytes = t.numel() * t.dtype().byteSize();
+      entries.add(new Entry(e.getKey(), t, dtype, offset, offset + bytes));
+      if (json.length() > 1) {
+        json.append(',');
+      }
+      Json.writeString(json, e.getKey());
+      json.append(":{\"dtype\":\"").append(dtype.name()).append("\",\"shape\":[");
+      long[] shape = t.shape().toArray();
+      for (int i = 0; i < shape.length; i++) {
+        json.append(i == 0 ? "" : ",").append(shape[i]);
+      }
+      json.append("],\"data_offsets\":[").append(offset).append(',').append(offset + bytes).append("]}");
+      offset += bytes;
+    }
+    json.append('}');
+    byte[] utf8 = json.toString().getBytes(StandardCharsets.UTF_8);
+    int padded = (utf8.length + LENGTH_BYTES - 1) / LENGTH_BYTES * LENGTH_BYTES;
+    if (padded > MAX_HEADER_SIZE) {
+      throw new IllegalArgumentException(op + ": the header would have " + padded + " bytes, more than the "
+          + MAX_HEADER_SIZE + " readers accept");
+    }
+    byte[] header = Arrays.copyOf(utf8, padded);
+    Arrays.fill(header, utf8.length, padded, (byte) ' ');
+    return new Plan(header, entries, offset);
+  }
+
+  private static void requireUnicode(String op, String what, String s) {
+    int at = Json.unpairedSurrogate(s);
+    if (at >= 0) {
+      throw new IllegalArgumentException(op + ": the " + what + " \"" + s + "\" has an unpaired surrogate at index "
+          + at + ", which UTF-8 cannot encode");
+    }
+  }
+
+  /** Orders strings by code point, as Rust orders them (byte-wise UTF-8). */
+  static int compareCodePoints(String a, String b) {
+    int i = 0;
+    int j = 0;
+    while (i < a.length() && j < b.length()) {
+      int ca = a.codePointAt(i);
+      int cb = b.codePointAt(j);
+      if (ca != cb) {
+        return Integer.compare(ca, cb);
+      }
+      i += Character.charCount(ca);
+      j += Character.charCount(cb);
+    }
+    return Integer.compare(a.length() - i, b.length() - j);
+  }
+
+  /** Writes {@code t}'s elements, row-major and little-endian, through the buffer {@code buf}. */
+  private static void writeData(Tensor t, WritableByteChannel ch, ByteBuffer buf) throws IOException {
+    switch (t.dtype()) {
+      case FLOAT32 -> {
+        float[] a = t.toFloatArray();
+        for (int i = 0; i < a.length; i += CHUNK / 4) {
+          int n = Math.min(a.length - i, CHUNK / 4);
+          buf.clear();
+          buf.asFloatBuffer().put(a, i, n);
+          buf.limit(n * 4);
+          writeFully(ch, buf);
+        }
+      }
+      case FLOAT64 -> {
+        double[] a = t.toDoubleArray();
+        for (int i = 0; i < a.length; i += CHUNK / 8) {
+          int n = Math.min(a.length - i, CHUNK / 8);
+          buf.clear();
+          buf.asDoubleBuffer().put(a, i, n);
+          buf.limit(n * 8);
+          writeFully(ch, buf);
+        }
+      }
+      case INT64 -> {
+        long[] a = t.toLongArray();
+        for (int i = 0; i < a.length; i += CHUNK / 8) {
+          int n = Math.min(a.length - i, CHUNK / 8);
+          buf.clear();
+          buf.asLongBuffer().put(a, i, n);
+          buf.limit(n * 8);
+          writeFully(ch, buf);
+        }
+      }
+      case BOOL -> {
+        boolean[] a = t.toBooleanArray();
+        for (int i = 0; i < a.length; i += CHUNK) {
+          int n = Math.min(a.length - i, CHUNK);
+          buf.clear();
+          for (int k = 0; k < n; k++) {
+            buf.put((byte) (a[i + k] ? 1 : 0));
+          }
+          buf.flip();
+          writeFully(ch, buf);
+        }
+      }
+    }
+  }
+
+  private static void writeFully(WritableByteChannel ch, ByteBuffer buf) throws IOException {
+    while (buf.hasRemaining()) {
+      ch.write(buf);
+    }
+  }
+
+  // ---------------------------------------------------------------- reading
+
+  /**
+   * The tensors (on the CPU, in file order) and metadata of the safetensors file {@code file}:
+   * the reference's {@code safetensors.torch.load_file(file)}.
+   *
+   * @throws SafetensorsException naming the file and the problem, for a file that is not valid
+   *     safetensors (truncated, corrupted, inconsistent) or holds a dtype this runtime cannot read
+   * @throws IOException if the file cannot be read
+   */
+  public static Contents load(Path file) throws IOException {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      return read(new ChannelSource(ch), file.toString());
+    }
+  }
+
+  /**
+   * The tensors and metadata of the safetensors bytes {@code bytes}: the reference's {@code
+   * safetensors.torch.load(bytes)}.
+   *
+   * @throws SafetensorsException as {@link #load}
+   */
+  public static Contents deserialize(byte[] bytes) throws SafetensorsException {
+    try {
+      return read(new ArraySource(bytes), BYTES_SOURCE);
+    } catch (SafetensorsException e) {
+      throw e;
+    } catch (IOException e) {
+      throw new SafetensorsException(BYTES_SOURCE, "reading failed: " + e, e);
+    }
+  }
+
+  /** The tensors and metadata read from a safetensors file. */
+  public static final class Contents {
+    private final Map<String, Tensor> tensors;
+    private final Map<String, String> metadata;
+    private final Map<String, FileDtype> fileDtypes;
+
+    Contents(Map<String, Tensor> tensors, Map<String, String> metadata, Map<String, FileDtype> fileDtypes) {
+      this.tensors = Collections.unmodifiableMap(tensors);
+      this.metadata = Collections.unmodifiableMap(metadata);
+      this.fileDtypes = fileDtypes;
+    }
+
+    /** The tensors by name, on the CPU, in the order of their data in the file. */
+    public Map<String, Tensor> tensors() {
+      return tensors;
+    }
+
+    /** The {@code __metadata__} map; empty when the file has none. */
+    public Map<String, String> metadata() {
+      return metadata;
+    }
+
+    /**
+     * The dtype tensor {@code name} has in the file ({@code "F16"}, {@code "I32"}, ...), which may
+     * be narrower than the dtype it was read as.
+     *
+     * @throws IllegalArgumentException if there is no tensor of that name
+     */
+    public String fileDtype(String name) {
+      FileDtype d = fileDtypes.get(name);
+      if (d == null) {
+        throw new IllegalArgumentException("fileDtype: no tensor named '" + name + "'");
+      }
+      return d.name();
+    }
+  }
+
+  /** Random access to the bytes being read. */
+  private interface Source {
+    long size() throws IOException;
+
+    /** Fills {@code dst} from {@code position}; the caller has checked the range is inside {@link #size()}. */
+    void readFully(long position, ByteBuffer dst) throws IOException;
+  }
+
+  private static final class ChannelSource implements Source {
+    private final FileChannel ch;
+
+    ChannelSource(FileChannel ch) {
+      this.ch = ch;
+    }
+
+    @Override
+    public long size() throws IOException {
+      return ch.size();
+    }
+
+    @Override
+    public void readFully(long position, ByteBuffer dst) throws IOException {
+      long p = position;
+      while (dst.hasRemaining()) {
+        int n = ch.read(dst, p);
+        if (n < 0) {
+          throw new IOException("the file ended at byte " + p + " while being read: was it truncated meanwhile?");
+        }
+        p += n;
+      }
+    }
+  }
+
+  private static final class ArraySource implements Source {
+    private final byte[] bytes;
+
+    ArraySource(byte[] bytes) {
+      this.bytes = bytes;
+    }
+
+    @Override
+    public long size() {
+      return bytes.length;
+    }
+
+    @Override
+    public void readFully(long position, ByteBuffer dst) {
+      dst.put(bytes, (int) position, dst.remaining());
+    }
+  }
+
+  /** A tensor entry of a header. */
+  private static final class Info {
+    final String name;
+    final FileDtype dtype;
+    final long[] shape;
+    final long begin;
+    final long end;
+
+    Info(String name, FileDtype dtype, long[] shape, long begin, long end) {
+      this.name = name;
+      this.dtype = dtype;
+      this.shape = shape;
+      this.begin = begin;
+      this.end = end;
+    }
+  }
+
+  private static Contents read(Source src, String source) throws IOException {
+    long size = src.size();
+    if (size < LENGTH_BYTES) {
+      throw new SafetensorsException(source, "header too small: the file has " + size + " bytes, fewer than the 8 of"
+          + " the header length");
+    }
+    ByteBuffer lengthBytes = ByteBuffer.allocate(LENGTH_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    src.readFully(0, lengthBytes);
+    long n = lengthBytes.getLong(0);
+    if (n < 0 || n > MAX_HEADER_SIZE) {
+      throw new SafetensorsException(source, "header too large: the header length is " + Long.toUnsignedString(n)
+          + " bytes, more than the " + MAX_HEADER_SIZE + " accepted (is this a safetensors file?)");
+    }
+    if (LENGTH_BYTES + n > size) {
+      throw new SafetensorsException(source, "invalid header length: the header length is " + n + " bytes but only "
+          + (size - LENGTH_BYTES) + " follow it (truncated file, or not a safetensors file)");
+    }
+    ByteBuffer headerBytes = ByteBuffer.allocate((int) n);
+    src.readFully(LENGTH_BYTES, headerBytes);
+    headerBytes.flip();
+    String text;
+    try {
+      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(headerBytes).toString();
+    } catch (CharacterCodingException e) {
+      throw new SafetensorsException(source, "invalid header: it is not valid UTF-8 (" + e.getMessage() + ")", e);
+    }
+    Object root;
+    try {
+      root = Json.parse(text);
+    } catch (Json.JsonException e) {
+      throw new SafetensorsException(source, "invalid header: it is not valid JSON: " + e.getMessage(), e);
+    }
+    if (!(root instanceof Map)) {
+      throw new SafetensorsException(source, "invalid header: it must be a JSON object, it is " + kind(root));
+    }
+    @SuppressWarnings("unchecked")
+    Map<String, Object> header = (Map<String, Object>) root;
+    Map<String, String> metadata = new LinkedHashMap<>();
+    List<Info> infos = new ArrayList<>();
+    for (Map.Entry<String, Object> e : header.entrySet()) {
+      if (e.getKey().equals(METADATA_KEY)) {
+        readMetadata(source, e.getValue(), metadata);
+      } else {
+        infos.add(readInfo(source, e.getKey(), e.getValue()));
+      }
+    }
+    // As the reference: order by offsets, then check they are contiguous from 0 and match the sizes.
+    infos.sort(Comparator.<Info>comparingLong(i -> i.begin).thenComparingLong(i -> i.end));
+    long start = 0;
+    for (Info info : infos) {
+      if (info.begin != start || info.end < info.begin) {
+        throw new SafetensorsException(source, "invalid offset for tensor '" + info.name + "': data_offsets ["
+            + info.begin + ", " + info.end + "], but " + (start == 0 ? "the data starts at 0"
+                : "the tensor before it ends at " + start) + "; tensors must follow one another without holes or"
+            + " overlaps");
+      }
+      start = info.end;
+      long bytes = byteSize(source, info);
+      if (info.end - info.begin != bytes) {
+        throw new SafetensorsException(source, "invalid tensor info for '" + info.name + "': shape "
+            + Arrays.toString(info.shape) + " of dtype " + info.dtype + " needs " + bytes + " bytes, but data_offsets ["
+            + info.begin + ", " + info.end + "] span " + (info.end - info.begin));
+      }
+    }
+    long available = size - LENGTH_BYTES - n;
+    if (start > available) {
+      throw new SafetensorsException(source, "truncated: the header declares " + start + " bytes of tensor data but"
+          + " only " + available + " follow it");
+    }
+    if (start < available) {
+      throw new SafetensorsException(source, "incomplete metadata: the tensors cover " + start + " bytes of data but "
+          + available + " follow the header; the data must be covered exactly, to the end of the file");
+    }
+    Map<String, Tensor> tensors = new LinkedHashMap<>();
+    Map<String, FileDtype> fileDtypes = new LinkedHashMap<>();
+    long dataStart = LENGTH_BYTES + n;
+    for (Info info : infos) {
+      tensors.put(info.name, readTensor(src, source, info, dataStart));
+      fileDtypes.put(info.name, info.dtype);
+    }
+    return new Contents(tensors, metadata, fileDtypes);
+  }
+
+  private static void readMetadata(String source, Object value, Map<String, String> out) throws SafetensorsException {
+    if (value == Json.NULL) {
+      return;
+    }
+    if (!(value instanceof Map)) {
+      throw new SafetensorsException(source, "invalid header: " + METADATA_KEY + " must be an object of strings, it is "
+          + kind(value));
+    }
+    for (Map.Entry<?, ?> m : ((Map<?, ?>) value).entrySet()) {
+      if (!(m.getValue() instanceof String)) {
+        throw new SafetensorsException(source, "invalid header: " + METADATA_KEY + " must map strings to strings, but '"
+            + m.getKey() + "' is " + kind(m.getValue()));
+      }
+      out.put((String) m.getKey(), (String) m.getValue());
+    }
+  }
+
+  private static Info readInfo(String source, String name, Object value) throws SafetensorsException {
+    String where = "invalid header: tensor '" + name + "'";
+    if (!(value instanceof Map)) {
+      throw new SafetensorsException(source, where + " must be an object with dtype, shape and data_offsets, it is "
+          + kind(value));
+    }
+    Map<?, ?> entry = (Map<?, ?>) value;
+    Object dtypeValue = field(source, where, entry, "dtype");
+    if (!(dtypeValue instanceof String)) {
+      throw new SafetensorsException(source, where + ": dtype must be a string, it is " + kind(dtypeValue));
+    }
+    FileDtype dtype = FileDtype.parse((String) dtypeValue);
+    if (dtype == null) {
+      throw new SafetensorsException(source, where + ": unknown dtype \"" + dtypeValue + "\"; the format's dtypes are "
+          + Arrays.toString(FileDtype.values()));
+    }
+    long[] shape = integers(source, where, "shape", field(source, where, entry, "shape"), -1);
+    long[] offsets = integers(source, where, "data_offsets", field(source, where, entry, "data_offsets"), 2);
+    return new Info(name, dtype, shape, offsets[0], offsets[1]);
+  }
+
+  private static Object field(String source, String where, Map<?, ?> entry, String key) throws SafetensorsException {
+    Object v = entry.get(key);
+    if (v == null) {
+      throw new SafetensorsException(source, where + " has no " + key);
+    }
+    return v;
+  }
+
+  /** A JSON array of non-negative integers; of {@code length} elements unless it is -1. */
+  private static long[] integers(String source, String where, String key, Object value, int length)
+      throws SafetensorsException {
+    if (!(value instanceof List)) {
+      throw new SafetensorsException(source, where + ": " + key + " must be an array of integers, it is " + kind(value));
+    }
+    List<?> list = (List<?>) value;
+    if (length >= 0 && list.size() != length) {
+      throw new SafetensorsException(source, where + ": " + key + " must have " + length + " elements, it has "
+          + list.size());
+    }
+    long[] out = new long[list.size()];
+    for (int i = 0; i < out.length; i++) {
+      Object o = list.get(i);
+      long v = o instanceof Json.JsonNumber ? ((Json.JsonNumber) o).asNonNegativeLong() : -1;
+      if (v < 0) {
+        throw new SafetensorsException(source, where + ": " + key + " must hold integers from 0 to " + Long.MAX_VALUE
+            + ", element " + i + " is " + (o instanceof Json.JsonNumber ? o : kind(o)));
+      }
+      out[i] = v;
+    }
+    return out;
+  }
+
+  /** The bytes the shape and dtype of {@code info} need, with the reference's overflow and alignment checks. */
+  private static long byteSize(String source, Info info) throws SafetensorsException {
+    try {
+      long elements = 1;
+      for (long d : info.shape) {
+        elements = Math.multiplyExact(elements, d);
+      }
+      long bits = Math.multiplyExact(elements, (long) info.dtype.bits);
+      if (bits % 8 != 0) {
+        throw new SafetensorsException(source, "tensor '" + info.name + "': " + elements + " elements of " + info.dtype
+            + " do not end on a byte boundary");
+      }
+      return bits / 8;
+    } catch (ArithmeticException e) {
+      throw new SafetensorsException(source, "tensor '" + info.name + "': the size of shape " + Arrays.toString(info.shape)
+          + " of dtype " + info.dtype + " overflows");
+    }
+  }
+
+  private static Tensor readTensor(Source src, String source, Info info, long dataStart) throws IOException {
+    DType dtype = info.dtype.readAs;
+    if (info.dtype.decoder == null) {
+      throw new SafetensorsException(source, "tensor '" + info.name + "' has dtype " + info.dtype + ", which this runtime"
+          + " cannot represent (it reads F32, F64, I64 and BOOL, and widens F16 and BF16 to float32 and I8, U8, I16,"
+          + " U16, I32 and U32 to int64)");
+    }
+    long elements = 1;
+    for (long d : info.shape) {
+      if (d > Integer.MAX_VALUE) {
+        throw new SafetensorsException(source, "tensor '" + info.name + "': shape " + Arrays.toString(info.shape)
+            + " has a dimension larger than a tensor of this runtime can hold (" + Integer.MAX_VALUE + ")");
+      }
+      elements *= d;
+    }
+    if (elements * dtype.byteSize() > Integer.MAX_VALUE - 8) {
+      throw new SafetensorsException(source, "tensor '" + info.name + "': shape " + Arrays.toString(info.shape) + " as "
+          + dtype + " needs " + elements * dtype.byteSize() + " bytes, more than a tensor of this runtime can hold"
+          + " (2 GiB)");
+    }
+    int n = (int) elements;
+    ByteBuffer bytes = ByteBuffer.allocate((int) (info.end - info.begin)).order(ByteOrder.LITTLE_ENDIAN);
+    src.readFully(dataStart + info.begin, bytes);
+    bytes.flip();
+    return info.dtype.decoder.decode(bytes, n, Shape.of(info.shape));
+  }
+
+  private static Tensor decodeF32(ByteBuffer b, int n, Shape shape) {
+    float[] v = new float[n];
+    b.asFloatBuffer().get(v);
+    return Tensor.of(v, shape, Device.cpu());
+  }
+
+  private static Tensor decodeF64(ByteBuffer b, int n, Shape shape) {
+    double[] v = new double[n];
+    b.asDoubleBuffer().get(v);
+    return Tensor.of(v, shape, Device.cpu());
+  }
+
+  private static Tensor decodeI64(ByteBuffer b, int n, Shape shape) {
+    long[] v = new long[n];
+    b.asLongBuffer().get(v);
+    return Tensor.of(v, shape, Device.cpu());
+  }
+
+  private static Tensor decodeBool(ByteBuffer b, int n, Shape shape) {
+    boolean[] v = new boolean[n];
+    for (int i = 0; i < n; i++) {
+      v[i] = b.get(i) != 0;
+    }
+    return Tensor.of(v, shape.toArray());
+  }
+
+  private static Tensor longs(Shape shape, int n, IntToLongFunction element) {
+    long[] v = new long[n];
+    for (int i = 0; i < n; i++) {
+      v[i] = element.applyAsLong(i);
+    }
+    return Tensor.of(v, shape, Device.cpu());
+  }
+
+  private static Tensor floats(Shape shape, int n, IntToDoubleFunction element) {
+    float[] v = new float[n];
+    for (int i = 0; i < n; i++) {
+      v[i] = (float) element.applyAsDouble(i);
+    }
+    return Tensor.of(v, shape, Device.cpu());
+  }
+
+  /** An IEEE 754 half-precision value as a float (exact). */
+  static float halfToFloat(short half) {
+    int h = half & 0xFFFF;
+    int sign = (h & 0x8000) << 16;
+    int exponent = (h >>> 10) & 0x1F;
+    int mantissa = h & 0x3FF;
+    if (exponent == 0x1F) {
+      return Float.intBitsToFloat(sign | 0x7F800000 | (mantissa << 13));
+    }
+    if (exponent == 0) {
+      float magnitude = mantissa * 0x1p-24f;
+      return sign == 0 ? magnitude : -magnitude;
+    }
+    return Float.intBitsToFloat(sign | ((exponent + 112) << 23) | (mantissa << 13));
+  }
+
+  private static String kind(Object v) {
+    if (v instanceof Map) {
+      return "an object";
+    }
+    if (v instanceof List) {
+      return "an array";
+    }
+    if (v instanceof String) {
+      return "a string";
+    }
+    if (v instanceof Json.JsonNumber) {
+      return "a number";
+    }
+    if (v instanceof Boolean) {
+      return "a boolean";
+    }
+    return "null";
+  }
+}

@@ -1,0 +1,56 @@
+package dev.ondevice.nn;
+
+import dev.ondevice.DType;
+import dev.ondevice.Tensor;
+import java.util.Arrays;
+
+/**
+ * The class-index targets of {@link CrossEntropyLoss} and {@link NllLoss}: an input of class
+ * scores {@code [N, C, d1, ...]} (or {@code [C]}) against int64 classes {@code [N, d1, ...]} (or
+ * 0-dim).
+ */
+final class ClassTargets {
+  private ClassTargets() {}
+
+  /** The class dimension of a checked input: 0 for an unbatched {@code [C]}, else 1. */
+  static int classDim(Tensor input) {
+    return input.dim() == 1 ? 0 : 1;
+  }
+
+  /**
+   * Checks {@code input} and {@code target} for the loss {@code loss}.
+   *
+   * @throws IllegalArgumentException naming the loss and both shapes for a non-floating or 0-dim
+   *     input, a target that is not int64, or a target shape other than the input's without its
+   *     class dimension
+   */
+  static void check(String loss, Tensor input, Tensor target) {
+    if (input.dim() == 0 || !input.dtype().isFloatingPoint()) {
+      throw new IllegalArgumentException(loss + ": input must be floating-point class scores [N, C, ...] or [C],"
+          + " got " + input.dtype() + " of shape " + input.shape() + " (target shape " + target.shape() + ")");
+    }
+    if (target.dtype() != DType.INT64) {
+      throw new IllegalArgumentException(loss + ": target must hold int64 class indices, got " + target.dtype()
+          + " (input shape " + input.shape() + ", target shape " + target.shape() + "); class probabilities as"
+          + " targets are not supported");
+    }
+    long[] in = input.shape().toArray();
+    long[] expected = new long[in.length - 1];
+    int c = classDim(input);
+    for (int i = 0, j = 0; i < in.length; i++) {
+      if (i != c) {
+        expected[j++] = in[i];
+      }
+    }
+    if (!Arrays.equals(expected, target.shape().toArray())) {
+      throw new IllegalArgumentException(loss + ": target shape " + target.shape() + " does not match input shape "
+          + input.shape() + "; expected target shape " + Arrays.toString(expected));
+    }
+  }
+
+  /** {@code -logProbabilities[..., target, ...]}: the negative log-likelihood of each target class. */
+  static Tensor negativeLogLikelihood(Tensor logProbabilities, Tensor target) {
+    int c = classDim(logProbabilities);
+    return logProbabilities.gather(c, target.unsqueeze(c)).squeeze(c).neg();
+  }
+}

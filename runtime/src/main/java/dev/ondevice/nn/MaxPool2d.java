@@ -1,0 +1,41 @@
+package dev.ondevice.nn;
+
+import dev.ondevice.Pooling;
+import dev.ondevice.Tensor;
+
+/**
+ * Max pooling over square windows: PyTorch's {@code nn.MaxPool2d} (stride defaults to the kernel
+ * size; no dilation, floor rounding, no indices returned). See {@link Pooling#maxPool2d}.
+ */
+public class MaxPool2d extends Layer {
+  private final int kernel;
+  private final int stride;
+  private final int padding;
+
+  /** Non-overlapping windows: stride {@code kernel}, no padding. */
+  public MaxPool2d(int kernel) {
+    this(kernel, kernel, 0);
+  }
+
+  /**
+   * Windows of {@code kernel x kernel} every {@code stride}, over the input padded by {@code padding}.
+   *
+   * @throws IllegalArgumentException if the kernel or stride is not positive, or the padding is
+   *     negative or more than half the kernel
+   */
+  public MaxPool2d(int kernel, int stride, int padding) {
+    if (kernel < 1 || stride < 1 || padding < 0 || 2 * padding > kernel) {
+      throw new IllegalArgumentException("MaxPool2d: kernel and stride must be positive and padding between 0 and half"
+          + " the kernel, got kernel=" + kernel + ", stride=" + stride + ", padding=" + padding);
+    }
+    this.kernel = kernel;
+    this.stride = stride;
+    this.padding = padding;
+  }
+
+  /** The window maxima of {@code x} ({@code [N, C, H, W]} or {@code [C, H, W]}). */
+  @Override
+  public Tensor forward(Tensor x) {
+    return Pooling.maxPool2d(x, kernel, stride, padding);
+  }
+}

@@ -1,0 +1,25 @@
+package dev.ondevice.nn;
+
+import dev.ondevice.Tensor;
+
+/** How a loss combines the losses of the elements: PyTorch's {@code reduction} argument. */
+public enum Reduction {
+  /** The per-element losses, unreduced. */
+  NONE,
+  /** Their mean: a 0-dim tensor (PyTorch's default). */
+  MEAN,
+  /** Their sum: a 0-dim tensor. */
+  SUM;
+
+  /** Applies this reduction to per-element losses. */
+  Tensor apply(Tensor losses) {
+    switch (this) {
+      case MEAN:
+        return losses.mean();
+      case SUM:
+        return losses.sum();
+      default:
+        return losses;
+    }
+  }
+}

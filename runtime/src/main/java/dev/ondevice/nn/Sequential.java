@@ -1,0 +1,43 @@
+package dev.ondevice.nn;
+
+import dev.ondevice.Tensor;
+import java.util.List;
+
+/**
+ * Layers applied one after the other: PyTorch's {@code nn.Sequential}. Its layers are submodules
+ * named {@code layers.0}, {@code layers.1}, ... in the state dict (PyTorch names them {@code 0},
+ * {@code 1}, ...).
+ *
+ * <pre>{@code
+ * Sequential net = new Sequential(new Linear(784, 128), new ReLU(), new Linear(128, 10));
+ * Tensor logits = net.forward(x);
+ * }</pre>
+ */
+public class Sequential extends Layer {
+  final List<Layer> layers;
+
+  /** The layers, in the order they are applied. */
+  public Sequential(Layer... layers) {
+    this.layers = List.of(layers);
+  }
+
+  /** The layer at {@code index}. */
+  public Layer get(int index) {
+    return layers.get(index);
+  }
+
+  /** The number of layers. */
+  public int size() {
+    return layers.size();
+  }
+
+  /** Applies each layer to the output of the one before. */
+  @Override
+  public Tensor forward(Tensor x) {
+    Tensor y = x;
+    for (Layer layer : layers) {
+      y = layer.forward(y);
+    }
+    return y;
+  }
+}
