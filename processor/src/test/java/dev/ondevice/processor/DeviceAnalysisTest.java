@@ -164,6 +164,7 @@ class DeviceAnalysisTest {
     check("Train", String.join("\n",
         "class Train {",
         "  static class Net extends Model {",
+        "    dev.ondevice.Parameter w;",
         "    Tensor forward(Tensor x) {",
         "      return x;",
         "    }",
@@ -389,5 +390,45 @@ class DeviceAnalysisTest {
     ExpectedFindings.assertMatch(c, List.of(f));
     assertThat(c).hadErrorContaining("Tensor.zeros(2, 2, device) returns a new tensor and its result is discarded, so"
         + " this statement does nothing; assign its result to a variable").inFile(f).onLine(20);
+  }
+
+  @Test
+  void statelessLayersWorkOnAnyDeviceAndContainersTakeTheirLayersDevice() {
+    check("Layers", String.join("\n",
+        "class Layers {",
+        "  static class Flat extends Model {",
+        "    Tensor forward(Tensor x) {",
+        "      return x;",
+        "    }",
+        "  }",
+        "",
+        "  static class Dense extends Model {",
+        "    dev.ondevice.Parameter w;",
+        "    Dense(Device device) {",
+        "    }",
+        "    Dense() {",
+        "    }",
+        "    Tensor forward(Tensor x) {",
+        "      return x;",
+        "    }",
+        "  }",
+        "",
+        "  static class Stack extends Model {",
+        "    final Dense first;",
+        "    Stack(Dense first) {",
+        "      this.first = first;",
+        "    }",
+        "    Tensor forward(Tensor x) {",
+        "      return first.forward(x);",
+        "    }",
+        "  }",
+        "",
+        "  void run(Device device) {",
+        "    Tensor x = Tensor.randn(2, 2, device);",
+        "    Tensor a = new Flat().forward(x);",
+        "    Tensor b = new Stack(new Dense(device)).forward(x);",
+        "    Tensor c = new Stack(new Dense()).forward(x); // expect: ModelNotMoved",
+        "  }",
+        "}"));
   }
 }

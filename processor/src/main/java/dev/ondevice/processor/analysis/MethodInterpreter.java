@@ -666,6 +666,18 @@ final class MethodInterpreter {
       if (device != null) {
         return Value.on(device);
       }
+      if (!rt.hasState(type)) {
+        return Value.UNKNOWN;
+      }
+      Place submodules = Place.NONE;
+      for (int i = 0; i < args.size(); i++) {
+        if (rt.isModel(ctx.trees().getTypeMirror(new TreePath(path, t.getArguments().get(i))))) {
+          submodules = submodules.join(args.get(i).place());
+        }
+      }
+      if (submodules != Place.NONE && submodules != Place.CPU) {
+        return Value.on(submodules);
+      }
       return Value.on(Place.CPU).withOrigin(Value.Origin.UNMOVED_MODEL, path, null);
     }
     return Value.UNKNOWN;

@@ -3,12 +3,15 @@ package dev.ondevice.processor.analysis;
 import java.lang.annotation.Annotation;
 import java.util.List;
 import javax.lang.model.element.Element;
+import javax.lang.model.element.Modifier;
 import javax.lang.model.element.TypeElement;
+import javax.lang.model.element.VariableElement;
 import javax.lang.model.type.DeclaredType;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
 import javax.lang.model.type.TypeVariable;
 import javax.lang.model.type.WildcardType;
+import javax.lang.model.util.ElementFilter;
 import javax.lang.model.util.Elements;
 import javax.lang.model.util.Types;
 
@@ -19,6 +22,7 @@ final class RuntimeTypes {
   private final TypeMirror device;
   private final TypeMirror model;
   private final TypeMirror iterable;
+  private final java.util.Map<String, Boolean> stateful = new java.util.HashMap<>();
 
   RuntimeTypes(Elements elements, Types types) {
     this.types = types;
@@ -97,6 +101,31 @@ final class RuntimeTypes {
       return upper(((WildcardType) t).getExtendsBound());
     }
     return t;
+  }
+
+  /**
+   * Whether a model class holds state that a move would move: an instance field (its own or
+   * inherited) of a tensor, model, collection, map or array type. A stateless layer (an
+   * activation, a pooling, a flatten) works on any device.
+   */
+  boolean hasState(TypeMirror modelType) {
+    return stateful.computeIfAbsent(types.erasure(modelType).toString(), k -> computeHasState(modelType));
+  }
+
+  private boolean computeHasState(TypeMirror modelType) {
+    for (TypeMirror t = modelType; t != null && t.getKind() == TypeKind.DECLARED && !isModelBase(t); ) {
+      TypeElement e = (TypeElement) types.asElement(t);
+      for (VariableElement f : ElementFilter.fieldsIn(e.getEnclosedElements())) {
+        TypeMirror ft = f.asType();
+        boolean container = ft.getKind() == TypeKind.ARRAY || is(ft, iterable) || ft.toString().startsWith("java.util.Map");
+        if (!f.getModifiers().contains(Modifier.STATIC) && (isTensor(ft) || isModel(ft) || container
+            || ft.getKind() == TypeKind.TYPEVAR)) {
+          return true;
+        }
+      }
+      t = e.getSuperclass();
+    }
+    return false;
   }
 
   /** Whether {@code type} or one of its superclasses or interfaces carries {@code annotation}. */
