@@ -283,6 +283,7 @@ final class Checks {
     return result;
   }
 
+  /** Checks the tensor arguments of a model call against the model's device; the result is on it (unknown after a report). */
   Value modelCall(MethodInterpreter.Call c) {
     Value model = c.receiver == null ? Value.UNKNOWN : c.receiver;
     String modelText = c.receiverTree == null ? "this" : ctx.shortText(c.receiverTree);
@@ -303,7 +304,7 @@ final class Checks {
             + c.method.getSimpleName() + " (@OnDevice(\"" + declared + "\"))");
       } else if (!arg.cpuScalarLike()) {
         if (conflict(c.method.getSimpleName().toString(), c.path, modelOperand, argument, true)) {
-          break;
+          return Value.UNKNOWN;
         }
       }
     }

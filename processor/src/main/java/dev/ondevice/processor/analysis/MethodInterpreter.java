@@ -671,7 +671,8 @@ final class MethodInterpreter {
       }
       Place submodules = Place.NONE;
       for (int i = 0; i < args.size(); i++) {
-        if (rt.isModel(ctx.trees().getTypeMirror(new TreePath(path, t.getArguments().get(i))))) {
+        TypeMirror argType = ctx.trees().getTypeMirror(new TreePath(path, t.getArguments().get(i)));
+        if (rt.isModel(argType) && rt.hasState(argType)) {
           submodules = submodules.join(args.get(i).place());
         }
       }
