@@ -42,6 +42,26 @@ final class InPlaceOps {
 
   static Tensor binary(BinaryOp op, Tensor self, Tensor other) {
     String name = op.opName() + "i";
+    Strided operand = operand(name, op, self, other);
+    self.data.storage().backend().binary(op, self.data, operand, self.data);
+    self.data.storage().bumpVersion();
+    return self;
+  }
+
+  /** {@code self += alpha * other} in one pass, without a temporary. */
+  static Tensor scaledAdd(Tensor self, Tensor other, double alpha) {
+    Strided operand = operand("addi", BinaryOp.ADD, self, other);
+    if (!self.dtype().isFloatingPoint() && alpha != Math.rint(alpha)) {
+      throw new IllegalArgumentException("addi: a non-integer alpha (" + alpha + ") cannot be applied in place to a"
+          + " tensor of type " + self.dtype() + "; use the out-of-place add");
+    }
+    self.data.storage().backend().scaledAdd(self.data, operand, alpha);
+    self.data.storage().bumpVersion();
+    return self;
+  }
+
+  /** Validates an in-place binary op and returns {@code other}, converted and broadcast to {@code self}. */
+  private static Strided operand(String name, BinaryOp op, Tensor self, Tensor other) {
     checkWritable(name, self, other);
     // The result stays in self, so only other may be a 0-dim CPU scalar beside another device.
     if (!other.device().equals(self.device()) && !Checks.isCpuScalar(other)) {
@@ -66,9 +86,7 @@ final class InPlaceOps {
           + " a tensor of type " + self.dtype() + "; use the out-of-place " + op.opName());
     }
     Tensor converted = other.detach().to(self.dtype());
-    self.data.storage().backend().binary(op, self.data, operand(name, self, converted), self.data);
-    self.data.storage().bumpVersion();
-    return self;
+    return operand(name, self, converted);
   }
 
   static Tensor scalar(BinaryOp op, Tensor self, double s) {

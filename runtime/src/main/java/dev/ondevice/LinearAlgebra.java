@@ -40,6 +40,56 @@ final class LinearAlgebra {
     return out;
   }
 
+  /**
+   * {@code x W^T + b} for {@code x [..., in]}, {@code W [out, in]}, {@code b [out]} (or null), as
+   * PyTorch's {@code linear}: one matrix product with the weight passed transposed, the bias added
+   * in place, and a backward that computes the weight's gradient directly in its layout.
+   */
+  static Tensor linear(Tensor x, Tensor w, Tensor b) {
+    Checks.sameDevice("linear", x, "weight", w);
+    if (!x.device().equals(w.device())) {
+      throw new DeviceMismatchException(x.device(), w.device(), "weight", "linear");
+    }
+    if (b != null && !b.device().equals(w.device())) {
+      throw new DeviceMismatchException(w.device(), b.device(), "bias", "linear");
+    }
+    if (w.dim() != 2 || x.dim() == 0 || x.size(-1) != w.size(1) || (b != null && (b.dim() != 1
+        || b.size(0) != w.size(0)))) {
+      throw new IllegalArgumentException("linear: input " + x.shape() + ", weight " + w.shape() + " and bias "
+          + (b == null ? "none" : b.shape()) + " do not fit: expected input [..., in], weight [out, in], bias [out]");
+    }
+    Checks.floating("linear", "input", x);
+    int in = (int) w.size(1);
+    int out = (int) w.size(0);
+    long[] outShape = x.shape().toArray();
+    outShape[outShape.length - 1] = out;
+    Tensor x2 = x.dim() == 2 ? x : x.reshape(-1, in);
+    Tensor y;
+    try (Autograd.Scope ignored = Autograd.noGrad()) {
+      y = mm(x2.to(w.dtype()), w.t());
+      if (b != null) {
+        y.addi(b);
+      }
+    }
+    Tensor result = x.dim() == 2 ? y : y.reshape(outShape);
+    Tensor[] inputs = b == null ? new Tensor[] {x, w} : new Tensor[] {x, w, b};
+    return Node.record("linear", result, inputs, new Tensor[] {x, w}, (g, needs) -> {
+      Tensor g2 = g.dim() == 2 ? g : g.reshape(-1, out);
+      Tensor[] grads = new Tensor[inputs.length];
+      if (needs[0]) {
+        Tensor gx = mm(g2, w).to(x.dtype());
+        grads[0] = x.dim() == 2 ? gx : gx.reshape(x.shape().toArray());
+      }
+      if (needs[1]) {
+        grads[1] = mm(g2.t(), x2.to(w.dtype()));
+      }
+      if (inputs.length == 3 && needs[2]) {
+        grads[2] = g2.sum(0);
+      }
+      return grads;
+    });
+  }
+
   /** The product of {@code [..., M, K]} and {@code [..., K, N]}, batch dimensions broadcast; differentiable. */
   static Tensor mm(Tensor a, Tensor b) {
     Tensor out;

@@ -150,13 +150,6 @@ final class Pointwise {
     }
   }
 
-  /** {@code a op s} outside autograd, for in-place helpers. */
-  static Tensor scalarNoGrad(BinaryOp op, Tensor a, double s) {
-    try (Autograd.Scope ignored = Autograd.noGrad()) {
-      return scalar(op, a, s, false, false);
-    }
-  }
-
   private static Tensor scalarGrad(BinaryOp op, Tensor g, Tensor a, double s, boolean scalarFirst, Tensor out) {
     switch (op) {
       case ADD:
@@ -266,7 +259,7 @@ final class Pointwise {
       case SQUARE:
         return g.mul(a).mul(2.0);
       case RELU:
-        return Tensor.where(out.gt(0.0), g, Creation.scalarOn(0, g.dtype(), g.device()));
+        return reluBackward(g, out);
       case EXP:
         return g.mul(out);
       case LOG:
@@ -294,6 +287,15 @@ final class Pointwise {
       default:
         throw new IllegalStateException(op + " has no gradient");
     }
+  }
+
+  /** The gradient of relu in one pass: {@code g} where the output is positive, else 0. */
+  private static Tensor reluBackward(Tensor g, Tensor out) {
+    Tensor gc = g.to(out.dtype());
+    int[] sizes = out.data.sizes();
+    Tensor result = Creation.empty(sizes.clone(), out.dtype(), out.device());
+    backend(out).reluBackward(Views.expandData(gc.data, sizes), out.data, result.data);
+    return result;
   }
 
   static Tensor logicalNot(Tensor a) {

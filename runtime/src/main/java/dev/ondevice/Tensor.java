@@ -1077,7 +1077,15 @@ public class Tensor {
     return LinearAlgebra.matmul(this, other);
   }
 
-  /** Softmax along {@code dim}. */
+  /**
+   * {@code input W^T + bias}, PyTorch's {@code linear}: {@code input [..., in]}, {@code weight [out,
+   * in]}, {@code bias [out]} or null; one matrix product, all three on one device.
+   */
+  public static Tensor linear(Tensor input, Tensor weight, Tensor bias) {
+    return LinearAlgebra.linear(input, weight, bias);
+  }
+
+    /** Softmax along {@code dim}. */
   public Tensor softmax(int dim) {
     return LinearAlgebra.softmax(this, dim, false);
   }
@@ -1115,7 +1123,7 @@ public class Tensor {
   /** {@code this += alpha * other} in place. */
   @InPlace
   public Tensor addi(Tensor other, double alpha) {
-    return InPlaceOps.binary(BinaryOp.ADD, this, alpha == 1 ? other : Pointwise.scalarNoGrad(BinaryOp.MUL, other, alpha));
+    return InPlaceOps.scaledAdd(this, other, alpha);
   }
 
   /** {@code this += s} in place. */

@@ -62,6 +62,16 @@ class GradientTest {
 
   @ParameterizedTest
   @MethodSource(DEVICES)
+  void linear(Device d) {
+    GradCheck.check("2-d with bias", (x, w, b) -> Tensor.linear(x, w, b), randn(d, 4, 3), randn(d, 2, 3),
+        randn(d, 2));
+    GradCheck.check("3-d input", (x, w) -> Tensor.linear(x, w, null), randn(d, 2, 4, 3), randn(d, 5, 3));
+    GradCheck.check("transposed input", (x, w, b) -> Tensor.linear(x.t(), w, b), randn(d, 3, 4), randn(d, 2, 3),
+        randn(d, 2));
+  }
+
+  @ParameterizedTest
+  @MethodSource(DEVICES)
   void add(Device d) {
     GradCheck.check("same shape", (a, b) -> a.add(b), randn(d, 2, 3), randn(d, 2, 3));
     GradCheck.check("[2,3] + [3]", (a, b) -> a.add(b), randn(d, 2, 3), randn(d, 3));

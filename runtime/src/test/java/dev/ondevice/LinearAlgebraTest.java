@@ -417,4 +417,20 @@ class LinearAlgebraTest {
     assertEquals(1.0, Tensor.scalar(5.0, d).softmax(0).item());
     assertEquals(0.0, Tensor.scalar(5.0, d).logSoftmax(0).item());
   }
+
+  @ParameterizedTest
+  @MethodSource("dev.ondevice.TestDevices#all")
+  void linearIsInputTimesWeightTransposedPlusBias(Device d) {
+    Tensor x = Tensor.of(new float[] {1, 2, 3, 4, 5, 6}, 2, 3).to(d);
+    Tensor w = Tensor.of(new float[] {1, 0, -1, 2, 1, 0}, 2, 3).to(d);
+    Tensor b = Tensor.of(new float[] {10, 20}).to(d);
+    org.junit.jupiter.api.Assertions.assertArrayEquals(new float[] {8, 24, 8, 33},
+        Tensor.linear(x, w, b).toFloatArray());
+    org.junit.jupiter.api.Assertions.assertArrayEquals(new float[] {-2, 4, -2, 13},
+        Tensor.linear(x, w, null).toFloatArray());
+    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> Tensor.linear(x, w.t(), b));
+    org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("linear: input [2, 3], weight [3, 2]"),
+        e.getMessage());
+  }
 }

@@ -36,6 +36,12 @@ public interface Backend {
   /** {@code out = a op s}, or {@code s op a} when {@code scalarFirst}. */
   void binaryScalar(BinaryOp op, Strided a, double s, boolean scalarFirst, Strided out);
 
+  /** {@code target += alpha * other} in place; {@code other} has the target's sizes (stride 0 where broadcast). */
+  void scaledAdd(Strided target, Strided other, double alpha);
+
+  /** The gradient of relu: {@code out = output > 0 ? grad : 0}. */
+  void reluBackward(Strided grad, Strided output, Strided out);
+
   /** {@code out = cond ? a : b}; cond is bool. */
   void where(Strided cond, Strided a, Strided b, Strided out);
 

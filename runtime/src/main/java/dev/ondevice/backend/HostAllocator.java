@@ -14,14 +14,14 @@ import java.util.concurrent.locks.LockSupport;
  * held them becomes unreachable. Reuse avoids the page faults and zeroing of fresh direct memory.
  *
  * <p>Since the garbage collector does not see off-heap bytes, the allocator asks for a collection
- * when the live off-heap bytes have doubled since the last one (and exceed a floor, 512 MiB by
+ * when the live off-heap bytes have doubled since the last one (and exceed a floor, 128 MiB by
  * default, set with {@code -Dondevice.cpu.gcFloorMiB}).
  */
 final class HostAllocator {
   private static final Cleaner CLEANER = Cleaner.create();
   private static final long MIN_CLASS = 512;
   private static final long MiB = 1L << 20;
-  private static final long GC_FLOOR = Long.getLong("ondevice.cpu.gcFloorMiB", 512) * MiB;
+  private static final long GC_FLOOR = Long.getLong("ondevice.cpu.gcFloorMiB", 128) * MiB;
   private static final long CACHE_LIMIT =
       Math.min(Runtime.getRuntime().maxMemory() / 2, Long.getLong("ondevice.cpu.cacheMiB", 2048) * MiB);
 

@@ -3,6 +3,7 @@ package dev.ondevice.backend;
 import dev.ondevice.Device;
 import dev.ondevice.cpu.BinaryKernels;
 import dev.ondevice.cpu.CopyKernels;
+import dev.ondevice.cpu.FusedKernels;
 import dev.ondevice.cpu.Gemm;
 import dev.ondevice.cpu.IndexKernels;
 import dev.ondevice.cpu.PoolKernels;
@@ -127,6 +128,16 @@ public final class HostBackend implements Backend {
         BinaryKernels.apply(op, a, scalar, out);
       }
     }, a, out);
+  }
+
+  @Override
+  public void scaledAdd(Strided target, Strided other, double alpha) {
+    run(() -> FusedKernels.scaledAdd(target, other, alpha), target, other);
+  }
+
+  @Override
+  public void reluBackward(Strided grad, Strided output, Strided out) {
+    run(() -> FusedKernels.reluBackward(grad, output, out), grad, output, out);
   }
 
   @Override

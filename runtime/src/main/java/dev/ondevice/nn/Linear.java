@@ -42,7 +42,6 @@ public class Linear extends Layer {
   /** Applies the layer to {@code x} of shape {@code [..., in]}. */
   @Override
   public Tensor forward(Tensor x) {
-    Tensor y = x.matmul(weight.t());
-    return bias == null ? y : y.add(bias);
+    return Tensor.linear(x, weight, bias);
   }
 }
