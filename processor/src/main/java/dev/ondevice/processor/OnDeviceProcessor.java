@@ -62,7 +62,7 @@ public final class OnDeviceProcessor extends AbstractProcessor {
       env.getMessager().printMessage(Diagnostic.Kind.ERROR, e.getMessage());
       return;
     }
-    if (!options.enabled()) {
+    if (!options.enabled() || (options.automatic() && errorProneChecksPresent())) {
       return;
     }
     JavacTask task = JavacTasks.of(env);
@@ -109,6 +109,22 @@ public final class OnDeviceProcessor extends AbstractProcessor {
       }
     }
     return false;
+  }
+
+  /**
+   * Whether the Error Prone form of the checks is on the processor path beside Error Prone itself:
+   * then Error Prone reports the findings, with fixes, and the processor steps aside so that no bug
+   * is reported twice ({@code -Aondevice.analysis=on} keeps both).
+   */
+  private static boolean errorProneChecksPresent() {
+    ClassLoader loader = OnDeviceProcessor.class.getClassLoader();
+    try {
+      Class.forName("com.google.errorprone.bugpatterns.BugChecker", false, loader);
+      Class.forName("dev.ondevice.errorprone.DeviceBugChecker", false, loader);
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
   }
 
   private boolean handled(TypeElement t) {

@@ -90,6 +90,11 @@ final class AnalysisContext {
     return t.length() <= 60 ? t : t.substring(0, 57) + "...";
   }
 
+  /** The whole source of the unit. */
+  String sourceText() {
+    return source().toString();
+  }
+
   private CharSequence source() {
     if (source == null) {
       try {

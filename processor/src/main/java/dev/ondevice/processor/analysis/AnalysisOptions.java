@@ -8,7 +8,9 @@ import java.util.Set;
 
 /**
  * The analysis settings, from processor options: {@code -Aondevice.analysis=off} switches the
- * analysis off; {@code -Aondevice.check.<ID>=error|warning|off} sets one check's severity.
+ * analysis off, {@code on} keeps it on even beside the Error Prone checks, {@code auto} (the
+ * default) lets those take over when present; {@code -Aondevice.check.<ID>=error|warning|off} sets
+ * one check's severity.
  */
 public final class AnalysisOptions {
   /** The option that switches the analysis on or off. */
@@ -17,10 +19,12 @@ public final class AnalysisOptions {
   public static final String CHECK_PREFIX = "ondevice.check.";
 
   private final boolean enabled;
+  private final boolean automatic;
   private final Map<CheckId, Severity> severities;
 
-  private AnalysisOptions(boolean enabled, Map<CheckId, Severity> severities) {
+  private AnalysisOptions(boolean enabled, boolean automatic, Map<CheckId, Severity> severities) {
     this.enabled = enabled;
+    this.automatic = automatic;
     this.severities = severities;
   }
 
@@ -40,9 +44,9 @@ public final class AnalysisOptions {
    * @throws IllegalArgumentException naming an option with a value it does not take
    */
   public static AnalysisOptions from(Map<String, String> options) {
-    String analysis = options.getOrDefault(ANALYSIS, "on");
-    if (!analysis.equals("on") && !analysis.equals("off")) {
-      throw new IllegalArgumentException("-A" + ANALYSIS + "=" + analysis + " must be on or off");
+    String analysis = options.getOrDefault(ANALYSIS, "auto");
+    if (!analysis.equals("on") && !analysis.equals("off") && !analysis.equals("auto")) {
+      throw new IllegalArgumentException("-A" + ANALYSIS + "=" + analysis + " must be auto, on or off");
     }
     Map<CheckId, Severity> severities = new EnumMap<>(CheckId.class);
     for (CheckId c : CheckId.values()) {
@@ -57,12 +61,20 @@ public final class AnalysisOptions {
         throw new IllegalArgumentException("-A" + CHECK_PREFIX + c.id() + "=" + value + " must be error, warning or off");
       }
     }
-    return new AnalysisOptions(analysis.equals("on"), severities);
+    return new AnalysisOptions(!analysis.equals("off"), analysis.equals("auto"), severities);
   }
 
   /** The defaults: every check on at its default severity. */
   public static AnalysisOptions defaults() {
     return from(Map.of());
+  }
+
+  /**
+   * Whether the processor decides by itself ({@code auto}, the default): it steps aside when the
+   * Error Prone checks are on the processor path.
+   */
+  public boolean automatic() {
+    return automatic;
   }
 
   /** Whether the analysis runs. */

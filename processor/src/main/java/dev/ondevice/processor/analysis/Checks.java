@@ -67,8 +67,42 @@ final class Checks {
     } else {
       String inPlace = s.kind == MethodSemantics.Kind.FACTORY ? "" : ", or use the in-place form of the op if there is one";
       report(CheckId.DISCARDED_TENSOR_OP, path, text + " returns a new tensor and its result is discarded, so this"
-          + " statement does nothing; " + assign + inPlace, false, fix);
+          + " statement does nothing; " + assign + inPlace, false, fix, inPlaceFix(path, call));
     }
+  }
+
+  /** {@code x.add(y)} to {@code x.addi(y)} when the receiver's class has that in-place method. */
+  private Fix inPlaceFix(TreePath path, MethodInvocationTree call) {
+    if (!(call.getMethodSelect() instanceof MemberSelectTree)) {
+      return null;
+    }
+    Element m = ctx.trees().getElement(path);
+    if (!(m instanceof ExecutableElement) || !(m.getEnclosingElement() instanceof TypeElement)) {
+      return null;
+    }
+    String inPlace = m.getSimpleName() + "i";
+    List<? extends VariableElement> params = ((ExecutableElement) m).getParameters();
+    for (ExecutableElement candidate : javax.lang.model.util.ElementFilter.methodsIn(
+        m.getEnclosingElement().getEnclosedElements())) {
+      if (candidate.getSimpleName().contentEquals(inPlace) && sameParameters(candidate.getParameters(), params)) {
+        MemberSelectTree select = (MemberSelectTree) call.getMethodSelect();
+        return Fix.replace("do it in place with " + inPlace, call, ctx.text(select.getExpression()) + "." + inPlace
+            + "(" + String.join(", ", call.getArguments().stream().map(ctx::text).toArray(String[]::new)) + ")");
+      }
+    }
+    return null;
+  }
+
+  private boolean sameParameters(List<? extends VariableElement> a, List<? extends VariableElement> b) {
+    if (a.size() != b.size()) {
+      return false;
+    }
+    for (int i = 0; i < a.size(); i++) {
+      if (!ctx.types().types().isSameType(a.get(i).asType(), b.get(i).asType())) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Whether an expression names a variable or a field, which a fix can assign to. */
@@ -94,7 +128,7 @@ final class Checks {
           ? "accumulate on the device instead, as total = total.add(loss.detach()), and read the total once per epoch"
           : "keep the values on the device in the loop and read them once per epoch";
       report(CheckId.HOST_SYNC_IN_LOOP, c.path, text + " makes the host wait for the device on every batch (a"
-          + " synchronisation inside the batch loop); " + advice, false);
+          + " synchronisation inside the batch loop); " + advice, false, AccumulateOnDeviceFix.of(ctx, c.path));
     }
   }
 
@@ -133,7 +167,8 @@ final class Checks {
       String text = ctx.shortText(path.getLeaf());
       report(CheckId.UNSYNCED_NON_BLOCKING_READ, path, text + " holds the result of a non-blocking copy to the host"
           + " and is read here before any synchronisation; in PyTorch this reads stale data. Call"
-          + " Cuda.synchronize() first, or make the copy blocking", false);
+          + " Cuda.synchronize() first, or make the copy blocking", false,
+          StatementFixes.before(ctx, path, "Cuda.synchronize();", "synchronise before reading", "dev.ondevice.Cuda"));
     }
   }
 
@@ -153,7 +188,8 @@ final class Checks {
       String x = ctx.shortText(c.receiverTree);
       report(CheckId.NON_BLOCKING_FROM_PAGEABLE, c.path, x + " is not in pinned memory, so " + ctx.shortText(c.tree)
           + " cannot copy asynchronously: the copy blocks and does not overlap with compute; pin the source ("
-          + x + ".pinMemory(), or a DataLoader with pinMemory(true)), or drop nonBlocking", false);
+          + x + ".pinMemory(), or a DataLoader with pinMemory(true)), or drop nonBlocking", false,
+          Fix.replace("copy blocking", c.argumentTrees.get(s.nonBlockingParameter), "false"));
     }
     if (c.receiverTree != null && c.isCpuFactory(c.receiverTree) && target.isKnown() && target != Place.CPU) {
       createThenMove(c);
@@ -375,7 +411,9 @@ final class Checks {
     if (modelCall && a.value.origin() == Value.Origin.UNMOVED_MODEL && cpu == a) {
       report(CheckId.MODEL_NOT_MOVED, at, a.text + " was never moved: its parameters are on the CPU while " + b.text
           + " is on " + b.value.place().describe() + "; move the model once, before using it: " + a.text
-          + ".toDevice(" + deviceText(b.value.place(), b.text) + ")", false);
+          + ".toDevice(" + deviceText(b.value.place(), b.text) + ")", false,
+          StatementFixes.afterDeclaration(ctx, a.path, a.text + ".toDevice(" + deviceText(b.value.place(), b.text)
+              + ");", "move the model after creating it"));
       return true;
     }
     if (cpu != null) {
@@ -383,10 +421,13 @@ final class Checks {
         case DEFAULT_DEVICE_FACTORY:
           if (scope.isModelClass()) {
             TreePath factory = cpu.value.originPath();
+            String onDevice = factory.getLeaf() instanceof MethodInvocationTree ? CreateThenMoveFix.suggestion(ctx,
+                factory, (MethodInvocationTree) factory.getLeaf(), device.text + ".device()") : null;
             report(CheckId.DEFAULT_DEVICE_IN_MODEL, factory, ctx.shortText(factory.getLeaf()) + " creates a tensor on"
                 + " the CPU (the default device) inside " + scope.methodName() + ", where it meets " + device.text
                 + " on " + device.value.place().describe() + "; create it there: pass " + device.text
-                + ".device() to the factory", false);
+                + ".device() to the factory", false,
+                onDevice == null ? null : Fix.replace("create it on the device", factory.getLeaf(), onDevice));
             return true;
           }
           break;

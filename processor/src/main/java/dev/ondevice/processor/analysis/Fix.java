@@ -42,10 +42,28 @@ public final class Fix {
 
   private final String description;
   private final List<Edit> edits;
+  private final List<String> imports;
 
-  Fix(String description, List<Edit> edits) {
+  Fix(String description, List<Edit> edits, List<String> imports) {
     this.description = description;
     this.edits = List.copyOf(edits);
+    this.imports = List.copyOf(imports);
+  }
+
+  Fix(String description, List<Edit> edits) {
+    this(description, edits, List.of());
+  }
+
+  static Edit replaceEdit(Tree tree, String text) {
+    return new Edit(tree, Edit.Kind.REPLACE, text);
+  }
+
+  static Edit prefixEdit(Tree tree, String text) {
+    return new Edit(tree, Edit.Kind.PREFIX, text);
+  }
+
+  static Edit postfixEdit(Tree tree, String text) {
+    return new Edit(tree, Edit.Kind.POSTFIX, text);
   }
 
   static Fix replace(String description, Tree tree, String text) {
@@ -64,5 +82,10 @@ public final class Fix {
   /** The edits. */
   public List<Edit> edits() {
     return edits;
+  }
+
+  /** Classes the edited code needs imported, by qualified name. */
+  public List<String> imports() {
+    return imports;
   }
 }

@@ -44,22 +44,47 @@ public final class TrainingBenchmark {
   }
 
   /** Samples per second of each round, after one warm-up round. */
-  static double[] measure(Layer model, Device device, int rounds, int batchesPerRound) {
-    Generator.manualSeed(0);
-    int batchSize = 128;
-    List<Tensor> inputs = new ArrayList<>();
-    List<Tensor> targets = new ArrayList<>();
-    for (int i = 0; i < 16; i++) {
-      inputs.add(Tensor.rand(Shape.of(batchSize, 1, 28, 28), device));
-      targets.add(Tensor.randint(0, 10, Shape.of(batchSize), device));
-    }
-    Sgd optimizer = new Sgd(model.parameters(), 0.05).momentum(0.9);
-    CrossEntropyLoss criterion = new CrossEntropyLoss();
+  public static double[] measure(Layer model, Device device, int rounds, int batchesPerRound) {
+    Session session = new Session(model, device);
+    session.round(batchesPerRound);
     double[] result = new double[rounds];
-    for (int round = -1; round < rounds; round++) {
+    for (int round = 0; round < rounds; round++) {
+      result[round] = session.round(batchesPerRound);
+    }
+    return result;
+  }
+
+  /**
+   * One model's training set up for measuring: the 16 random batches of 128 (seed 0), the SGD
+   * optimizer and the loss, trained round by round so that another measurement can run between
+   * rounds.
+   */
+  public static final class Session {
+    private static final int BATCH_SIZE = 128;
+    private final Layer model;
+    private final Device device;
+    private final List<Tensor> inputs = new ArrayList<>();
+    private final List<Tensor> targets = new ArrayList<>();
+    private final Sgd optimizer;
+    private final CrossEntropyLoss criterion = new CrossEntropyLoss();
+
+    /** Prepares the batches on {@code device} and the optimizer of {@code model}. */
+    public Session(Layer model, Device device) {
+      this.model = model;
+      this.device = device;
+      Generator.manualSeed(0);
+      for (int i = 0; i < 16; i++) {
+        inputs.add(Tensor.rand(Shape.of(BATCH_SIZE, 1, 28, 28), device));
+        targets.add(Tensor.randint(0, 10, Shape.of(BATCH_SIZE), device));
+      }
+      optimizer = new Sgd(model.parameters(), 0.05).momentum(0.9);
+    }
+
+    /** Trains on {@code batches} batches, cycling the prepared ones; returns samples per second. */
+    public double round(int batches) {
       long start = System.nanoTime();
       Tensor total = Tensor.zeros(Shape.scalar(), device);
-      for (int b = 0; b < batchesPerRound; b++) {
+      for (int b = 0; b < batches; b++) {
         Tensor loss = criterion.forward(model.forward(inputs.get(b % 16)), targets.get(b % 16));
         optimizer.zeroGrad();
         loss.backward();
@@ -68,10 +93,7 @@ public final class TrainingBenchmark {
       }
       total.item();
       double seconds = (System.nanoTime() - start) / 1e9;
-      if (round >= 0) {
-        result[round] = batchesPerRound * (double) batchSize / seconds;
-      }
+      return batches * (double) BATCH_SIZE / seconds;
     }
-    return result;
   }
 }

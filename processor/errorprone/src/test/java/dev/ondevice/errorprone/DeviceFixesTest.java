@@ -1,0 +1,306 @@
+package dev.ondevice.errorprone;
+
+import com.google.errorprone.BugCheckerRefactoringTestHelper;
+import com.google.errorprone.BugCheckerRefactoringTestHelper.FixChoosers;
+import com.google.errorprone.BugCheckerRefactoringTestHelper.TestMode;
+import org.junit.jupiter.api.Test;
+
+/** Every suggested fix, as input and expected output, applied by Error Prone's patching. */
+class DeviceFixesTest {
+  private static BugCheckerRefactoringTestHelper helper(Class<? extends DeviceBugChecker> check) {
+    return BugCheckerRefactoringTestHelper.newInstance(check, DeviceFixesTest.class);
+  }
+
+  @Test
+  void discardedMoveIsAssigned() {
+    helper(DiscardedMove.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor run(Tensor x, Device device) {",
+            "    x.to(device);",
+            "    return x;",
+            "  }",
+            "}")
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor run(Tensor x, Device device) {",
+            "    x = x.to(device);",
+            "    return x;",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
+  void discardedOpIsAssignedOrDoneInPlace() {
+    String[] input = {
+      "import dev.ondevice.Tensor;",
+      "class Test {",
+      "  Tensor run(Tensor x, Tensor y) {",
+      "    x.add(y);",
+      "    return x;",
+      "  }",
+      "}"};
+    helper(DiscardedTensorOp.class).addInputLines("Test.java", input)
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor run(Tensor x, Tensor y) {",
+            "    x = x.add(y);",
+            "    return x;",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+    helper(DiscardedTensorOp.class).setFixChooser(FixChoosers.SECOND).addInputLines("Test.java", input)
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor run(Tensor x, Tensor y) {",
+            "    x.addi(y);",
+            "    return x;",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
+  void createThenMoveCreatesOnTheDevice() {
+    helper(CreateThenMove.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor run(int n, Device device) {",
+            "    return Tensor.randn(n, n).to(device);",
+            "  }",
+            "}")
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor run(int n, Device device) {",
+            "    return Tensor.randn(n, n, device);",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
+  void itemPerBatchBecomesAnOnDeviceSumReadOnce() {
+    helper(HostSyncInLoop.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.data.Batch;",
+            "import dev.ondevice.data.DataLoader;",
+            "import dev.ondevice.nn.CrossEntropyLoss;",
+            "import dev.ondevice.nn.Layer;",
+            "class Test {",
+            "  double epoch(Layer model, DataLoader loader, Device device) {",
+            "    CrossEntropyLoss criterion = new CrossEntropyLoss();",
+            "    double total = 0;",
+            "    int batches = 0;",
+            "    for (Batch b : loader) {",
+            "      Tensor loss = criterion.forward(model.forward(b.inputs().to(device)), b.targets().to(device));",
+            "      loss.backward();",
+            "      total += loss.item();",
+            "      batches++;",
+            "    }",
+            "    return total / batches;",
+            "  }",
+            "}")
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.data.Batch;",
+            "import dev.ondevice.data.DataLoader;",
+            "import dev.ondevice.nn.CrossEntropyLoss;",
+            "import dev.ondevice.nn.Layer;",
+            "class Test {",
+            "  double epoch(Layer model, DataLoader loader, Device device) {",
+            "    CrossEntropyLoss criterion = new CrossEntropyLoss();",
+            "    Tensor total = Tensor.scalar(0.0);",
+            "    int batches = 0;",
+            "    for (Batch b : loader) {",
+            "      Tensor loss = criterion.forward(model.forward(b.inputs().to(device)), b.targets().to(device));",
+            "      loss.backward();",
+            "      total = total.add(loss.detach());",
+            "      batches++;",
+            "    }",
+            "    return total.item() / batches;",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
+  void targetsAreMoved() {
+    helper(TargetsNotMoved.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.data.Batch;",
+            "import dev.ondevice.data.DataLoader;",
+            "import dev.ondevice.nn.CrossEntropyLoss;",
+            "import dev.ondevice.nn.Layer;",
+            "class Test {",
+            "  void run(Layer model, DataLoader loader, Device device) {",
+            "    CrossEntropyLoss criterion = new CrossEntropyLoss();",
+            "    for (Batch b : loader) {",
+            "      Tensor xb = b.inputs().to(device);",
+            "      Tensor yb = b.targets();",
+            "      criterion.forward(model.forward(xb), yb).backward();",
+            "    }",
+            "  }",
+            "}")
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.data.Batch;",
+            "import dev.ondevice.data.DataLoader;",
+            "import dev.ondevice.nn.CrossEntropyLoss;",
+            "import dev.ondevice.nn.Layer;",
+            "class Test {",
+            "  void run(Layer model, DataLoader loader, Device device) {",
+            "    CrossEntropyLoss criterion = new CrossEntropyLoss();",
+            "    for (Batch b : loader) {",
+            "      Tensor xb = b.inputs().to(device);",
+            "      Tensor yb = b.targets();",
+            "      criterion.forward(model.forward(xb), yb.to(device)).backward();",
+            "    }",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
+  void mixedOperandIsMoved() {
+    helper(MixedDevices.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor run(Device device) {",
+            "    Tensor a = Tensor.randn(2, 2, device);",
+            "    Tensor b = Tensor.ones(2, 2);",
+            "    return a.add(b);",
+            "  }",
+            "}")
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor run(Device device) {",
+            "    Tensor a = Tensor.randn(2, 2, device);",
+            "    Tensor b = Tensor.ones(2, 2);",
+            "    return a.add(b.to(device));",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
+  void defaultDeviceFactoryTakesTheInputsDevice() {
+    helper(DefaultDeviceInModel.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.nn.Layer;",
+            "class Test extends Layer {",
+            "  @Override",
+            "  public Tensor forward(Tensor x) {",
+            "    Tensor mask = Tensor.ones(2, 2);",
+            "    return x.mul(mask);",
+            "  }",
+            "}")
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.nn.Layer;",
+            "class Test extends Layer {",
+            "  @Override",
+            "  public Tensor forward(Tensor x) {",
+            "    Tensor mask = Tensor.ones(2, 2, x.device());",
+            "    return x.mul(mask);",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
+  void nonBlockingFixes() {
+    helper(NonBlockingFromPageable.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor run(Device device) {",
+            "    Tensor host = Tensor.ones(4);",
+            "    return host.to(device, true);",
+            "  }",
+            "}")
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor run(Device device) {",
+            "    Tensor host = Tensor.ones(4);",
+            "    return host.to(device, false);",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+    helper(UnsyncedNonBlockingRead.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  float[] run(Device device) {",
+            "    Tensor host = Tensor.randn(2, 2, device).to(Device.cpu(), true);",
+            "    return host.toFloatArray();",
+            "  }",
+            "}")
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Cuda;",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  float[] run(Device device) {",
+            "    Tensor host = Tensor.randn(2, 2, device).to(Device.cpu(), true);",
+            "    Cuda.synchronize();",
+            "    return host.toFloatArray();",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
+  void modelIsMovedAfterItsCreation() {
+    helper(ModelNotMoved.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.nn.Linear;",
+            "class Test {",
+            "  Tensor run(Device device) {",
+            "    Linear layer = new Linear(3, 2);",
+            "    Tensor x = Tensor.randn(4, 3, device);",
+            "    return layer.forward(x);",
+            "  }",
+            "}")
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.nn.Linear;",
+            "class Test {",
+            "  Tensor run(Device device) {",
+            "    Linear layer = new Linear(3, 2);",
+            "    layer.toDevice(device);",
+            "    Tensor x = Tensor.randn(4, 3, device);",
+            "    return layer.forward(x);",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
+}

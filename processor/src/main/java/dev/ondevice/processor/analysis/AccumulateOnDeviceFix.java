@@ -1,0 +1,146 @@
+package dev.ondevice.processor.analysis;
+
+import com.sun.source.tree.BlockTree;
+import com.sun.source.tree.CompoundAssignmentTree;
+import com.sun.source.tree.EnhancedForLoopTree;
+import com.sun.source.tree.ExpressionStatementTree;
+import com.sun.source.tree.IdentifierTree;
+import com.sun.source.tree.LiteralTree;
+import com.sun.source.tree.MemberSelectTree;
+import com.sun.source.tree.MethodInvocationTree;
+import com.sun.source.tree.StatementTree;
+import com.sun.source.tree.Tree;
+import com.sun.source.tree.VariableTree;
+import com.sun.source.util.SourcePositions;
+import com.sun.source.util.TreePath;
+import com.sun.source.util.TreePathScanner;
+import dev.ondevice.annotations.BatchSource;
+import java.util.ArrayList;
+import java.util.List;
+import javax.lang.model.element.Element;
+import javax.lang.model.type.TypeKind;
+
+/**
+ * The rewrite of the seed's {@code total += loss.item()} inside a batch loop into an accumulation
+ * on the device, read once after the loop:
+ *
+ * <pre>
+ * double total = 0;                     Tensor total = Tensor.scalar(0.0);
+ * for (Batch b : loader) {              for (Batch b : loader) {
+ *   total += loss.item();         -&gt;      total = total.add(loss.detach());
+ * }                                     }
+ * return total / n;                     return total.item() / n;
+ * </pre>
+ *
+ * Offered only when it is safe: a local {@code double} or {@code float} declared with the
+ * literal 0 in the block of the batch loop, before it; changed in the loop by this one statement
+ * only; and only read after the loop. The 0-dim CPU scalar it starts from may meet a tensor on any
+ * device, as in PyTorch.
+ */
+final class AccumulateOnDeviceFix {
+  private AccumulateOnDeviceFix() {}
+
+  /** The fix for the host read at {@code call}, or null when the pattern does not apply. */
+  static Fix of(AnalysisContext ctx, TreePath call) {
+    MethodInvocationTree item = (MethodInvocationTree) call.getLeaf();
+    if (!(item.getMethodSelect() instanceof MemberSelectTree) || !item.getArguments().isEmpty()) {
+      return null;
+    }
+    TreePath assignPath = call.getParentPath();
+    while (assignPath != null && assignPath.getLeaf().getKind() == Tree.Kind.PARENTHESIZED) {
+      assignPath = assignPath.getParentPath();
+    }
+    if (assignPath == null || assignPath.getLeaf().getKind() != Tree.Kind.PLUS_ASSIGNMENT
+        || !(assignPath.getParentPath().getLeaf() instanceof ExpressionStatementTree)) {
+      return null;
+    }
+    CompoundAssignmentTree assign = (CompoundAssignmentTree) assignPath.getLeaf();
+    if (!(assign.getVariable() instanceof IdentifierTree)) {
+      return null;
+    }
+    Element total = ctx.trees().getElement(new TreePath(assignPath, assign.getVariable()));
+    TreePath loop = enclosingBatchLoop(ctx, assignPath);
+    if (total == null || loop == null || !(loop.getParentPath().getLeaf() instanceof BlockTree)) {
+      return null;
+    }
+    VariableTree declaration = declarationBefore((BlockTree) loop.getParentPath().getLeaf(), loop.getLeaf(), total,
+        ctx, loop.getParentPath());
+    if (declaration == null) {
+      return null;
+    }
+    SourcePositions positions = ctx.trees().getSourcePositions();
+    long loopEnd = positions.getEndPosition(ctx.unit(), loop.getLeaf());
+    List<Fix.Edit> edits = new ArrayList<>();
+    edits.add(Fix.replaceEdit(declaration.getType(), "Tensor"));
+    edits.add(Fix.replaceEdit(declaration.getInitializer(), "Tensor.scalar(0.0)"));
+    String name = total.getSimpleName().toString();
+    String receiver = ctx.text(((MemberSelectTree) item.getMethodSelect()).getExpression());
+    edits.add(Fix.replaceEdit(assign, name + " = " + name + ".add(" + receiver + ".detach())"));
+    boolean[] safe = {true};
+    TreePath method = enclosingMethodBody(loop);
+    new TreePathScanner<Void, Void>() {
+      @Override
+      public Void visitIdentifier(IdentifierTree node, Void unused) {
+        TreePath p = getCurrentPath();
+        if (total.equals(ctx.trees().getElement(p)) && node != assign.getVariable()) {
+          long at = positions.getStartPosition(ctx.unit(), node);
+          Tree parent = p.getParentPath().getLeaf();
+          boolean written = (parent.getKind() == Tree.Kind.ASSIGNMENT || parent instanceof CompoundAssignmentTree
+              || parent.getKind().name().contains("CREMENT"));
+          if (at < loopEnd || written) {
+            safe[0] = false;
+          } else {
+            edits.add(Fix.replaceEdit(node, name + ".item()"));
+          }
+        }
+        return super.visitIdentifier(node, unused);
+      }
+    }.scan(method, null);
+    if (!safe[0]) {
+      return null;
+    }
+    return new Fix("accumulate " + name + " on the device and read it once after the loop", edits,
+        List.of("dev.ondevice.Tensor"));
+  }
+
+  private static TreePath enclosingBatchLoop(AnalysisContext ctx, TreePath from) {
+    for (TreePath p = from; p != null; p = p.getParentPath()) {
+      if (p.getLeaf() instanceof EnhancedForLoopTree) {
+        TreePath expression = new TreePath(p, ((EnhancedForLoopTree) p.getLeaf()).getExpression());
+        if (ctx.types().hasInherited(ctx.trees().getTypeMirror(expression), BatchSource.class)) {
+          return p;
+        }
+      }
+    }
+    return null;
+  }
+
+  private static VariableTree declarationBefore(BlockTree block, Tree loop, Element variable, AnalysisContext ctx,
+      TreePath blockPath) {
+    for (StatementTree s : block.getStatements()) {
+      if (s == loop) {
+        return null;
+      }
+      if (s instanceof VariableTree && variable.equals(ctx.trees().getElement(new TreePath(blockPath, s)))) {
+        VariableTree v = (VariableTree) s;
+        TypeKind kind = variable.asType().getKind();
+        boolean zero = v.getInitializer() instanceof LiteralTree
+            && ((LiteralTree) v.getInitializer()).getValue() instanceof Number
+            && ((Number) ((LiteralTree) v.getInitializer()).getValue()).doubleValue() == 0;
+        return (kind == TypeKind.DOUBLE || kind == TypeKind.FLOAT) && zero ? v : null;
+      }
+    }
+    return null;
+  }
+
+  private static TreePath enclosingMethodBody(TreePath from) {
+    TreePath last = from;
+    for (TreePath p = from; p != null; p = p.getParentPath()) {
+      if (p.getLeaf().getKind() == Tree.Kind.METHOD || p.getLeaf().getKind() == Tree.Kind.LAMBDA_EXPRESSION) {
+        return p;
+      }
+      last = p;
+    }
+    return last;
+  }
+}

@@ -1,0 +1,80 @@
+package dev.ondevice.processor.analysis;
+
+import com.sun.source.tree.BlockTree;
+import com.sun.source.tree.IdentifierTree;
+import com.sun.source.tree.StatementTree;
+import com.sun.source.tree.Tree;
+import com.sun.source.tree.VariableTree;
+import com.sun.source.util.TreePath;
+import com.sun.source.util.TreePathScanner;
+import java.util.List;
+import javax.lang.model.element.Element;
+
+/** Fixes that insert a statement, indented as the statement they stand beside. */
+final class StatementFixes {
+  private StatementFixes() {}
+
+  /** Inserts {@code statement} before the statement that contains {@code at}. */
+  static Fix before(AnalysisContext ctx, TreePath at, String statement, String description, String... imports) {
+    TreePath s = enclosingStatement(at);
+    if (s == null) {
+      return null;
+    }
+    return new Fix(description, List.of(Fix.prefixEdit(s.getLeaf(), statement + "\n" + indent(ctx, s.getLeaf()))),
+        List.of(imports));
+  }
+
+  /**
+   * Inserts {@code statement} right after the declaration of the local variable {@code variable}
+   * refers to, when it is declared in a block of the same method.
+   */
+  static Fix afterDeclaration(AnalysisContext ctx, TreePath variable, String statement, String description) {
+    if (!(variable.getLeaf() instanceof IdentifierTree)) {
+      return null;
+    }
+    Element e = ctx.trees().getElement(variable);
+    TreePath method = variable;
+    while (method != null && method.getLeaf().getKind() != Tree.Kind.METHOD) {
+      method = method.getParentPath();
+    }
+    if (e == null || method == null) {
+      return null;
+    }
+    StatementTree[] next = new StatementTree[1];
+    new TreePathScanner<Void, Void>() {
+      @Override
+      public Void visitBlock(BlockTree block, Void unused) {
+        List<? extends StatementTree> statements = block.getStatements();
+        for (int i = 0; i + 1 < statements.size(); i++) {
+          if (statements.get(i) instanceof VariableTree
+              && e.equals(ctx.trees().getElement(new TreePath(getCurrentPath(), statements.get(i))))) {
+            next[0] = statements.get(i + 1);
+          }
+        }
+        return super.visitBlock(block, unused);
+      }
+    }.scan(method, null);
+    if (next[0] == null) {
+      return null;
+    }
+    return new Fix(description, List.of(Fix.prefixEdit(next[0], statement + "\n" + indent(ctx, next[0]))));
+  }
+
+  private static TreePath enclosingStatement(TreePath at) {
+    for (TreePath p = at; p.getParentPath() != null; p = p.getParentPath()) {
+      if (p.getLeaf() instanceof StatementTree && p.getParentPath().getLeaf() instanceof BlockTree) {
+        return p;
+      }
+    }
+    return null;
+  }
+
+  /** The whitespace before a statement on its line. */
+  private static String indent(AnalysisContext ctx, Tree statement) {
+    long start = ctx.trees().getSourcePositions().getStartPosition(ctx.unit(), statement);
+    String source = ctx.sourceText();
+    int lineStart = source.lastIndexOf('\n', (int) start - 1) + 1;
+    String prefix = start > lineStart ? source.substring(lineStart, (int) start) : "";
+    return prefix.isBlank() ? prefix : "";
+  }
+}
