@@ -28,7 +28,7 @@ public final class DiscardedOps {
 
   /** Normalising in a helper and returning the input. */
   static Tensor normalize(Tensor x) {
-    x.sub(x.mean()).div(x.std(new int[] {0}, true, true)); // expect: DiscardedTensorOp
+    x.sub(x.mean(0, true)).div(x.std(new int[] {0}, true, true)); // expect: DiscardedTensorOp
     return x;
   }
 }

@@ -175,13 +175,19 @@ public class Tensor {
   /** {@code 0, 1, ..., end - 1} as int64 on the CPU. */
   @Factory
   public static Tensor arange(long end) {
-    return Creation.arange(0, end, 1, DType.INT64, Device.cpu());
+    return Creation.arange(0, (double) end, 1, DType.INT64, Device.cpu());
+  }
+
+  /** {@code 0, 1, ..., end - 1} as int64 on {@code device}. */
+  @Factory
+  public static Tensor arange(long end, Device device) {
+    return Creation.arange(0, (double) end, 1, DType.INT64, device);
   }
 
   /** {@code start, start + 1, ..., end - 1} as int64 on {@code device}. */
   @Factory
   public static Tensor arange(long start, long end, Device device) {
-    return Creation.arange(start, end, 1, DType.INT64, device);
+    return Creation.arange((double) start, (double) end, 1, DType.INT64, device);
   }
 
   /** {@code start, start + step, ...} below {@code end}, of the given dtype, on {@code device}. */
@@ -650,6 +656,7 @@ public class Tensor {
   }
 
   /** A copy with its own memory, contiguous, on the same device; differentiable. */
+  @Override
   public Tensor clone() {
     return Views.copy(this, "clone");
   }
@@ -683,7 +690,7 @@ public class Tensor {
 
   /** {@code this + s}; integer tensors stay integer. */
   public Tensor add(long s) {
-    return Pointwise.scalar(BinaryOp.ADD, this, s, false, true);
+    return Pointwise.scalar(BinaryOp.ADD, this, (double) s, false, true);
   }
 
   /** {@code this - other}. */
@@ -698,7 +705,7 @@ public class Tensor {
 
   /** {@code this - s}. */
   public Tensor sub(long s) {
-    return Pointwise.scalar(BinaryOp.SUB, this, s, false, true);
+    return Pointwise.scalar(BinaryOp.SUB, this, (double) s, false, true);
   }
 
   /** {@code s - this}. */
@@ -718,7 +725,7 @@ public class Tensor {
 
   /** {@code this * s}. */
   public Tensor mul(long s) {
-    return Pointwise.scalar(BinaryOp.MUL, this, s, false, true);
+    return Pointwise.scalar(BinaryOp.MUL, this, (double) s, false, true);
   }
 
   /** {@code this / other}: true division (integers give float32). */

@@ -62,13 +62,16 @@ public final class OnDeviceProcessor extends AbstractProcessor {
       env.getMessager().printMessage(Diagnostic.Kind.ERROR, e.getMessage());
       return;
     }
-    if (!options.enabled() || (options.automatic() && errorProneChecksPresent())) {
+    if (!options.enabled()) {
       return;
     }
     JavacTask task = JavacTasks.of(env);
     if (task == null) {
       env.getMessager().printMessage(Diagnostic.Kind.NOTE, "The ondevice device analysis is off: this compiler"
           + " is not javac (or hides it), so the processor cannot see method bodies");
+      return;
+    }
+    if (options.automatic() && ErrorProneDetection.runsDeviceChecks(task)) {
       return;
     }
     task.addTaskListener(new AnalysisListener(task, options));
@@ -109,22 +112,6 @@ public final class OnDeviceProcessor extends AbstractProcessor {
       }
     }
     return false;
-  }
-
-  /**
-   * Whether the Error Prone form of the checks is on the processor path beside Error Prone itself:
-   * then Error Prone reports the findings, with fixes, and the processor steps aside so that no bug
-   * is reported twice ({@code -Aondevice.analysis=on} keeps both).
-   */
-  private static boolean errorProneChecksPresent() {
-    ClassLoader loader = OnDeviceProcessor.class.getClassLoader();
-    try {
-      Class.forName("com.google.errorprone.bugpatterns.BugChecker", false, loader);
-      Class.forName("dev.ondevice.errorprone.DeviceBugChecker", false, loader);
-      return true;
-    } catch (ClassNotFoundException | LinkageError e) {
-      return false;
-    }
   }
 
   private boolean handled(TypeElement t) {

@@ -8,7 +8,9 @@ import org.junit.jupiter.api.Test;
 /** Every suggested fix, as input and expected output, applied by Error Prone's patching. */
 class DeviceFixesTest {
   private static BugCheckerRefactoringTestHelper helper(Class<? extends DeviceBugChecker> check) {
-    return BugCheckerRefactoringTestHelper.newInstance(check, DeviceFixesTest.class);
+    // The processor on the test classpath would report the bugs again when the fixed code is compiled.
+    return BugCheckerRefactoringTestHelper.newInstance(check, DeviceFixesTest.class)
+        .setArgs("-Aondevice.analysis=off");
   }
 
   @Test
@@ -30,6 +32,72 @@ class DeviceFixesTest {
             "  Tensor run(Tensor x, Device device) {",
             "    x = x.to(device);",
             "    return x;",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
+  void discardedChainIsAssignedToItsRootVariable() {
+    helper(DiscardedTensorOp.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor normalize(Tensor x) {",
+            "    x.sub(x.mean(0, true)).div(x.std(new int[] {0}, true, true));",
+            "    return x;",
+            "  }",
+            "}")
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor normalize(Tensor x) {",
+            "    x = x.sub(x.mean(0, true)).div(x.std(new int[] {0}, true, true));",
+            "    return x;",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
+  void noFixAssignsAVariableNothingReadsAgain() {
+    helper(DiscardedMove.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  void prepare(Tensor x) {",
+            "    x.cuda();",
+            "  }",
+            "}")
+        .expectUnchanged()
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
+  void assignmentInALoopIsReadByTheNextPass() {
+    helper(DiscardedTensorOp.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor run(Tensor h, int n) {",
+            "    Tensor out = h;",
+            "    for (int i = 0; i < n; i++) {",
+            "      out = h.tanh();",
+            "      h.mul(0.5);",
+            "    }",
+            "    return out;",
+            "  }",
+            "}")
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor run(Tensor h, int n) {",
+            "    Tensor out = h;",
+            "    for (int i = 0; i < n; i++) {",
+            "      out = h.tanh();",
+            "      h = h.mul(0.5);",
+            "    }",
+            "    return out;",
             "  }",
             "}")
         .doTest(TestMode.TEXT_MATCH);
@@ -178,6 +246,44 @@ class DeviceFixesTest {
   }
 
   @Test
+  void targetsFromACallAreMovedWhereUsed() {
+    helper(TargetsNotMoved.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.data.Batch;",
+            "import dev.ondevice.data.DataLoader;",
+            "import dev.ondevice.nn.Layer;",
+            "class Test {",
+            "  Tensor run(Layer model, DataLoader loader, Device device) {",
+            "    Tensor correct = Tensor.zeros(1, device);",
+            "    for (Batch b : loader) {",
+            "      Tensor predicted = model.forward(b.inputs().to(device)).argmax(1, false);",
+            "      correct = correct.add(predicted.eq(b.targets()).sum());",
+            "    }",
+            "    return correct;",
+            "  }",
+            "}")
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.data.Batch;",
+            "import dev.ondevice.data.DataLoader;",
+            "import dev.ondevice.nn.Layer;",
+            "class Test {",
+            "  Tensor run(Layer model, DataLoader loader, Device device) {",
+            "    Tensor correct = Tensor.zeros(1, device);",
+            "    for (Batch b : loader) {",
+            "      Tensor predicted = model.forward(b.inputs().to(device)).argmax(1, false);",
+            "      correct = correct.add(predicted.eq(b.targets().to(device)).sum());",
+            "    }",
+            "    return correct;",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
   void mixedOperandIsMoved() {
     helper(MixedDevices.class)
         .addInputLines("Test.java",
@@ -224,6 +330,36 @@ class DeviceFixesTest {
             "  public Tensor forward(Tensor x) {",
             "    Tensor mask = Tensor.ones(2, 2, x.device());",
             "    return x.mul(mask);",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
+  void defaultDeviceFactoryNeverRepeatsACall() {
+    helper(DefaultDeviceInModel.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.nn.Layer;",
+            "import dev.ondevice.nn.Linear;",
+            "class Test extends Layer {",
+            "  final Linear fc = new Linear(2, 2);",
+            "  @Override",
+            "  public Tensor forward(Tensor x) {",
+            "    Tensor noise = Tensor.randn(2, 2);",
+            "    return fc.forward(x).add(noise);",
+            "  }",
+            "}")
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.nn.Layer;",
+            "import dev.ondevice.nn.Linear;",
+            "class Test extends Layer {",
+            "  final Linear fc = new Linear(2, 2);",
+            "  @Override",
+            "  public Tensor forward(Tensor x) {",
+            "    Tensor noise = Tensor.randn(2, 2, x.device());",
+            "    return fc.forward(x).add(noise);",
             "  }",
             "}")
         .doTest(TestMode.TEXT_MATCH);

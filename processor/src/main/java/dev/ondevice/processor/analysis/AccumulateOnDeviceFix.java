@@ -32,9 +32,10 @@ import javax.lang.model.type.TypeKind;
  * return total / n;                     return total.item() / n;
  * </pre>
  *
- * Offered only when it is safe: a local {@code double} or {@code float} declared with the
- * literal 0 in the block of the batch loop, before it; changed in the loop by this one statement
- * only; and only read after the loop. The 0-dim CPU scalar it starts from may meet a tensor on any
+ * Offered only when it is safe: a local {@code double} or {@code float} (for {@code item()}) or
+ * {@code long} (for {@code itemAsLong()}) declared with the literal 0 in the block of
+ * the batch loop, before it; changed in the loop by this one statement only; and only read after
+ * the loop, where it becomes a read of the tensor. The 0-dim CPU scalar it starts from may meet a tensor on any
  * device, as in PyTorch.
  */
 final class AccumulateOnDeviceFix {
@@ -44,6 +45,12 @@ final class AccumulateOnDeviceFix {
   static Fix of(AnalysisContext ctx, TreePath call) {
     MethodInvocationTree item = (MethodInvocationTree) call.getLeaf();
     if (!(item.getMethodSelect() instanceof MemberSelectTree) || !item.getArguments().isEmpty()) {
+      return null;
+    }
+    String read = ((MemberSelectTree) item.getMethodSelect()).getIdentifier().toString();
+    TypeKind result = ctx.trees().getTypeMirror(call).getKind();
+    boolean integral = result == TypeKind.LONG;
+    if (!(result == TypeKind.DOUBLE || result == TypeKind.FLOAT || integral)) {
       return null;
     }
     TreePath assignPath = call.getParentPath();
@@ -64,7 +71,7 @@ final class AccumulateOnDeviceFix {
       return null;
     }
     VariableTree declaration = declarationBefore((BlockTree) loop.getParentPath().getLeaf(), loop.getLeaf(), total,
-        ctx, loop.getParentPath());
+        ctx, loop.getParentPath(), integral);
     if (declaration == null) {
       return null;
     }
@@ -72,7 +79,7 @@ final class AccumulateOnDeviceFix {
     long loopEnd = positions.getEndPosition(ctx.unit(), loop.getLeaf());
     List<Fix.Edit> edits = new ArrayList<>();
     edits.add(Fix.replaceEdit(declaration.getType(), "Tensor"));
-    edits.add(Fix.replaceEdit(declaration.getInitializer(), "Tensor.scalar(0.0)"));
+    edits.add(Fix.replaceEdit(declaration.getInitializer(), integral ? "Tensor.scalar(0L)" : "Tensor.scalar(0.0)"));
     String name = total.getSimpleName().toString();
     String receiver = ctx.text(((MemberSelectTree) item.getMethodSelect()).getExpression());
     edits.add(Fix.replaceEdit(assign, name + " = " + name + ".add(" + receiver + ".detach())"));
@@ -90,7 +97,7 @@ final class AccumulateOnDeviceFix {
           if (at < loopEnd || written) {
             safe[0] = false;
           } else {
-            edits.add(Fix.replaceEdit(node, name + ".item()"));
+            edits.add(Fix.replaceEdit(node, name + "." + read + "()"));
           }
         }
         return super.visitIdentifier(node, unused);
@@ -116,7 +123,7 @@ final class AccumulateOnDeviceFix {
   }
 
   private static VariableTree declarationBefore(BlockTree block, Tree loop, Element variable, AnalysisContext ctx,
-      TreePath blockPath) {
+      TreePath blockPath, boolean integral) {
     for (StatementTree s : block.getStatements()) {
       if (s == loop) {
         return null;
@@ -127,7 +134,9 @@ final class AccumulateOnDeviceFix {
         boolean zero = v.getInitializer() instanceof LiteralTree
             && ((LiteralTree) v.getInitializer()).getValue() instanceof Number
             && ((Number) ((LiteralTree) v.getInitializer()).getValue()).doubleValue() == 0;
-        return (kind == TypeKind.DOUBLE || kind == TypeKind.FLOAT) && zero ? v : null;
+        boolean fits = integral ? kind == TypeKind.LONG
+            : kind == TypeKind.DOUBLE || kind == TypeKind.FLOAT;
+        return fits && zero ? v : null;
       }
     }
     return null;

@@ -4,7 +4,10 @@ import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
+import com.sun.source.tree.ParenthesizedTree;
+import com.sun.source.tree.Tree;
 import com.sun.source.util.TreePath;
+import com.sun.source.util.TreePathScanner;
 import java.util.ArrayList;
 import java.util.List;
 import javax.lang.model.element.Element;
@@ -55,11 +58,8 @@ final class Checks {
 
   void discarded(TreePath path, MethodInvocationTree call, MethodSemantics s) {
     String text = ctx.shortText(call);
-    ExpressionTree receiver = call.getMethodSelect() instanceof MemberSelectTree
-        ? ((MemberSelectTree) call.getMethodSelect()).getExpression() : null;
-    String target = receiver != null && isVariable(new TreePath(path, call.getMethodSelect()), receiver)
-        ? ctx.text(receiver) : null;
-    String assign = target == null ? "assign its result to a variable" : "write " + target + " = " + text;
+    String target = assignmentTarget(path, call);
+    String assign = target == null ? "assign its result to a variable and use it" : "write " + target + " = " + text;
     Fix fix = target == null ? null : Fix.prefix("assign the result to " + target, call, target + " = ");
     if (s.kind == MethodSemantics.Kind.MOVE) {
       report(CheckId.DISCARDED_MOVE, path, text + " returns a new tensor and its result is discarded: tensors do not"
@@ -71,13 +71,37 @@ final class Checks {
     }
   }
 
-  /** {@code x.add(y)} to {@code x.addi(y)} when the receiver's class has that in-place method. */
+  /**
+   * The tensor variable at the root of a discarded chain ({@code x} in {@code x.sub(m).div(s)}) when
+   * assigning the result to it is a fix: the variable is read afterwards. Null otherwise.
+   */
+  private String assignmentTarget(TreePath path, MethodInvocationTree call) {
+    TreePath at = path;
+    ExpressionTree t = call;
+    while (t instanceof MethodInvocationTree && ((MethodInvocationTree) t).getMethodSelect() instanceof MemberSelectTree) {
+      MemberSelectTree select = (MemberSelectTree) ((MethodInvocationTree) t).getMethodSelect();
+      at = new TreePath(new TreePath(at, select), select.getExpression());
+      t = MethodInterpreter.skipParens(select.getExpression());
+    }
+    if (t == call || !isVariable(at, t) || !ctx.types().isTensor(ctx.trees().getTypeMirror(at))) {
+      return null;
+    }
+    return VariableUses.readAfter(ctx, path, ctx.trees().getElement(at)) ? ctx.text(t) : null;
+  }
+
+  /**
+   * {@code x.add(y)} to {@code x.addi(y)} when the receiver is a variable (an in-place op on a
+   * temporary would be discarded as well) and its class has that in-place method.
+   */
   private Fix inPlaceFix(TreePath path, MethodInvocationTree call) {
     if (!(call.getMethodSelect() instanceof MemberSelectTree)) {
       return null;
     }
+    MemberSelectTree select = (MemberSelectTree) call.getMethodSelect();
+    TreePath receiver = new TreePath(new TreePath(path, select), select.getExpression());
     Element m = ctx.trees().getElement(path);
-    if (!(m instanceof ExecutableElement) || !(m.getEnclosingElement() instanceof TypeElement)) {
+    if (!isVariable(receiver, MethodInterpreter.skipParens(select.getExpression())) || !(m instanceof ExecutableElement)
+        || !(m.getEnclosingElement() instanceof TypeElement)) {
       return null;
     }
     String inPlace = m.getSimpleName() + "i";
@@ -85,7 +109,6 @@ final class Checks {
     for (ExecutableElement candidate : javax.lang.model.util.ElementFilter.methodsIn(
         m.getEnclosingElement().getEnclosedElements())) {
       if (candidate.getSimpleName().contentEquals(inPlace) && sameParameters(candidate.getParameters(), params)) {
-        MemberSelectTree select = (MemberSelectTree) call.getMethodSelect();
         return Fix.replace("do it in place with " + inPlace, call, ctx.text(select.getExpression()) + "." + inPlace
             + "(" + String.join(", ", call.getArguments().stream().map(ctx::text).toArray(String[]::new)) + ")");
       }
@@ -106,12 +129,11 @@ final class Checks {
   }
 
   /** Whether an expression names a variable or a field, which a fix can assign to. */
-  private boolean isVariable(TreePath selectPath, ExpressionTree t) {
+  private boolean isVariable(TreePath path, ExpressionTree t) {
     if (!(t instanceof IdentifierTree || t instanceof MemberSelectTree)) {
       return false;
     }
-    Element e = ctx.trees().getElement(new TreePath(selectPath, t));
-    return e instanceof VariableElement;
+    return ctx.trees().getElement(path) instanceof VariableElement;
   }
 
   // ------------------------------------------------------------------ host syncs and pending reads
@@ -411,8 +433,8 @@ final class Checks {
     if (modelCall && a.value.origin() == Value.Origin.UNMOVED_MODEL && cpu == a) {
       report(CheckId.MODEL_NOT_MOVED, at, a.text + " was never moved: its parameters are on the CPU while " + b.text
           + " is on " + b.value.place().describe() + "; move the model once, before using it: " + a.text
-          + ".toDevice(" + deviceText(b.value.place(), b.text) + ")", false,
-          StatementFixes.afterDeclaration(ctx, a.path, a.text + ".toDevice(" + deviceText(b.value.place(), b.text)
+          + ".toDevice(" + deviceText(b.value.place(), b) + ")", false,
+          StatementFixes.afterDeclaration(ctx, a.path, a.text + ".toDevice(" + deviceText(b.value.place(), b)
               + ");", "move the model after creating it"));
       return true;
     }
@@ -422,11 +444,11 @@ final class Checks {
           if (scope.isModelClass()) {
             TreePath factory = cpu.value.originPath();
             String onDevice = factory.getLeaf() instanceof MethodInvocationTree ? CreateThenMoveFix.suggestion(ctx,
-                factory, (MethodInvocationTree) factory.getLeaf(), device.text + ".device()") : null;
+                factory, (MethodInvocationTree) factory.getLeaf(), deviceOf(device)) : null;
             report(CheckId.DEFAULT_DEVICE_IN_MODEL, factory, ctx.shortText(factory.getLeaf()) + " creates a tensor on"
                 + " the CPU (the default device) inside " + scope.methodName() + ", where it meets " + device.text
-                + " on " + device.value.place().describe() + "; create it there: pass " + device.text
-                + ".device() to the factory", false,
+                + " on " + device.value.place().describe() + "; create it there: pass " + deviceOf(device)
+                + " to the factory", false,
                 onDevice == null ? null : Fix.replace("create it on the device", factory.getLeaf(), onDevice));
             return true;
           }
@@ -438,16 +460,16 @@ final class Checks {
           report(CheckId.STATIC_TENSOR_CONSTANT, cpu.path, "static tensor " + cpu.value.originName() + " lives on the"
               + " CPU and meets " + device.text + " on " + device.value.place().describe() + "; a static tensor never"
               + " moves with a model: " + (scope.isModelClass() ? "make it a @Buffer field, or " : "")
-              + "create it on " + device.text + ".device()", false);
+              + "create it on " + deviceOf(device), false);
           return true;
         case BATCH: {
           String name = cpu.text;
-          String moved = name + ".to(" + deviceText(device.value.place(), device.text) + ")";
+          String moved = name + ".to(" + deviceText(device.value.place(), device) + ")";
           boolean variable = MethodInterpreter.skipParens(cpu.path.getLeaf()) instanceof IdentifierTree;
           report(CheckId.TARGETS_NOT_MOVED, cpu.path, name + " is still on the CPU: it comes from the batch, and "
               + device.text + " is on " + device.value.place().describe() + "; move every tensor of the batch, the"
               + " targets as well as the inputs: " + (variable ? name + " = " + moved : moved), false,
-              assignFix(cpu, deviceText(device.value.place(), device.text)));
+              moveFix(cpu, deviceText(device.value.place(), device)));
           return true;
         }
         default:
@@ -464,8 +486,8 @@ final class Checks {
             : "the op fails at run time";
     report(CheckId.MIXED_DEVICES, at, op + " gets tensors on two devices: " + describe(a) + " and " + describe(b)
         + "; " + why + ". Move " + moved.text + ": " + moved.text + ".to("
-        + deviceText(other.value.place(), other.text) + ")", level == Place.Conflict.POSSIBLE,
-        assignFix(moved, deviceText(other.value.place(), other.text)));
+        + deviceText(other.value.place(), other) + ")", level == Place.Conflict.POSSIBLE,
+        moveFix(moved, deviceText(other.value.place(), other)));
     return true;
   }
 
@@ -474,22 +496,30 @@ final class Checks {
         + "')") + " is on " + o.value.place().describe();
   }
 
-  /** A fix that moves a variable operand in place where it is used: {@code x} becomes {@code x.to(device)}. */
-  private Fix assignFix(Operand o, String device) {
-    ExpressionTree t = MethodInterpreter.skipParens(o.path.getLeaf());
-    if (!(t instanceof IdentifierTree) || device == null) {
+  /** A fix that moves a tensor operand where it is used: {@code x} becomes {@code x.to(device)}. */
+  private Fix moveFix(Operand o, String device) {
+    if (device == null || !ctx.types().isTensor(ctx.trees().getTypeMirror(o.path))) {
       return null;
     }
-    return Fix.replace("move " + o.text + " to the device", t, o.text + ".to(" + device + ")");
+    Tree t = o.path.getLeaf();
+    boolean primary = t instanceof IdentifierTree || t instanceof MemberSelectTree || t instanceof MethodInvocationTree
+        || t instanceof ParenthesizedTree;
+    String text = ctx.text(t);
+    return Fix.replace("move " + ctx.shortText(t) + " to the device", t,
+        (primary ? text : "(" + text + ")") + ".to(" + device + ")");
   }
 
-  /** Source text naming a place: the Device variable, or {@code x.device()} for the tensor beside it. */
-  private String deviceText(Place p, String tensorText) {
+  /**
+   * Source text naming a place: the Device variable, a fixed device, the model's {@code device()},
+   * or the device of the tensor beside it.
+   */
+  private String deviceText(Place p, Operand beside) {
     if (p.kind() == Place.Kind.SYMBOL && p.name() != null && p.name().matches("[A-Za-z_$][\\w$]*")) {
       return p.name();
     }
     if (p.kind() == Place.Kind.FIXED) {
-      return "Device.parse(\"" + p.name() + "\")";
+      return p.name().matches("cuda:\\d+") ? "Device.cuda(" + p.name().substring(5) + ")"
+          : "Device.parse(\"" + p.name() + "\")";
     }
     if (p == Place.CPU) {
       return "Device.cpu()";
@@ -497,7 +527,46 @@ final class Checks {
     if (p.kind() == Place.Kind.SYMBOL && scope.isModelInstanceMethod() && p.equals(scope.thisValue().place())) {
       return "device()";
     }
-    return tensorText == null ? "device" : tensorText + ".device()";
+    return beside == null ? "device" : deviceOf(beside);
+  }
+
+  /**
+   * {@code t.device()} for the simplest expression on the operand's device: the operand itself
+   * when it is a variable, else a tensor (then a model) variable inside it on the same device, so
+   * that a fix never evaluates a call such as {@code fc.forward(x)} twice.
+   */
+  private String deviceOf(Operand o) {
+    ExpressionTree t = MethodInterpreter.skipParens(o.path.getLeaf());
+    if (isVariable(o.path, t)) {
+      return ctx.text(t) + ".device()";
+    }
+    String[] found = new String[2];
+    new TreePathScanner<Void, Void>() {
+      @Override
+      public Void visitIdentifier(IdentifierTree id, Void unused) {
+        consider(id);
+        return null;
+      }
+
+      @Override
+      public Void visitMemberSelect(MemberSelectTree select, Void unused) {
+        consider(select);
+        return super.visitMemberSelect(select, unused);
+      }
+
+      private void consider(ExpressionTree e) {
+        if (!isVariable(getCurrentPath(), e) || !o.value.place().equals(interpreter.valueOf(e).place())) {
+          return;
+        }
+        TypeMirror type = ctx.trees().getTypeMirror(getCurrentPath());
+        int kind = ctx.types().isTensor(type) ? 0 : ctx.types().isModel(type) ? 1 : -1;
+        if (kind >= 0 && found[kind] == null) {
+          found[kind] = ctx.text(e);
+        }
+      }
+    }.scan(o.path, null);
+    String source = found[0] != null ? found[0] : found[1] != null ? found[1] : o.text;
+    return source + ".device()";
   }
 
   private void report(CheckId check, TreePath path, String message, boolean downgraded, Fix... fixes) {

@@ -1,0 +1,50 @@
+package gallery.bugs;
+
+import dev.ondevice.Device;
+import dev.ondevice.Shape;
+import dev.ondevice.Tensor;
+import dev.ondevice.nn.Embedding;
+import dev.ondevice.nn.Layer;
+import dev.ondevice.nn.Linear;
+
+/** Tensors created in forward on the default device: fine on the laptop, broken on the GPU. */
+public final class DefaultDeviceInModel {
+  private DefaultDeviceInModel() {}
+
+  /** A mask built on the CPU inside forward. */
+  static final class Masked extends Layer {
+    final Linear fc = new Linear(6, 6);
+
+    @Override
+    public Tensor forward(Tensor x) {
+      Tensor mask = Tensor.ones(Shape.of(6), x.device());
+      return fc.forward(x).mul(mask);
+    }
+  }
+
+  /** Positions for an embedding, made on the CPU. */
+  static final class Positional extends Layer {
+    final Embedding positions;
+
+    Positional(Device device) {
+      positions = new Embedding(16, 8, device);
+    }
+
+    @Override
+    public Tensor forward(Tensor tokens) {
+      Tensor index = Tensor.arange(16, positions.device());
+      return tokens.add(positions.forward(index));
+    }
+  }
+
+  /** Noise for regularisation, scaled on the CPU before it meets the activations. */
+  static final class Noisy extends Layer {
+    final Linear fc = new Linear(8, 8);
+
+    @Override
+    public Tensor forward(Tensor x) {
+      Tensor noise = Tensor.randn(8, 8, x.device()).mul(0.1);
+      return fc.forward(x).add(noise);
+    }
+  }
+}

@@ -1,0 +1,35 @@
+package gallery.bugs;
+
+import dev.ondevice.Device;
+import dev.ondevice.Tensor;
+import dev.ondevice.data.Batch;
+import dev.ondevice.data.DataLoader;
+import dev.ondevice.nn.CrossEntropyLoss;
+import dev.ondevice.nn.Linear;
+import dev.ondevice.nn.ReLU;
+import dev.ondevice.nn.Sequential;
+
+/** Batches moved to the device, the model left on the CPU. */
+public final class ModelNotMoved {
+  private ModelNotMoved() {}
+
+  /** The model is built and trained, but never moved. */
+  static void train(DataLoader loader, Device device) {
+    Sequential model = new Sequential(new Linear(784, 128), new ReLU(), new Linear(128, 10));
+    model.toDevice(device);
+    CrossEntropyLoss criterion = new CrossEntropyLoss();
+    for (Batch batch : loader) {
+      Tensor xb = batch.inputs().to(device).flatten(1, -1);
+      Tensor yb = batch.targets().to(device);
+      Tensor loss = criterion.forward(model.forward(xb), yb);
+      loss.backward();
+    }
+  }
+
+  /** A quick probe in a helper. */
+  static Tensor probe(Device device) {
+    Linear layer = new Linear(3, 2);
+    layer.toDevice(device);
+    return layer.forward(Tensor.randn(4, 3, device));
+  }
+}
