@@ -17,7 +17,7 @@ public final class StaticConstants {
 
     @Override
     public Tensor forward(Tensor x) {
-      Tensor normalized = x.sub(MEAN).div(STD); // expect: StaticTensorConstant
+      Tensor normalized = x.sub(MEAN).div(STD); // expect: StaticTensorConstant, StaticTensorConstant
       return fc.forward(normalized);
     }
   }

@@ -33,6 +33,7 @@ public final class RuntimeDemo {
     Tensor b = Tensor.zeros(1, device).requiresGrad(true);
     double lr = 0.1;
     int batch = 256;
+    int batches = 4096 / batch;
     DeviceStats.reset();
     for (int epoch = 1; epoch <= 5; epoch++) {
       Tensor total = Tensor.zeros(1, device);
@@ -49,7 +50,7 @@ public final class RuntimeDemo {
         b.setGrad(null);
         total = total.add(loss.detach());
       }
-      System.out.printf("epoch %d  mean loss %.5f%n", epoch, total.item() / (4096 / batch));
+      System.out.printf("epoch %d  mean loss %.5f%n", epoch, total.item() / batches);
     }
     System.out.println("fitted weights " + w.detach().reshape(-1) + " (true: 2, -3, 0.5)");
     System.out.println(DeviceStats.of(device));

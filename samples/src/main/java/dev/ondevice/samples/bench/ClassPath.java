@@ -14,9 +14,9 @@ final class ClassPath {
 
   static String current() {
     ClassLoader loader = Thread.currentThread().getContextClassLoader();
-    if (loader instanceof URLClassLoader) {
+    if (loader instanceof URLClassLoader urls) {
       List<String> entries = new ArrayList<>();
-      for (URL url : ((URLClassLoader) loader).getURLs()) {
+      for (URL url : urls.getURLs()) {
         try {
           entries.add(Paths.get(url.toURI()).toString());
         } catch (URISyntaxException e) {

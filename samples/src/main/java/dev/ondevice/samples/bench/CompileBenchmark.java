@@ -1,5 +1,6 @@
 package dev.ondevice.samples.bench;
 
+import dev.ondevice.processor.analysis.CheckId;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -24,31 +25,40 @@ import java.util.Map;
  *   <li>{@code ondevice}: the same with the device analysis on, every check enabled.
  * </ul>
  *
- * <p>Arguments: {@code [classes] [rounds]}, default 500 and 5.
+ * <p>With the suite {@code errorprone}, the same models under Error Prone, which must be on the
+ * class path (the samples' test class path: {@code -Dexec.classpathScope=test}):
+ *
+ * <ul>
+ *   <li>{@code ep-off}: Error Prone with every check disabled ({@code -XepDisableAllChecks}), the
+ *       processor generating code only;
+ *   <li>{@code ep-ondevice}: the same with the device checks enabled, the processor stepping aside.
+ * </ul>
+ *
+ * <p>Arguments: {@code [classes] [rounds] [processor|errorprone]}, default 500, 5 and processor.
  */
 public final class CompileBenchmark {
+  private static final String PROCESSOR = "dev.ondevice.processor.OnDeviceProcessor";
+  private static final List<String> JAVAC_PACKAGES = List.of("api", "code", "comp", "file", "main", "model",
+      "parser", "processing", "tree", "util");
+
   private CompileBenchmark() {}
 
   /** Runs the benchmark and prints the table. */
   public static void main(String[] args) throws Exception {
     int classes = args.length > 0 ? Integer.parseInt(args[0]) : 500;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+    boolean errorProne = args.length > 2 && args[2].equals("errorprone");
+    if (args.length > 2 && !errorProne && !args[2].equals("processor")) {
+      throw new IllegalArgumentException("suite " + args[2] + " must be processor or errorprone");
+    }
     Path dir = Files.createTempDirectory("ondevice-compile-bench");
     List<Path> models = Corpus.writeModels(dir.resolve("src"), classes);
     List<Path> handWritten = Corpus.writeHandWrittenCode(dir.resolve("src"), classes);
     String classpath = ClassPath.current();
     String javac = Paths.get(System.getProperty("java.home"), "bin", "javac").toString();
 
-    List<Path> withCode = new ArrayList<>(models);
-    withCode.addAll(handWritten);
-    Map<String, List<String>> configs = new LinkedHashMap<>();
-    configs.put("plain", command(javac, classpath, dir, "plain", withCode, "-proc:none"));
-    configs.put("noop", command(javac, classpath, dir, "noop", withCode, "-processorpath", classpath,
-        "-processor", NoopProcessor.class.getName()));
-    configs.put("codegen", command(javac, classpath, dir, "codegen", models, "-processorpath", classpath,
-        "-processor", "dev.ondevice.processor.OnDeviceProcessor", "-Aondevice.analysis=off"));
-    configs.put("ondevice", command(javac, classpath, dir, "ondevice", models, "-processorpath", classpath,
-        "-processor", "dev.ondevice.processor.OnDeviceProcessor"));
+    Map<String, List<String>> configs = errorProne ? errorProneConfigs(javac, classpath, dir, models)
+        : processorConfigs(javac, classpath, dir, models, handWritten);
 
     Map<String, double[]> seconds = new LinkedHashMap<>();
     configs.keySet().forEach(k -> seconds.put(k, new double[rounds]));
@@ -62,15 +72,68 @@ public final class CompileBenchmark {
     }
     System.out.printf("%d model classes, %d fresh javac runs per configuration (interleaved), %s%n", classes, rounds,
         System.getProperty("java.version"));
-    double plain = median(seconds.get("plain"));
-    double noop = median(seconds.get("noop"));
-    double codegen = median(seconds.get("codegen"));
+    List<String> baselines = new ArrayList<>(configs.keySet());
+    baselines.remove(baselines.size() - 1);
     for (Map.Entry<String, double[]> e : seconds.entrySet()) {
       double m = median(e.getValue());
-      System.out.printf("%-9s median %6.2f s   x plain %.3f   x noop %.3f   x codegen %.3f   runs %s%n", e.getKey(), m,
-          m / plain, m / noop, m / codegen,
+      StringBuilder ratios = new StringBuilder();
+      for (String b : baselines) {
+        ratios.append(String.format("   x %s %.3f", b, m / median(seconds.get(b))));
+      }
+      System.out.printf("%-11s median %6.2f s%s   runs %s%n", e.getKey(), m, ratios,
           Arrays.toString(Arrays.stream(e.getValue()).map(v -> Math.round(v * 100) / 100.0).toArray()));
     }
+  }
+
+  private static Map<String, List<String>> processorConfigs(String javac, String classpath, Path dir,
+      List<Path> models, List<Path> handWritten) throws IOException {
+    List<Path> withCode = new ArrayList<>(models);
+    withCode.addAll(handWritten);
+    Map<String, List<String>> configs = new LinkedHashMap<>();
+    configs.put("plain", command(javac, classpath, dir, "plain", withCode, "-proc:none"));
+    configs.put("noop", command(javac, classpath, dir, "noop", withCode, "-processorpath", classpath,
+        "-processor", NoopProcessor.class.getName()));
+    configs.put("codegen", command(javac, classpath, dir, "codegen", models, "-processorpath", classpath,
+        "-processor", PROCESSOR, "-Aondevice.analysis=off"));
+    configs.put("ondevice", command(javac, classpath, dir, "ondevice", models, "-processorpath", classpath,
+        "-processor", PROCESSOR));
+    return configs;
+  }
+
+  private static Map<String, List<String>> errorProneConfigs(String javac, String classpath, Path dir,
+      List<Path> models) throws IOException {
+    try {
+      Class.forName("com.google.errorprone.ErrorProneJavacPlugin");
+      Class.forName("dev.ondevice.errorprone.DeviceBugChecker");
+    } catch (ClassNotFoundException e) {
+      throw new IllegalStateException("Error Prone and the device checks are not on the class path: run with"
+          + " -Dexec.classpathScope=test", e);
+    }
+    StringBuilder deviceChecks = new StringBuilder();
+    for (CheckId c : CheckId.values()) {
+      if (c != CheckId.ANALYSIS_FAILURE) {
+        deviceChecks.append(" -Xep:").append(c.id());
+      }
+    }
+    Map<String, List<String>> configs = new LinkedHashMap<>();
+    configs.put("ep-off", errorProneCommand(javac, classpath, dir, "ep-off", models, "", "-Aondevice.analysis=off"));
+    configs.put("ep-ondevice", errorProneCommand(javac, classpath, dir, "ep-ondevice", models,
+        deviceChecks.toString()));
+    return configs;
+  }
+
+  private static List<String> errorProneCommand(String javac, String classpath, Path dir, String name,
+      List<Path> sources, String checks, String... options) throws IOException {
+    List<String> args = new ArrayList<>();
+    for (String pkg : JAVAC_PACKAGES) {
+      args.add("-J--add-exports=jdk.compiler/com.sun.tools.javac." + pkg + "=ALL-UNNAMED");
+    }
+    args.add("-J--add-opens=jdk.compiler/com.sun.tools.javac.code=ALL-UNNAMED");
+    args.add("-J--add-opens=jdk.compiler/com.sun.tools.javac.comp=ALL-UNNAMED");
+    args.addAll(List.of("-XDcompilePolicy=simple", "--should-stop=ifError=FLOW",
+        "-Xplugin:ErrorProne -XepDisableAllChecks" + checks, "-processorpath", classpath, "-processor", PROCESSOR));
+    args.addAll(List.of(options));
+    return command(javac, classpath, dir, name, sources, args.toArray(new String[0]));
   }
 
   private static List<String> command(String javac, String classpath, Path dir, String name, List<Path> sources,

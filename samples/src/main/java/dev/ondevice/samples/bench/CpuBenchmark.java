@@ -58,18 +58,11 @@ public final class CpuBenchmark {
     String only = "all";
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
-        case "--quick":
-          quick = true;
-          break;
-        case "--rounds":
-          rounds = Integer.parseInt(args[++i]);
-          break;
-        case "--only":
-          only = args[++i];
-          break;
-        default:
-          throw new IllegalArgumentException("unknown argument " + args[i]
-              + "; use --quick, --rounds N, --only matmul|elementwise");
+        case "--quick" -> quick = true;
+        case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+        case "--only" -> only = args[++i];
+        default -> throw new IllegalArgumentException("unknown argument " + args[i]
+            + "; use --quick, --rounds N, --only matmul|elementwise");
       }
     }
     CpuBenchmark bench = quick ? new CpuBenchmark(rounds > 0 ? rounds : 5, 0.3, 0.15)
@@ -132,7 +125,7 @@ public final class CpuBenchmark {
     ByteBuffer da = ByteBuffer.allocateDirect(4 * n).order(ByteOrder.nativeOrder());
     ByteBuffer db = ByteBuffer.allocateDirect(4 * n).order(ByteOrder.nativeOrder());
     System.out.printf(Locale.ROOT, "elementwise, %d float32 elements (%d MiB per operand);"
-        + " GB/s of bytes read + written (12 per element for add, 8 for the others)%n", n, 4L * n >> 20);
+        + " GB/s of bytes read + written (12 per element for add, 8 for the others)%n", n, (4L * n) >> 20);
 
     long three = 12L * n;
     long two = 8L * n;

@@ -18,6 +18,7 @@ import dev.ondevice.io.Checkpoint;
 import dev.ondevice.nn.CrossEntropyLoss;
 import dev.ondevice.nn.Layer;
 import dev.ondevice.optim.Sgd;
+import java.io.Console;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -50,7 +51,25 @@ public final class MnistTrainer {
       System.exit(2);
       return;
     }
-    train(options, System.out, System.console() != null);
+    train(options, System.out, onTerminal());
+  }
+
+  /**
+   * Whether the output goes to a terminal, where the progress bar redraws its line. Before JDK 22
+   * {@code System.console()} is null unless it does; from JDK 22 it returns a console for redirected
+   * streams too, and {@code Console.isTerminal()} (JDK 22, so called reflectively here) tells.
+   */
+  @SuppressWarnings("SystemConsoleNull") // the null check is the answer only before JDK 22, as above
+  static boolean onTerminal() {
+    Console console = System.console();
+    if (console == null || Runtime.version().feature() < 22) {
+      return console != null;
+    }
+    try {
+      return (Boolean) Console.class.getMethod("isTerminal").invoke(console);
+    } catch (ReflectiveOperationException e) {
+      throw new LinkageError("Console.isTerminal() is missing on Java " + Runtime.version(), e);
+    }
   }
 
   /** The MNIST subset shipped with the samples, found from the repository root or the samples folder. */

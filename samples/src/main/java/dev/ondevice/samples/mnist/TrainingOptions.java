@@ -12,19 +12,19 @@ final class TrainingOptions {
     CNN
   }
 
-  static final String USAGE = String.join("\n",
-      "Usage: MnistTrainer [options]",
-      "  --model mlp|cnn        the model (default mlp)",
-      "  --device D             cpu, cuda or cuda:N (default: cuda if available, else cpu)",
-      "  --epochs N             epochs (default 3)",
-      "  --batch-size N         batch size (default 128)",
-      "  --lr X                 SGD learning rate (default 0.05)",
-      "  --momentum X           SGD momentum (default 0.9)",
-      "  --data DIR             folder with the four MNIST IDX files, plain or .gz",
-      "                         (default: the 6,000-image subset shipped in samples/data/mnist-subset)",
-      "  --out DIR              where to write the checkpoint and the plot (default runs)",
-      "  --max-batches N        stop each epoch after N batches (a short run)",
-      "  --seed N               seed of the initialisation and the shuffling (default 0)");
+  static final String USAGE = """
+      Usage: MnistTrainer [options]
+        --model mlp|cnn        the model (default mlp)
+        --device D             cpu, cuda or cuda:N (default: cuda if available, else cpu)
+        --epochs N             epochs (default 3)
+        --batch-size N         batch size (default 128)
+        --lr X                 SGD learning rate (default 0.05)
+        --momentum X           SGD momentum (default 0.9)
+        --data DIR             folder with the four MNIST IDX files, plain or .gz
+                               (default: the 6,000-image subset shipped in samples/data/mnist-subset)
+        --out DIR              where to write the checkpoint and the plot (default runs)
+        --max-batches N        stop each epoch after N batches (a short run)
+        --seed N               seed of the initialisation and the shuffling (default 0)""";
 
   ModelKind model = ModelKind.MLP;
   Device device = Device.cudaIfAvailable();
@@ -55,38 +55,17 @@ final class TrainingOptions {
       }
       String value = args[++i];
       switch (name) {
-        case "--model":
-          o.model = model(value);
-          break;
-        case "--device":
-          o.device = Device.parse(value);
-          break;
-        case "--epochs":
-          o.epochs = positive(name, value);
-          break;
-        case "--batch-size":
-          o.batchSize = positive(name, value);
-          break;
-        case "--lr":
-          o.learningRate = Double.parseDouble(value);
-          break;
-        case "--momentum":
-          o.momentum = Double.parseDouble(value);
-          break;
-        case "--data":
-          o.data = Path.of(value);
-          break;
-        case "--out":
-          o.out = Path.of(value);
-          break;
-        case "--max-batches":
-          o.maxBatches = positive(name, value);
-          break;
-        case "--seed":
-          o.seed = Long.parseLong(value);
-          break;
-        default:
-          throw new IllegalArgumentException("Unknown option " + name + "\n" + USAGE);
+        case "--model" -> o.model = model(value);
+        case "--device" -> o.device = Device.parse(value);
+        case "--epochs" -> o.epochs = positive(name, value);
+        case "--batch-size" -> o.batchSize = positive(name, value);
+        case "--lr" -> o.learningRate = Double.parseDouble(value);
+        case "--momentum" -> o.momentum = Double.parseDouble(value);
+        case "--data" -> o.data = Path.of(value);
+        case "--out" -> o.out = Path.of(value);
+        case "--max-batches" -> o.maxBatches = positive(name, value);
+        case "--seed" -> o.seed = Long.parseLong(value);
+        default -> throw new IllegalArgumentException("Unknown option " + name + "\n" + USAGE);
       }
     }
     return o;
