@@ -35,7 +35,7 @@ final class ErrorProneDetection {
       if (plugins == null) {
         return null;
       }
-      for (String plugin : plugins.toString().split("\0")) {
+      for (String plugin : plugins.toString().split("\0", -1)) {
         String p = plugin.trim();
         if (p.equals(PLUGIN_NAME) || p.startsWith(PLUGIN_NAME + " ")) {
           return p.substring(PLUGIN_NAME.length());

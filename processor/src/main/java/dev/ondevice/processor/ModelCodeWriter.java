@@ -74,32 +74,26 @@ final class ModelCodeWriter {
 
   private static CodeBlock visitField(ModelField field) {
     String name = field.name();
-    switch (field.kind()) {
-      case PARAMETER:
-        return CodeBlock.of("visitor.parameter(prefix + $S, model.$N);\n", name, name);
-      case BUFFER:
-        return CodeBlock.of("model.$N = visitor.buffer(prefix + $S, model.$N, $L, $L);\n",
-            name, name, name, field.persistent(), field.pinnedToCpu());
-      case SUBMODULE:
-        return CodeBlock.of("visitor.submodule(prefix + $S, model.$N);\n", name, name);
-      case SUBMODULE_LIST:
-      case PARAMETER_LIST:
-        return CodeBlock.builder()
-            .beginControlFlow("if (model.$N != null)", name)
-            .beginControlFlow("for (int i = 0; i < model.$N.size(); i++)", name)
-            .addStatement("visitor.$L(prefix + $S + i, model.$N.get(i))",
-                field.kind() == ModelField.Kind.PARAMETER_LIST ? "parameter" : "submodule", name + ".", name)
-            .endControlFlow()
-            .endControlFlow()
-            .build();
-      default:
-        return CodeBlock.builder()
-            .beginControlFlow("if (model.$N != null)", name)
-            .beginControlFlow("for (var entry : model.$N.entrySet())", name)
-            .addStatement("visitor.submodule(prefix + $S + entry.getKey(), entry.getValue())", name + ".")
-            .endControlFlow()
-            .endControlFlow()
-            .build();
-    }
+    return switch (field.kind()) {
+      case PARAMETER -> CodeBlock.of("visitor.parameter(prefix + $S, model.$N);\n", name, name);
+      case BUFFER -> CodeBlock.of("model.$N = visitor.buffer(prefix + $S, model.$N, $L, $L);\n",
+          name, name, name, field.persistent(), field.pinnedToCpu());
+      case SUBMODULE -> CodeBlock.of("visitor.submodule(prefix + $S, model.$N);\n", name, name);
+      case SUBMODULE_LIST, PARAMETER_LIST -> CodeBlock.builder()
+          .beginControlFlow("if (model.$N != null)", name)
+          .beginControlFlow("for (int i = 0; i < model.$N.size(); i++)", name)
+          .addStatement("visitor.$L(prefix + $S + i, model.$N.get(i))",
+              field.kind() == ModelField.Kind.PARAMETER_LIST ? "parameter" : "submodule", name + ".", name)
+          .endControlFlow()
+          .endControlFlow()
+          .build();
+      default -> CodeBlock.builder()
+          .beginControlFlow("if (model.$N != null)", name)
+          .beginControlFlow("for (var entry : model.$N.entrySet())", name)
+          .addStatement("visitor.submodule(prefix + $S + entry.getKey(), entry.getValue())", name + ".")
+          .endControlFlow()
+          .endControlFlow()
+          .build();
+    };
   }
 }

@@ -1,5 +1,7 @@
 package dev.ondevice.processor;
 
+import com.google.errorprone.annotations.FormatMethod;
+import com.google.errorprone.annotations.FormatString;
 import com.palantir.javapoet.ClassName;
 import dev.ondevice.annotations.Buffer;
 import dev.ondevice.annotations.OnDevice;
@@ -164,38 +166,29 @@ final class ModelValidator {
     if (onDeviceMirror != null) {
       return error(field, onDeviceMirror, Messages.ON_DEVICE_NOT_TENSOR, name, type);
     }
-    switch (holds) {
-      case SUBMODULE:
-      case SUBMODULE_LIST:
-      case PARAMETER_LIST:
-      case SUBMODULE_MAP:
+    return switch (holds) {
+      case SUBMODULE, SUBMODULE_LIST, PARAMETER_LIST, SUBMODULE_MAP -> {
         if (isStatic) {
-          return error(field, null, Messages.STATIC_STATE, "model", name);
+          yield error(field, null, Messages.STATIC_STATE, "model", name);
         }
-        return accessible(field, holds == Holds.SUBMODULE ? "Submodule" : "Model state", generated, kind(holds),
+        yield accessible(field, holds == Holds.SUBMODULE ? "Submodule" : "Model state", generated, kind(holds),
             true, false);
-      case CONTAINER_OF_STATE:
-        return error(field, null, Messages.TENSOR_CONTAINER, name, type);
-      case MAP_WITH_BAD_KEY:
-        return error(field, null, Messages.MAP_KEY, name, known.typeArgumentsOf(type, known.mapType()).get(0));
-      case UNBOUNDED_TYPE_VARIABLE:
-        return isStatic ? null : error(field, null, Messages.GENERIC_FIELD, name, type);
-      default:
-        return null;
-    }
+      }
+      case CONTAINER_OF_STATE -> error(field, null, Messages.TENSOR_CONTAINER, name, type);
+      case MAP_WITH_BAD_KEY ->
+          error(field, null, Messages.MAP_KEY, name, known.typeArgumentsOf(type, known.mapType()).get(0));
+      case UNBOUNDED_TYPE_VARIABLE -> isStatic ? null : error(field, null, Messages.GENERIC_FIELD, name, type);
+      default -> null;
+    };
   }
 
   private static ModelField.Kind kind(Holds holds) {
-    switch (holds) {
-      case SUBMODULE:
-        return ModelField.Kind.SUBMODULE;
-      case SUBMODULE_LIST:
-        return ModelField.Kind.SUBMODULE_LIST;
-      case PARAMETER_LIST:
-        return ModelField.Kind.PARAMETER_LIST;
-      default:
-        return ModelField.Kind.SUBMODULE_MAP;
-    }
+    return switch (holds) {
+      case SUBMODULE -> ModelField.Kind.SUBMODULE;
+      case SUBMODULE_LIST -> ModelField.Kind.SUBMODULE_LIST;
+      case PARAMETER_LIST -> ModelField.Kind.PARAMETER_LIST;
+      default -> ModelField.Kind.SUBMODULE_MAP;
+    };
   }
 
   private ModelField accessible(VariableElement field, String what, ClassName generated, ModelField.Kind kind,
@@ -266,7 +259,8 @@ final class ModelValidator {
     return null;
   }
 
-  private ModelField error(Element e, AnnotationMirror m, String format, Object... args) {
+  @FormatMethod
+  private ModelField error(Element e, AnnotationMirror m, @FormatString String format, Object... args) {
     failed = true;
     messager.printMessage(Diagnostic.Kind.ERROR, String.format(format, args), e, m);
     return null;

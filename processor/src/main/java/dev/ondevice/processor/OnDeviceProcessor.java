@@ -141,8 +141,8 @@ public final class OnDeviceProcessor extends AbstractProcessor {
   }
 
   private static void collectTypes(Element e, List<TypeElement> out) {
-    if (e instanceof TypeElement) {
-      out.add((TypeElement) e);
+    if (e instanceof TypeElement typeElement) {
+      out.add(typeElement);
       for (TypeElement nested : ElementFilter.typesIn(e.getEnclosedElements())) {
         collectTypes(nested, out);
       }
@@ -156,10 +156,10 @@ public final class OnDeviceProcessor extends AbstractProcessor {
         return true;
       }
       Element e = processingEnv.getTypeUtils().asElement(s);
-      if (!(e instanceof TypeElement)) {
+      if (!(e instanceof TypeElement typeElement)) {
         break;
       }
-      s = ((TypeElement) e).getSuperclass();
+      s = typeElement.getSuperclass();
     }
     for (Element field : ElementFilter.fieldsIn(type.getEnclosedElements())) {
       if (field.asType().getKind() == TypeKind.ERROR) {

@@ -13,18 +13,18 @@ import org.junit.jupiter.api.Test;
  * by ID and line through {@code // expect:} markers, and no diagnostic where none is expected.
  */
 class DeviceAnalysisTest {
-  private static final String IMPORTS = String.join("\n",
-      "package test;",
-      "import dev.ondevice.Cuda;",
-      "import dev.ondevice.Device;",
-      "import dev.ondevice.Loader;",
-      "import dev.ondevice.Loss;",
-      "import dev.ondevice.Tensor;",
-      "import dev.ondevice.annotations.OnDevice;",
-      "import dev.ondevice.annotations.Step;",
-      "import dev.ondevice.nn.Model;",
-      "import java.util.List;",
-      "");
+  private static final String IMPORTS = """
+      package test;
+      import dev.ondevice.Cuda;
+      import dev.ondevice.Device;
+      import dev.ondevice.Loader;
+      import dev.ondevice.Loss;
+      import dev.ondevice.Tensor;
+      import dev.ondevice.annotations.OnDevice;
+      import dev.ondevice.annotations.Step;
+      import dev.ondevice.nn.Model;
+      import java.util.List;
+      """;
 
   private static void check(String name, String body, String... options) {
     JavaFileObject f = source(name, IMPORTS + body);
@@ -34,246 +34,258 @@ class DeviceAnalysisTest {
 
   @Test
   void discardedMovesAndOps() {
-    check("Discards", String.join("\n",
-        "class Discards {",
-        "  void run(Device device, Tensor x) {",
-        "    x.to(device); // expect: DiscardedMove",
-        "    x.cpu(); // expect: DiscardedMove",
-        "    x.add(x); // expect: DiscardedTensorOp",
-        "    x.addi(x);",
-        "    x = x.to(device);",
-        "    Tensor y = x.add(x);",
-        "  }",
-        "}"));
+    check("Discards", """
+        class Discards {
+          void run(Device device, Tensor x) {
+            x.to(device); // expect: DiscardedMove
+            x.cpu(); // expect: DiscardedMove
+            x.add(x); // expect: DiscardedTensorOp
+            x.addi(x);
+            x = x.to(device);
+            Tensor y = x.add(x);
+          }
+        }\
+        """);
   }
 
   @Test
   void mixedDevicesProvableAndPossible() {
-    check("Mixed", String.join("\n",
-        "class Mixed {",
-        "  void run(Device device, Device other) {",
-        "    Tensor a = Tensor.randn(2, 2, device);",
-        "    Tensor b = Tensor.randn(2, 2);",
-        "    a.add(b); // expect: DiscardedTensorOp, MixedDevices",
-        "    Tensor c = Tensor.randn(2, 2, other);",
-        "    Tensor d = a.add(c); // expect: warning MixedDevices",
-        "    Tensor e = Tensor.randn(2, 2, Device.cuda(0)).add(b); // expect: MixedDevices",
-        "    Tensor f = a.add(Tensor.scalar(2.0));",
-        "    Tensor g = a.add(b.sum());",
-        "    Tensor h = Tensor.cat(List.of(a, b), 0); // expect: MixedDevices",
-        "    Tensor i = a.add(Tensor.zerosLike(a)).add(Tensor.zeros(2, 2, a.device()));",
-        "  }",
-        "}"));
+    check("Mixed", """
+        class Mixed {
+          void run(Device device, Device other) {
+            Tensor a = Tensor.randn(2, 2, device);
+            Tensor b = Tensor.randn(2, 2);
+            a.add(b); // expect: DiscardedTensorOp, MixedDevices
+            Tensor c = Tensor.randn(2, 2, other);
+            Tensor d = a.add(c); // expect: warning MixedDevices
+            Tensor e = Tensor.randn(2, 2, Device.cuda(0)).add(b); // expect: MixedDevices
+            Tensor f = a.add(Tensor.scalar(2.0));
+            Tensor g = a.add(b.sum());
+            Tensor h = Tensor.cat(List.of(a, b), 0); // expect: MixedDevices
+            Tensor i = a.add(Tensor.zerosLike(a)).add(Tensor.zeros(2, 2, a.device()));
+          }
+        }\
+        """);
   }
 
   @Test
   void aCopiedDeviceVariableIsTheSameDevice() {
-    check("Copies", String.join("\n",
-        "class Copies {",
-        "  void run() {",
-        "    Device device = Device.cudaIfAvailable();",
-        "    Device same = device;",
-        "    Tensor a = Tensor.randn(2, 2, device);",
-        "    Tensor b = Tensor.randn(2, 2, same);",
-        "    Tensor c = a.add(b).add(Tensor.randn(2, 2, Device.cudaIfAvailable()));",
-        "    Tensor d = Tensor.randn(2, 2, Device.parse(\"cuda:1\")).add(Tensor.randn(2, 2, Device.cuda(1)));",
-        "  }",
-        "}"));
+    check("Copies", """
+        class Copies {
+          void run() {
+            Device device = Device.cudaIfAvailable();
+            Device same = device;
+            Tensor a = Tensor.randn(2, 2, device);
+            Tensor b = Tensor.randn(2, 2, same);
+            Tensor c = a.add(b).add(Tensor.randn(2, 2, Device.cudaIfAvailable()));
+            Tensor d = Tensor.randn(2, 2, Device.parse("cuda:1")).add(Tensor.randn(2, 2, Device.cuda(1)));
+          }
+        }\
+        """);
   }
 
   @Test
   void branchesJoin() {
-    check("Branches", String.join("\n",
-        "class Branches {",
-        "  void both(Device device, boolean flag) {",
-        "    Tensor x = Tensor.randn(2, 2);",
-        "    if (flag) {",
-        "      x = x.to(device);",
-        "    } else {",
-        "      x = x.to(device);",
-        "    }",
-        "    Tensor y = x.add(Tensor.randn(2, 2, device));",
-        "  }",
-        "",
-        "  void one(Device device, boolean flag) {",
-        "    Tensor x = Tensor.randn(2, 2);",
-        "    if (flag) {",
-        "      x = x.to(device);",
-        "    }",
-        "    Tensor y = x.add(Tensor.randn(2, 2, device));",
-        "    Tensor z = (flag ? x.to(device) : x.to(device)).add(Tensor.randn(2, 2, device));",
-        "  }",
-        "",
-        "  void neither(Device device, boolean flag) {",
-        "    Tensor x = Tensor.randn(2, 2);",
-        "    if (flag) {",
-        "      return;",
-        "    }",
-        "    Tensor y = x.add(Tensor.randn(2, 2, device)); // expect: MixedDevices",
-        "  }",
-        "}"));
+    check("Branches", """
+        class Branches {
+          void both(Device device, boolean flag) {
+            Tensor x = Tensor.randn(2, 2);
+            if (flag) {
+              x = x.to(device);
+            } else {
+              x = x.to(device);
+            }
+            Tensor y = x.add(Tensor.randn(2, 2, device));
+          }
+
+          void one(Device device, boolean flag) {
+            Tensor x = Tensor.randn(2, 2);
+            if (flag) {
+              x = x.to(device);
+            }
+            Tensor y = x.add(Tensor.randn(2, 2, device));
+            Tensor z = (flag ? x.to(device) : x.to(device)).add(Tensor.randn(2, 2, device));
+          }
+
+          void neither(Device device, boolean flag) {
+            Tensor x = Tensor.randn(2, 2);
+            if (flag) {
+              return;
+            }
+            Tensor y = x.add(Tensor.randn(2, 2, device)); // expect: MixedDevices
+          }
+        }\
+        """);
   }
 
   @Test
   void loopsReachAFixedPoint() {
-    check("Loops", String.join("\n",
-        "class Loops {",
-        "  void run(Device device, List<Tensor> data) {",
-        "    Tensor total = Tensor.zeros(2, 2, device);",
-        "    Tensor x = Tensor.randn(2, 2);",
-        "    for (Tensor t : data) {",
-        "      Tensor moved = t.to(device);",
-        "      total = total.add(moved);",
-        "      x = x.to(device);",
-        "    }",
-        "    Tensor y = total.add(Tensor.randn(2, 2, device));",
-        "    int i = 0;",
-        "    while (i++ < 3) {",
-        "      Tensor bad = total.add(Tensor.randn(2, 2)); // expect: MixedDevices",
-        "      if (i == 2) {",
-        "        continue;",
-        "      }",
-        "      total = total.add(total);",
-        "    }",
-        "  }",
-        "}"));
+    check("Loops", """
+        class Loops {
+          void run(Device device, List<Tensor> data) {
+            Tensor total = Tensor.zeros(2, 2, device);
+            Tensor x = Tensor.randn(2, 2);
+            for (Tensor t : data) {
+              Tensor moved = t.to(device);
+              total = total.add(moved);
+              x = x.to(device);
+            }
+            Tensor y = total.add(Tensor.randn(2, 2, device));
+            int i = 0;
+            while (i++ < 3) {
+              Tensor bad = total.add(Tensor.randn(2, 2)); // expect: MixedDevices
+              if (i == 2) {
+                continue;
+              }
+              total = total.add(total);
+            }
+          }
+        }\
+        """);
   }
 
   @Test
   void tryCatchFinallyAndLambdas() {
-    check("Control", String.join("\n",
-        "class Control {",
-        "  void run(Device device) {",
-        "    Tensor x = Tensor.randn(2, 2, device);",
-        "    try {",
-        "      x = x.add(x);",
-        "    } catch (RuntimeException e) {",
-        "      x = Tensor.randn(2, 2, device);",
-        "    } finally {",
-        "      Tensor y = x.add(Tensor.randn(2, 2)); // expect: MixedDevices",
-        "    }",
-        "    Tensor z = x;",
-        "    Runnable r = () -> z.to(device); // expect: DiscardedMove",
-        "    java.util.function.Supplier<Tensor> s = () -> z.add(Tensor.randn(2, 2)); // expect: MixedDevices",
-        "  }",
-        "}"));
+    check("Control", """
+        class Control {
+          void run(Device device) {
+            Tensor x = Tensor.randn(2, 2, device);
+            try {
+              x = x.add(x);
+            } catch (RuntimeException e) {
+              x = Tensor.randn(2, 2, device);
+            } finally {
+              Tensor y = x.add(Tensor.randn(2, 2)); // expect: MixedDevices
+            }
+            Tensor z = x;
+            Runnable r = () -> z.to(device); // expect: DiscardedMove
+            java.util.function.Supplier<Tensor> s = () -> z.add(Tensor.randn(2, 2)); // expect: MixedDevices
+          }
+        }\
+        """);
   }
 
   @Test
   void theSeedsTrainingLoopBugs() {
-    check("Train", String.join("\n",
-        "class Train {",
-        "  static class Net extends Model {",
-        "    dev.ondevice.Parameter w;",
-        "    Tensor forward(Tensor x) {",
-        "      return x;",
-        "    }",
-        "  }",
-        "",
-        "  void run(Device device, Loader loader, Loss loss) {",
-        "    Net net = new Net();",
-        "    Tensor probe = net.forward(Tensor.randn(2, 2, device)); // expect: ModelNotMoved",
-        "    net.toDevice(device);",
-        "    Tensor total = Tensor.scalar(0.0);",
-        "    for (Loader.Batch batch : loader) {",
-        "      Tensor xb = batch.inputs().to(device);",
-        "      Tensor yb = batch.targets();",
-        "      Tensor out = net.forward(xb);",
-        "      Tensor l = loss.forward(out, yb); // expect: TargetsNotMoved",
-        "      double v = l.item(); // expect: warning HostSyncInLoop",
-        "      System.out.println(\"loss \" + l); // expect: warning HostSyncInLoop",
-        "      total = total.add(l.detach());",
-        "    }",
-        "    double epoch = total.item();",
-        "  }",
-        "",
-        "  @Step",
-        "  double step(Tensor loss) {",
-        "    return loss.item(); // expect: warning HostSyncInLoop",
-        "  }",
-        "}"));
+    check("Train", """
+        class Train {
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+            Tensor forward(Tensor x) {
+              return x;
+            }
+          }
+
+          void run(Device device, Loader loader, Loss loss) {
+            Net net = new Net();
+            Tensor probe = net.forward(Tensor.randn(2, 2, device)); // expect: ModelNotMoved
+            net.toDevice(device);
+            Tensor total = Tensor.scalar(0.0);
+            for (Loader.Batch batch : loader) {
+              Tensor xb = batch.inputs().to(device);
+              Tensor yb = batch.targets();
+              Tensor out = net.forward(xb);
+              Tensor l = loss.forward(out, yb); // expect: TargetsNotMoved
+              double v = l.item(); // expect: warning HostSyncInLoop
+              System.out.println("loss " + l); // expect: warning HostSyncInLoop
+              total = total.add(l.detach());
+            }
+            double epoch = total.item();
+          }
+
+          @Step
+          double step(Tensor loss) {
+            return loss.item(); // expect: warning HostSyncInLoop
+          }
+        }\
+        """);
   }
 
   @Test
   void defaultDeviceInAModelAndStaticConstants() {
-    check("Models", String.join("\n",
-        "class Models {",
-        "  static final Tensor SCALE = Tensor.of(2f);",
-        "",
-        "  static class Net extends Model {",
-        "    Tensor forward(Tensor x) {",
-        "      Tensor mask = Tensor.zeros(2, 2); // expect: DefaultDeviceInModel",
-        "      Tensor good = Tensor.zeros(2, 2, x.device());",
-        "      return x.add(mask).add(good).mul(SCALE); // expect: StaticTensorConstant",
-        "    }",
-        "  }",
-        "}"));
+    check("Models", """
+        class Models {
+          static final Tensor SCALE = Tensor.of(2f);
+
+          static class Net extends Model {
+            Tensor forward(Tensor x) {
+              Tensor mask = Tensor.zeros(2, 2); // expect: DefaultDeviceInModel
+              Tensor good = Tensor.zeros(2, 2, x.device());
+              return x.add(mask).add(good).mul(SCALE); // expect: StaticTensorConstant
+            }
+          }
+        }\
+        """);
   }
 
   @Test
   void nonBlockingCopies(){
-    check("Copies2", String.join("\n",
-        "class Copies2 {",
-        "  void run(Device device) {",
-        "    Tensor pageable = Tensor.randn(2, 2);",
-        "    Tensor a = pageable.to(device, true); // expect: warning NonBlockingFromPageable",
-        "    Tensor b = pageable.pinMemory().to(device, true);",
-        "    Tensor host = Tensor.randn(2, 2, device).to(Device.cpu(), true);",
-        "    float[] early = host.toFloatArray(); // expect: UnsyncedNonBlockingRead",
-        "    Tensor host2 = Tensor.randn(2, 2, device).to(Device.cpu(), true);",
-        "    Cuda.synchronize();",
-        "    float[] fine = host2.toFloatArray();",
-        "  }",
-        "}"));
+    check("Copies2", """
+        class Copies2 {
+          void run(Device device) {
+            Tensor pageable = Tensor.randn(2, 2);
+            Tensor a = pageable.to(device, true); // expect: warning NonBlockingFromPageable
+            Tensor b = pageable.pinMemory().to(device, true);
+            Tensor host = Tensor.randn(2, 2, device).to(Device.cpu(), true);
+            float[] early = host.toFloatArray(); // expect: UnsyncedNonBlockingRead
+            Tensor host2 = Tensor.randn(2, 2, device).to(Device.cpu(), true);
+            Cuda.synchronize();
+            float[] fine = host2.toFloatArray();
+          }
+        }\
+        """);
   }
 
   @Test
   void createThenMove() {
-    check("Creates", String.join("\n",
-        "class Creates {",
-        "  void run(Device device) {",
-        "    Tensor a = Tensor.randn(3, 3).to(device); // expect: warning CreateThenMove",
-        "    Tensor b = Tensor.randn(3, 3, device);",
-        "    Tensor c = Tensor.of(1f, 2f).to(device);",
-        "  }",
-        "}"));
+    check("Creates", """
+        class Creates {
+          void run(Device device) {
+            Tensor a = Tensor.randn(3, 3).to(device); // expect: warning CreateThenMove
+            Tensor b = Tensor.randn(3, 3, device);
+            Tensor c = Tensor.of(1f, 2f).to(device);
+          }
+        }\
+        """);
   }
 
   @Test
   void contractsAtMethodBoundaries() {
-    check("Contracts", String.join("\n",
-        "class Contracts {",
-        "  static Tensor lookup(@OnDevice(\"cpu\") Tensor table) {",
-        "    return table;",
-        "  }",
-        "",
-        "  @OnDevice(\"cpu\")",
-        "  static Tensor summary(Tensor x, Device device) {",
-        "    return x.to(device); // expect: MixedDevices",
-        "  }",
-        "",
-        "  void run(Device device) {",
-        "    Tensor t = lookup(Tensor.randn(2, 2, device)); // expect: MixedDevices",
-        "    Tensor u = lookup(Tensor.randn(2, 2));",
-        "    Tensor v = summary(u, device).add(Tensor.randn(2, 2, device)); // expect: MixedDevices",
-        "    @OnDevice(\"cpu\") Tensor w = Tensor.randn(2, 2, device); // expect: MixedDevices",
-        "  }",
-        "}"));
+    check("Contracts", """
+        class Contracts {
+          static Tensor lookup(@OnDevice("cpu") Tensor table) {
+            return table;
+          }
+
+          @OnDevice("cpu")
+          static Tensor summary(Tensor x, Device device) {
+            return x.to(device); // expect: MixedDevices
+          }
+
+          void run(Device device) {
+            Tensor t = lookup(Tensor.randn(2, 2, device)); // expect: MixedDevices
+            Tensor u = lookup(Tensor.randn(2, 2));
+            Tensor v = summary(u, device).add(Tensor.randn(2, 2, device)); // expect: MixedDevices
+            @OnDevice("cpu") Tensor w = Tensor.randn(2, 2, device); // expect: MixedDevices
+          }
+        }\
+        """);
   }
 
   @Test
   void suppressionAndSeverityOptions() {
-    String body = String.join("\n",
-        "class Options {",
-        "  void run(Device device) {",
-        "    Tensor a = Tensor.randn(2, 2, device).add(Tensor.randn(2, 2)); // expect: MixedDevices",
-        "  }",
-        "",
-        "  @SuppressWarnings(\"MixedDevices\")",
-        "  void quiet(Device device) {",
-        "    Tensor a = Tensor.randn(2, 2, device).add(Tensor.randn(2, 2));",
-        "  }",
-        "}");
+    String body = """
+        class Options {
+          void run(Device device) {
+            Tensor a = Tensor.randn(2, 2, device).add(Tensor.randn(2, 2)); // expect: MixedDevices
+          }
+
+          @SuppressWarnings("MixedDevices")
+          void quiet(Device device) {
+            Tensor a = Tensor.randn(2, 2, device).add(Tensor.randn(2, 2));
+          }
+        }\
+        """;
     check("Options", body);
     JavaFileObject f = source("Options", IMPORTS + body);
     assertThat(Sources.compileWithOptions(List.of("-Aondevice.check.MixedDevices=warning"), List.of(f)))
@@ -287,105 +299,110 @@ class DeviceAnalysisTest {
 
   @Test
   void correctDeviceAgnosticCodeHasNoFindings() {
-    check("Correct", String.join("\n",
-        "class Correct {",
-        "  static class Net extends Model {",
-        "    Tensor forward(Tensor x) {",
-        "      return x.add(Tensor.zerosLike(x)).mul(Tensor.scalar(0.5));",
-        "    }",
-        "  }",
-        "",
-        "  Tensor moved(Tensor x, Device device) {",
-        "    return x.to(device);",
-        "  }",
-        "",
-        "  void run(Loader loader, Loss loss) {",
-        "    Device device = Device.cudaIfAvailable();",
-        "    Net net = new Net();",
-        "    net.toDevice(device);",
-        "    Tensor total = Tensor.zeros(1, 1, device);",
-        "    for (int epoch = 0; epoch < 2; epoch++) {",
-        "      for (Loader.Batch b : loader) {",
-        "        Tensor xb = b.inputs().to(device, true);",
-        "        Tensor yb = b.targets().to(device, true);",
-        "        Tensor l = loss.forward(net.forward(xb), yb);",
-        "        total = total.add(l.detach());",
-        "        Tensor extra = moved(b.inputs(), device).add(xb);",
-        "      }",
-        "      System.out.println(\"epoch \" + epoch + \" loss \" + total.item());",
-        "    }",
-        "  }",
-        "}"));
+    check("Correct", """
+        class Correct {
+          static class Net extends Model {
+            Tensor forward(Tensor x) {
+              return x.add(Tensor.zerosLike(x)).mul(Tensor.scalar(0.5));
+            }
+          }
+
+          Tensor moved(Tensor x, Device device) {
+            return x.to(device);
+          }
+
+          void run(Loader loader, Loss loss) {
+            Device device = Device.cudaIfAvailable();
+            Net net = new Net();
+            net.toDevice(device);
+            Tensor total = Tensor.zeros(1, 1, device);
+            for (int epoch = 0; epoch < 2; epoch++) {
+              for (Loader.Batch b : loader) {
+                Tensor xb = b.inputs().to(device, true);
+                Tensor yb = b.targets().to(device, true);
+                Tensor l = loss.forward(net.forward(xb), yb);
+                total = total.add(l.detach());
+                Tensor extra = moved(b.inputs(), device).add(xb);
+              }
+              System.out.println("epoch " + epoch + " loss " + total.item());
+            }
+          }
+        }\
+        """);
   }
 
   @Test
   void findingsInLoopsSurviveTheFixedPoint() {
-    check("LoopFinding", String.join("\n",
-        "class LoopFinding {",
-        "  void run(Device device, List<Tensor> data) {",
-        "    Tensor total = Tensor.zeros(2, 2, device);",
-        "    for (Tensor t : data) {",
-        "      total = total.add(Tensor.randn(2, 2)); // expect: MixedDevices",
-        "    }",
-        "  }",
-        "}"));
+    check("LoopFinding", """
+        class LoopFinding {
+          void run(Device device, List<Tensor> data) {
+            Tensor total = Tensor.zeros(2, 2, device);
+            for (Tensor t : data) {
+              total = total.add(Tensor.randn(2, 2)); // expect: MixedDevices
+            }
+          }
+        }\
+        """);
   }
 
   @Test
   void aModelOfUnknownDeviceTakesTheDeviceOfItsInputs() {
-    check("Unknown", String.join("\n",
-        "class Unknown {",
-        "  static class Net extends Model {",
-        "    Tensor forward(Tensor x) {",
-        "      return x;",
-        "    }",
-        "  }",
-        "",
-        "  void train(Net net, Loader loader, Loss loss, Device device) {",
-        "    for (Loader.Batch b : loader) {",
-        "      Tensor out = net.forward(b.inputs().to(device));",
-        "      Tensor l = loss.forward(out, b.targets()); // expect: TargetsNotMoved",
-        "      long[] labels = b.targets().toFloatArray() == null ? null : null;",
-        "    }",
-        "  }",
-        "}"));
+    check("Unknown", """
+        class Unknown {
+          static class Net extends Model {
+            Tensor forward(Tensor x) {
+              return x;
+            }
+          }
+
+          void train(Net net, Loader loader, Loss loss, Device device) {
+            for (Loader.Batch b : loader) {
+              Tensor out = net.forward(b.inputs().to(device));
+              Tensor l = loss.forward(out, b.targets()); // expect: TargetsNotMoved
+              long[] labels = b.targets().toFloatArray() == null ? null : null;
+            }
+          }
+        }\
+        """);
   }
 
   @Test
   void staticConstantsAreEvaluatedFromTheirInitializers() {
-    check("Statics", String.join("\n",
-        "class Statics {",
-        "  static final Tensor TWO = Tensor.scalar(2.0);",
-        "  static final Device DEVICE = Device.cudaIfAvailable();",
-        "  static final Tensor ON_DEVICE = Tensor.randn(2, 2, DEVICE);",
-        "  static final Tensor HOST = Tensor.randn(2, 2);",
-        "  @SuppressWarnings(\"StaticTensorConstant\")",
-        "  static final Tensor QUIET = Tensor.randn(2, 2);",
-        "",
-        "  void run() {",
-        "    Tensor x = Tensor.randn(2, 2, DEVICE);",
-        "    Tensor a = x.mul(TWO).add(ON_DEVICE);",
-        "    Tensor b = x.add(HOST.mul(TWO)); // expect: StaticTensorConstant",
-        "    Tensor c = x.add(QUIET);",
-        "  }",
-        "}"));
+    check("Statics", """
+        class Statics {
+          static final Tensor TWO = Tensor.scalar(2.0);
+          static final Device DEVICE = Device.cudaIfAvailable();
+          static final Tensor ON_DEVICE = Tensor.randn(2, 2, DEVICE);
+          static final Tensor HOST = Tensor.randn(2, 2);
+          @SuppressWarnings("StaticTensorConstant")
+          static final Tensor QUIET = Tensor.randn(2, 2);
+
+          void run() {
+            Tensor x = Tensor.randn(2, 2, DEVICE);
+            Tensor a = x.mul(TWO).add(ON_DEVICE);
+            Tensor b = x.add(HOST.mul(TWO)); // expect: StaticTensorConstant
+            Tensor c = x.add(QUIET);
+          }
+        }\
+        """);
   }
 
   @Test
   void defaultDeviceSurvivesOpsAndDiscardedFactoriesGetNoBogusAssignment() {
-    JavaFileObject f = source("Origins", IMPORTS + String.join("\n",
-        "class Origins {",
-        "  static class Net extends Model {",
-        "    Tensor forward(Tensor x) {",
-        "      Tensor noise = Tensor.randn(2, 2).mul(Tensor.scalar(0.1)); // expect: DefaultDeviceInModel",
-        "      return x.add(noise);",
-        "    }",
-        "  }",
-        "",
-        "  void run(Device device) {",
-        "    Tensor.zeros(2, 2, device); // expect: DiscardedTensorOp",
-        "  }",
-        "}"));
+    JavaFileObject f = source("Origins", IMPORTS + """
+        class Origins {
+          static class Net extends Model {
+            Tensor forward(Tensor x) {
+              Tensor noise = Tensor.randn(2, 2).mul(Tensor.scalar(0.1)); // expect: DefaultDeviceInModel
+              return x.add(noise);
+            }
+          }
+
+          void run(Device device) {
+            Tensor.zeros(2, 2, device); // expect: DiscardedTensorOp
+          }
+        }\
+        """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
     assertThat(c).hadErrorContaining("Tensor.zeros(2, 2, device) returns a new tensor and its result is discarded, so"
@@ -394,41 +411,42 @@ class DeviceAnalysisTest {
 
   @Test
   void statelessLayersWorkOnAnyDeviceAndContainersTakeTheirLayersDevice() {
-    check("Layers", String.join("\n",
-        "class Layers {",
-        "  static class Flat extends Model {",
-        "    Tensor forward(Tensor x) {",
-        "      return x;",
-        "    }",
-        "  }",
-        "",
-        "  static class Dense extends Model {",
-        "    dev.ondevice.Parameter w;",
-        "    Dense(Device device) {",
-        "    }",
-        "    Dense() {",
-        "    }",
-        "    Tensor forward(Tensor x) {",
-        "      return x;",
-        "    }",
-        "  }",
-        "",
-        "  static class Stack extends Model {",
-        "    final Dense first;",
-        "    Stack(Dense first) {",
-        "      this.first = first;",
-        "    }",
-        "    Tensor forward(Tensor x) {",
-        "      return first.forward(x);",
-        "    }",
-        "  }",
-        "",
-        "  void run(Device device) {",
-        "    Tensor x = Tensor.randn(2, 2, device);",
-        "    Tensor a = new Flat().forward(x);",
-        "    Tensor b = new Stack(new Dense(device)).forward(x);",
-        "    Tensor c = new Stack(new Dense()).forward(x); // expect: ModelNotMoved",
-        "  }",
-        "}"));
+    check("Layers", """
+        class Layers {
+          static class Flat extends Model {
+            Tensor forward(Tensor x) {
+              return x;
+            }
+          }
+
+          static class Dense extends Model {
+            dev.ondevice.Parameter w;
+            Dense(Device device) {
+            }
+            Dense() {
+            }
+            Tensor forward(Tensor x) {
+              return x;
+            }
+          }
+
+          static class Stack extends Model {
+            final Dense first;
+            Stack(Dense first) {
+              this.first = first;
+            }
+            Tensor forward(Tensor x) {
+              return first.forward(x);
+            }
+          }
+
+          void run(Device device) {
+            Tensor x = Tensor.randn(2, 2, device);
+            Tensor a = new Flat().forward(x);
+            Tensor b = new Stack(new Dense(device)).forward(x);
+            Tensor c = new Stack(new Dense()).forward(x); // expect: ModelNotMoved
+          }
+        }\
+        """);
   }
 }

@@ -6,6 +6,7 @@ import com.google.testing.compile.Compilation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -25,13 +26,13 @@ final class ExpectedFindings {
   private ExpectedFindings() {}
 
   /** The expected {@code file:line kind ID} entries of a source text. */
-  static TreeSet<String> expected(String fileName, String text) {
+  static SortedSet<String> expected(String fileName, String text) {
     TreeSet<String> out = new TreeSet<>();
     String[] lines = text.split("\n", -1);
     for (int i = 0; i < lines.length; i++) {
       Matcher m = MARKER.matcher(lines[i]);
       if (m.find()) {
-        for (String item : m.group(1).split(",")) {
+        for (String item : m.group(1).split(",", -1)) {
           String s = item.trim();
           String kind = s.startsWith("warning ") ? "warning" : "error";
           out.add(fileName + ":" + (i + 1) + " " + kind + " " + s.replaceFirst("^warning ", ""));
@@ -42,7 +43,7 @@ final class ExpectedFindings {
   }
 
   /** The actual {@code file:line kind ID} entries of the device analysis in a compilation. */
-  static TreeSet<String> actual(Compilation c) {
+  static SortedSet<String> actual(Compilation c) {
     TreeSet<String> out = new TreeSet<>();
     for (Diagnostic<? extends JavaFileObject> d : c.diagnostics()) {
       if (d.getKind() != Diagnostic.Kind.ERROR && d.getKind() != Diagnostic.Kind.WARNING) {

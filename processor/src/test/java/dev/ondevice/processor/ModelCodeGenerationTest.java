@@ -23,16 +23,16 @@ import org.junit.jupiter.api.Test;
 
 /** The generated code of representative models, compared with golden files; and the processor's round handling. */
 class ModelCodeGenerationTest {
-  private static final String IMPORTS = String.join("\n",
-      "package test;",
-      "import dev.ondevice.Parameter;",
-      "import dev.ondevice.Tensor;",
-      "import dev.ondevice.nn.Model;",
-      "import dev.ondevice.annotations.Buffer;",
-      "import dev.ondevice.annotations.OnDevice;",
-      "import java.util.List;",
-      "import java.util.Map;",
-      "");
+  private static final String IMPORTS = """
+      package test;
+      import dev.ondevice.Parameter;
+      import dev.ondevice.Tensor;
+      import dev.ondevice.nn.Model;
+      import dev.ondevice.annotations.Buffer;
+      import dev.ondevice.annotations.OnDevice;
+      import java.util.List;
+      import java.util.Map;
+      """;
 
   private static final JavaFileObject HEAD = source("Head", IMPORTS + "class Head extends Model {\n  Parameter w;\n}\n");
 
@@ -43,22 +43,23 @@ class ModelCodeGenerationTest {
 
   @Test
   void everyKindOfState() {
-    JavaFileObject net = source("Net", IMPORTS + String.join("\n",
-        "class Net extends Model {",
-        "  final Parameter weight = null;",
-        "  @Buffer Tensor runningMean;",
-        "  @Buffer(persistent = false) Tensor scratch;",
-        "  @OnDevice Tensor mask;",
-        "  @Buffer @OnDevice(\"cpu\") Tensor vocabulary;",
-        "  @OnDevice(\"cpu\") private Tensor lookupTable;",
-        "  final Head head = new Head();",
-        "  final List<Head> blocks = List.of();",
-        "  List<Parameter> extra;",
-        "  Map<String, Head> heads;",
-        "  int steps;",
-        "  String name;",
-        "  static final int SIZE = 3;",
-        "}"));
+    JavaFileObject net = source("Net", IMPORTS + """
+        class Net extends Model {
+          final Parameter weight = null;
+          @Buffer Tensor runningMean;
+          @Buffer(persistent = false) Tensor scratch;
+          @OnDevice Tensor mask;
+          @Buffer @OnDevice("cpu") Tensor vocabulary;
+          @OnDevice("cpu") private Tensor lookupTable;
+          final Head head = new Head();
+          final List<Head> blocks = List.of();
+          List<Parameter> extra;
+          Map<String, Head> heads;
+          int steps;
+          String name;
+          static final int SIZE = 3;
+        }\
+        """);
     assertGenerated(compile(net, HEAD), "test.OnDevice_Net", "OnDevice_Net.java");
   }
 
@@ -71,14 +72,15 @@ class ModelCodeGenerationTest {
 
   @Test
   void nestedAndGenericModels() {
-    JavaFileObject outer = source("Outer", IMPORTS + String.join("\n",
-        "class Outer {",
-        "  static class Wrapper<M extends Model, P extends Parameter> extends Model {",
-        "    M inner;",
-        "    P scale;",
-        "    List<M> stack;",
-        "  }",
-        "}"));
+    JavaFileObject outer = source("Outer", IMPORTS + """
+        class Outer {
+          static class Wrapper<M extends Model, P extends Parameter> extends Model {
+            M inner;
+            P scale;
+            List<M> stack;
+          }
+        }\
+        """);
     assertGenerated(compile(outer), "test.OnDevice_Outer_Wrapper", "OnDevice_Outer_Wrapper.java");
   }
 

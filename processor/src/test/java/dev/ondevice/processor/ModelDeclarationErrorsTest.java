@@ -10,16 +10,16 @@ import org.junit.jupiter.api.Test;
 
 /** Every model-declaration error, pinned by message, file and line; each source has one bug. */
 class ModelDeclarationErrorsTest {
-  private static final String HEADER = String.join("\n",
-      "package test;",
-      "import dev.ondevice.Parameter;",
-      "import dev.ondevice.Tensor;",
-      "import dev.ondevice.nn.Model;",
-      "import dev.ondevice.annotations.Buffer;",
-      "import dev.ondevice.annotations.OnDevice;",
-      "import java.util.List;",
-      "import java.util.Map;",
-      "");
+  private static final String HEADER = """
+      package test;
+      import dev.ondevice.Parameter;
+      import dev.ondevice.Tensor;
+      import dev.ondevice.nn.Model;
+      import dev.ondevice.annotations.Buffer;
+      import dev.ondevice.annotations.OnDevice;
+      import java.util.List;
+      import java.util.Map;
+      """;
 
   /** A model {@code Net} whose body starts on line 10. */
   private static JavaFileObject net(String... body) {
@@ -182,12 +182,13 @@ class ModelDeclarationErrorsTest {
 
   @Test
   void bufferWithoutTheRuntime() {
-    JavaFileObject f = com.google.testing.compile.JavaFileObjects.forSourceString("test.Config", String.join("\n",
-        "package test;",
-        "import dev.ondevice.annotations.Buffer;",
-        "class Config {",
-        "  @Buffer Object mean;",
-        "}"));
+    JavaFileObject f = com.google.testing.compile.JavaFileObjects.forSourceString("test.Config", """
+        package test;
+        import dev.ondevice.annotations.Buffer;
+        class Config {
+          @Buffer Object mean;
+        }\
+        """);
     Compilation c = com.google.testing.compile.Compiler.javac().withProcessors(new OnDeviceProcessor()).compile(f);
     assertOneError(c, f, 4, Messages.RUNTIME_MISSING);
   }

@@ -8,7 +8,6 @@ import dev.ondevice.processor.analysis.CheckId;
 /** A tensor created on the CPU and moved to a device right away: the device analysis's {@link CheckId#CREATE_THEN_MOVE} as an Error Prone check. */
 @AutoService(BugChecker.class)
 @BugPattern(
-    name = "CreateThenMove",
     summary = "A tensor created on the CPU and moved to a device right away",
     severity = BugPattern.SeverityLevel.WARNING,
     linkType = BugPattern.LinkType.CUSTOM,

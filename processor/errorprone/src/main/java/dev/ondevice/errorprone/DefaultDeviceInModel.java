@@ -8,7 +8,6 @@ import dev.ondevice.processor.analysis.CheckId;
 /** A tensor created on the default device inside a model meets the model's state or inputs: the device analysis's {@link CheckId#DEFAULT_DEVICE_IN_MODEL} as an Error Prone check. */
 @AutoService(BugChecker.class)
 @BugPattern(
-    name = "DefaultDeviceInModel",
     summary = "A tensor created on the default device inside a model meets the model's state or inputs",
     severity = BugPattern.SeverityLevel.ERROR,
     linkType = BugPattern.LinkType.CUSTOM,

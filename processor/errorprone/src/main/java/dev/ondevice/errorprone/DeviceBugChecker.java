@@ -9,6 +9,7 @@ import com.sun.source.tree.CompilationUnitTree;
 import com.sun.tools.javac.api.JavacTrees;
 import com.sun.tools.javac.model.JavacElements;
 import com.sun.tools.javac.model.JavacTypes;
+import com.sun.tools.javac.util.Context;
 import dev.ondevice.processor.analysis.AnalysisOptions;
 import dev.ondevice.processor.analysis.CheckId;
 import dev.ondevice.processor.analysis.DeviceAnalysis;
@@ -29,6 +30,7 @@ public abstract class DeviceBugChecker extends BugChecker implements BugChecker.
   private static final long serialVersionUID = 1L;
   private static final Map<CompilationUnitTree, List<Finding>> FINDINGS =
       Collections.synchronizedMap(new WeakHashMap<>());
+  private static final Map<Context, DeviceAnalysis> ANALYSES = Collections.synchronizedMap(new WeakHashMap<>());
 
   /** The check this checker reports. */
   abstract CheckId check();
@@ -38,40 +40,45 @@ public abstract class DeviceBugChecker extends BugChecker implements BugChecker.
     List<Finding> findings = FINDINGS.computeIfAbsent(unit, u -> analyze(u, state));
     for (Finding f : findings) {
       if (f.check() == check()) {
-        state.reportMatch(describe(f, state));
+        state.reportMatch(describe(f));
       }
     }
     return Description.NO_MATCH;
   }
 
+  /** One analysis per compilation (its caches of method semantics and runtime types are per compiler). */
   private static List<Finding> analyze(CompilationUnitTree unit, VisitorState state) {
-    DeviceAnalysis analysis = new DeviceAnalysis(JavacTrees.instance(state.context),
-        JavacElements.instance(state.context), JavacTypes.instance(state.context), AnalysisOptions.defaults());
+    DeviceAnalysis analysis = ANALYSES.computeIfAbsent(state.context, c -> new DeviceAnalysis(JavacTrees.instance(c),
+        JavacElements.instance(c), JavacTypes.instance(c), AnalysisOptions.defaults()));
     return analysis.analyze(unit);
   }
 
-  private Description describe(Finding f, VisitorState state) {
+  private Description describe(Finding f) {
     Description.Builder d = buildDescription(f.tree()).setMessage(f.message());
     if (f.severity() == Severity.WARNING && defaultSeverity() == BugPattern.SeverityLevel.ERROR) {
-      d.overrideSeverity(BugPattern.SeverityLevel.WARNING);
+      downgrade(d);
     }
     for (Fix fix : f.fixes()) {
       SuggestedFix.Builder s = SuggestedFix.builder().setShortDescription(fix.description());
       for (Fix.Edit e : fix.edits()) {
         switch (e.kind()) {
-          case REPLACE:
-            s.replace(e.tree(), e.text());
-            break;
-          case PREFIX:
-            s.prefixWith(e.tree(), e.text());
-            break;
-          default:
-            s.postfixWith(e.tree(), e.text());
+          case REPLACE -> s.replace(e.tree(), e.text());
+          case PREFIX -> s.prefixWith(e.tree(), e.text());
+          default -> s.postfixWith(e.tree(), e.text());
         }
       }
       fix.imports().forEach(s::addImport);
       d.addFix(s.build());
     }
     return d.build();
+  }
+
+  /**
+   * Reports a finding of an error check as a warning: the analysis downgrades some findings of
+   * error checks (as the processor reports them), so the severity is decided per finding.
+   */
+  @SuppressWarnings("RestrictedApi") // the one severity that is per finding, not per check
+  private static void downgrade(Description.Builder d) {
+    d.overrideSeverity(BugPattern.SeverityLevel.WARNING);
   }
 }

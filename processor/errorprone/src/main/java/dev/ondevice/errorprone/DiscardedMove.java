@@ -8,7 +8,6 @@ import dev.ondevice.processor.analysis.CheckId;
 /** A tensor move whose result is discarded: tensors do not move in place: the device analysis's {@link CheckId#DISCARDED_MOVE} as an Error Prone check. */
 @AutoService(BugChecker.class)
 @BugPattern(
-    name = "DiscardedMove",
     summary = "A tensor move whose result is discarded: tensors do not move in place",
     severity = BugPattern.SeverityLevel.ERROR,
     linkType = BugPattern.LinkType.CUSTOM,

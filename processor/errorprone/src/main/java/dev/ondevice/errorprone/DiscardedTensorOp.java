@@ -8,7 +8,6 @@ import dev.ondevice.processor.analysis.CheckId;
 /** A tensor op whose result is discarded: tensor ops return a new tensor: the device analysis's {@link CheckId#DISCARDED_TENSOR_OP} as an Error Prone check. */
 @AutoService(BugChecker.class)
 @BugPattern(
-    name = "DiscardedTensorOp",
     summary = "A tensor op whose result is discarded: tensor ops return a new tensor",
     severity = BugPattern.SeverityLevel.ERROR,
     linkType = BugPattern.LinkType.CUSTOM,

@@ -8,7 +8,6 @@ import dev.ondevice.processor.analysis.CheckId;
 /** A host synchronisation (item, toArray, cpu, printing) inside the batch loop: the device analysis's {@link CheckId#HOST_SYNC_IN_LOOP} as an Error Prone check. */
 @AutoService(BugChecker.class)
 @BugPattern(
-    name = "HostSyncInLoop",
     summary = "A host synchronisation (item, toArray, cpu, printing) inside the batch loop",
     severity = BugPattern.SeverityLevel.WARNING,
     linkType = BugPattern.LinkType.CUSTOM,

@@ -8,7 +8,6 @@ import dev.ondevice.processor.analysis.CheckId;
 /** Tensors on provably different devices meet in one op, model call or loss: the device analysis's {@link CheckId#MIXED_DEVICES} as an Error Prone check. */
 @AutoService(BugChecker.class)
 @BugPattern(
-    name = "MixedDevices",
     summary = "Tensors on provably different devices meet in one op, model call or loss",
     severity = BugPattern.SeverityLevel.ERROR,
     linkType = BugPattern.LinkType.CUSTOM,

@@ -8,7 +8,6 @@ import dev.ondevice.processor.analysis.CheckId;
 /** A model that was never moved is used with tensors on another device: the device analysis's {@link CheckId#MODEL_NOT_MOVED} as an Error Prone check. */
 @AutoService(BugChecker.class)
 @BugPattern(
-    name = "ModelNotMoved",
     summary = "A model that was never moved is used with tensors on another device",
     severity = BugPattern.SeverityLevel.ERROR,
     linkType = BugPattern.LinkType.CUSTOM,

@@ -8,7 +8,6 @@ import dev.ondevice.processor.analysis.CheckId;
 /** A non-blocking copy from host memory that is not pinned: the device analysis's {@link CheckId#NON_BLOCKING_FROM_PAGEABLE} as an Error Prone check. */
 @AutoService(BugChecker.class)
 @BugPattern(
-    name = "NonBlockingFromPageable",
     summary = "A non-blocking copy from host memory that is not pinned",
     severity = BugPattern.SeverityLevel.WARNING,
     linkType = BugPattern.LinkType.CUSTOM,

@@ -8,7 +8,6 @@ import dev.ondevice.processor.analysis.CheckId;
 /** A static tensor constant, on the CPU, meets tensors on another device: the device analysis's {@link CheckId#STATIC_TENSOR_CONSTANT} as an Error Prone check. */
 @AutoService(BugChecker.class)
 @BugPattern(
-    name = "StaticTensorConstant",
     summary = "A static tensor constant, on the CPU, meets tensors on another device",
     severity = BugPattern.SeverityLevel.ERROR,
     linkType = BugPattern.LinkType.CUSTOM,

@@ -8,7 +8,6 @@ import dev.ondevice.processor.analysis.CheckId;
 /** Batch targets left on the CPU while the inputs were moved to the device: the device analysis's {@link CheckId#TARGETS_NOT_MOVED} as an Error Prone check. */
 @AutoService(BugChecker.class)
 @BugPattern(
-    name = "TargetsNotMoved",
     summary = "Batch targets left on the CPU while the inputs were moved to the device",
     severity = BugPattern.SeverityLevel.ERROR,
     linkType = BugPattern.LinkType.CUSTOM,

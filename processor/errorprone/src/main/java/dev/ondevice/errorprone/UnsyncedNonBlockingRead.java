@@ -8,7 +8,6 @@ import dev.ondevice.processor.analysis.CheckId;
 /** The result of a non-blocking copy to the host read before a synchronisation: the device analysis's {@link CheckId#UNSYNCED_NON_BLOCKING_READ} as an Error Prone check. */
 @AutoService(BugChecker.class)
 @BugPattern(
-    name = "UnsyncedNonBlockingRead",
     summary = "The result of a non-blocking copy to the host read before a synchronisation",
     severity = BugPattern.SeverityLevel.ERROR,
     linkType = BugPattern.LinkType.CUSTOM,

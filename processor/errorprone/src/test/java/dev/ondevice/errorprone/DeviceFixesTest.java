@@ -439,4 +439,80 @@ class DeviceFixesTest {
             "}")
         .doTest(TestMode.TEXT_MATCH);
   }
+
+  @Test
+  void noAssignmentToAFinalOrCapturedVariable() {
+    helper(DiscardedMove.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "import java.util.function.Supplier;",
+            "class Test {",
+            "  Tensor run(final Tensor x, Tensor y, Device device) {",
+            "    x.to(device);",
+            "    y.to(device);",
+            "    Supplier<Tensor> later = () -> y.relu();",
+            "    return x.add(y).add(later.get());",
+            "  }",
+            "}")
+        .expectUnchanged()
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
+  void floatTotalIsReadBackAsFloat() {
+    helper(HostSyncInLoop.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.data.Batch;",
+            "import dev.ondevice.data.DataLoader;",
+            "import dev.ondevice.nn.Layer;",
+            "class Test {",
+            "  float epoch(Layer model, DataLoader loader, Device device) {",
+            "    float total = 0f;",
+            "    for (Batch b : loader) {",
+            "      total += model.forward(b.inputs().to(device)).sum().item();",
+            "    }",
+            "    float mean = total / 10;",
+            "    return mean;",
+            "  }",
+            "}")
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.data.Batch;",
+            "import dev.ondevice.data.DataLoader;",
+            "import dev.ondevice.nn.Layer;",
+            "class Test {",
+            "  float epoch(Layer model, DataLoader loader, Device device) {",
+            "    Tensor total = Tensor.scalar(0.0);",
+            "    for (Batch b : loader) {",
+            "      total = total.add(model.forward(b.inputs().to(device)).sum().detach());",
+            "    }",
+            "    float mean = ((float) total.item()) / 10;",
+            "    return mean;",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
+  void noModelMoveBeforeItsDeviceIsDeclared() {
+    helper(ModelNotMoved.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.nn.Linear;",
+            "class Test {",
+            "  Tensor run() {",
+            "    Linear layer = new Linear(3, 2);",
+            "    Device device = Device.cudaIfAvailable();",
+            "    Tensor x = Tensor.randn(4, 3, device);",
+            "    return layer.forward(x);",
+            "  }",
+            "}")
+        .expectUnchanged()
+        .doTest(TestMode.TEXT_MATCH);
+  }
 }

@@ -1,13 +1,17 @@
 package dev.ondevice.processor.analysis;
 
+import com.sun.source.tree.AssignmentTree;
 import com.sun.source.tree.BlockTree;
 import com.sun.source.tree.CompoundAssignmentTree;
 import com.sun.source.tree.EnhancedForLoopTree;
 import com.sun.source.tree.ExpressionStatementTree;
 import com.sun.source.tree.IdentifierTree;
+import com.sun.source.tree.LambdaExpressionTree;
 import com.sun.source.tree.LiteralTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
+import com.sun.source.tree.MethodTree;
+import com.sun.source.tree.ParenthesizedTree;
 import com.sun.source.tree.StatementTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.tree.VariableTree;
@@ -35,8 +39,8 @@ import javax.lang.model.type.TypeKind;
  * Offered only when it is safe: a local {@code double} or {@code float} (for {@code item()}) or
  * {@code long} (for {@code itemAsLong()}) declared with the literal 0 in the block of
  * the batch loop, before it; changed in the loop by this one statement only; and only read after
- * the loop, where it becomes a read of the tensor. The 0-dim CPU scalar it starts from may meet a tensor on any
- * device, as in PyTorch.
+ * the loop, where it becomes a read of the tensor ({@code (float)} for a {@code float} total). The
+ * 0-dim CPU scalar it starts from may meet a tensor on any device, as in PyTorch.
  */
 final class AccumulateOnDeviceFix {
   private AccumulateOnDeviceFix() {}
@@ -54,7 +58,7 @@ final class AccumulateOnDeviceFix {
       return null;
     }
     TreePath assignPath = call.getParentPath();
-    while (assignPath != null && assignPath.getLeaf().getKind() == Tree.Kind.PARENTHESIZED) {
+    while (assignPath != null && assignPath.getLeaf() instanceof ParenthesizedTree) {
       assignPath = assignPath.getParentPath();
     }
     if (assignPath == null || assignPath.getLeaf().getKind() != Tree.Kind.PLUS_ASSIGNMENT
@@ -81,6 +85,7 @@ final class AccumulateOnDeviceFix {
     edits.add(Fix.replaceEdit(declaration.getType(), "Tensor"));
     edits.add(Fix.replaceEdit(declaration.getInitializer(), integral ? "Tensor.scalar(0L)" : "Tensor.scalar(0.0)"));
     String name = total.getSimpleName().toString();
+    boolean floatTotal = total.asType().getKind() == TypeKind.FLOAT;
     String receiver = ctx.text(((MemberSelectTree) item.getMethodSelect()).getExpression());
     edits.add(Fix.replaceEdit(assign, name + " = " + name + ".add(" + receiver + ".detach())"));
     boolean[] safe = {true};
@@ -92,15 +97,16 @@ final class AccumulateOnDeviceFix {
         if (total.equals(ctx.trees().getElement(p)) && node != assign.getVariable()) {
           long at = positions.getStartPosition(ctx.unit(), node);
           Tree parent = p.getParentPath().getLeaf();
-          boolean written = (parent.getKind() == Tree.Kind.ASSIGNMENT || parent instanceof CompoundAssignmentTree
+          boolean written = (parent instanceof AssignmentTree || parent instanceof CompoundAssignmentTree
               || parent.getKind().name().contains("CREMENT"));
           if (at < loopEnd || written) {
             safe[0] = false;
           } else {
-            edits.add(Fix.replaceEdit(node, name + "." + read + "()"));
+            edits.add(Fix.replaceEdit(node, floatTotal ? "((float) " + name + "." + read + "())"
+                : name + "." + read + "()"));
           }
         }
-        return super.visitIdentifier(node, unused);
+        return super.visitIdentifier(node, null);
       }
     }.scan(method, null);
     if (!safe[0]) {
@@ -128,8 +134,7 @@ final class AccumulateOnDeviceFix {
       if (s == loop) {
         return null;
       }
-      if (s instanceof VariableTree && variable.equals(ctx.trees().getElement(new TreePath(blockPath, s)))) {
-        VariableTree v = (VariableTree) s;
+      if (s instanceof VariableTree v && variable.equals(ctx.trees().getElement(new TreePath(blockPath, s)))) {
         TypeKind kind = variable.asType().getKind();
         boolean zero = v.getInitializer() instanceof LiteralTree
             && ((LiteralTree) v.getInitializer()).getValue() instanceof Number
@@ -145,7 +150,7 @@ final class AccumulateOnDeviceFix {
   private static TreePath enclosingMethodBody(TreePath from) {
     TreePath last = from;
     for (TreePath p = from; p != null; p = p.getParentPath()) {
-      if (p.getLeaf().getKind() == Tree.Kind.METHOD || p.getLeaf().getKind() == Tree.Kind.LAMBDA_EXPRESSION) {
+      if (p.getLeaf() instanceof MethodTree || p.getLeaf() instanceof LambdaExpressionTree) {
         return p;
       }
       last = p;

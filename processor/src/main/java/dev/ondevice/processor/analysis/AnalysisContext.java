@@ -36,18 +36,18 @@ final class AnalysisContext {
   private final Elements elements;
   private final AnalysisOptions options;
   private final Map<ExecutableElement, MethodSemantics> semantics;
-  private final Map<Element, List<String>> suppressionLists = new IdentityHashMap<>();
-  private final Map<VariableElement, Value> staticFields = new IdentityHashMap<>();
+  private final IdentityHashMap<Element, List<String>> suppressionLists = new IdentityHashMap<>();
+  private final IdentityHashMap<VariableElement, Value> staticFields = new IdentityHashMap<>();
   private final Deque<List<Finding>> buffers = new ArrayDeque<>();
   private final Map<String, Finding> committed = new LinkedHashMap<>();
   private CharSequence source;
 
-  AnalysisContext(Trees trees, CompilationUnitTree unit, Elements elements, Types types, AnalysisOptions options,
-      Map<ExecutableElement, MethodSemantics> semantics) {
+  AnalysisContext(Trees trees, CompilationUnitTree unit, Elements elements, RuntimeTypes runtimeTypes,
+      AnalysisOptions options, Map<ExecutableElement, MethodSemantics> semantics) {
     this.trees = trees;
     this.unit = unit;
     this.elements = elements;
-    this.runtimeTypes = new RuntimeTypes(elements, types);
+    this.runtimeTypes = runtimeTypes;
     this.options = options;
     this.semantics = semantics;
   }
@@ -81,7 +81,28 @@ final class AnalysisContext {
     if (start < 0 || end < start || src == null || end > src.length()) {
       return tree.toString();
     }
-    return src.subSequence((int) start, (int) end).toString().replaceAll("\\s+", " ");
+    return collapseWhitespace(src, (int) start, (int) end);
+  }
+
+  private static String collapseWhitespace(CharSequence src, int start, int end) {
+    StringBuilder out = new StringBuilder(end - start);
+    boolean space = false;
+    for (int i = start; i < end; i++) {
+      char ch = src.charAt(i);
+      if (Character.isWhitespace(ch)) {
+        space = true;
+      } else {
+        if (space) {
+          out.append(' ');
+          space = false;
+        }
+        out.append(ch);
+      }
+    }
+    if (space) {
+      out.append(' ');
+    }
+    return out.toString();
   }
 
   /** The text, shortened for a message. */
@@ -185,8 +206,8 @@ final class AnalysisContext {
     Value v = cpu;
     if (path != null && path.getLeaf() instanceof VariableTree && ((VariableTree) path.getLeaf()).getInitializer() != null) {
       Element owner = field.getEnclosingElement();
-      ModelScope scope = new ModelScope(runtimeTypes, owner instanceof javax.lang.model.element.TypeElement
-          ? (javax.lang.model.element.TypeElement) owner : null, null, false);
+      ModelScope scope = new ModelScope(runtimeTypes, owner instanceof javax.lang.model.element.TypeElement typeElement
+          ? typeElement : null, null, false);
       pushBuffer();
       try {
         v = new MethodInterpreter(this, scope, null, Env.start())

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
 import javax.lang.model.type.TypeMirror;
@@ -21,22 +22,34 @@ import javax.lang.model.type.TypeMirror;
  * of values is a bug, chooses the most specific check, and writes the message and fixes.
  */
 final class Checks {
-  /** A tensor operand of an op: its value, where it is, and how to name it. */
-  private static final class Operand {
+  /**
+   * A tensor operand of an op: its value, where it is, and how to name it. The name is source text,
+   * read only when a message needs it: most operands are never reported.
+   */
+  private final class Operand {
     final Value value;
     final TreePath path;
-    final String text;
     final String argument;
+    private final Tree named;
+    private String text;
 
-    Operand(Value value, TreePath path, String text, String argument) {
+    Operand(Value value, TreePath path, Tree named, String argument) {
       this.value = value;
       this.path = path;
-      this.text = text;
+      this.named = named;
       this.argument = argument;
     }
 
+    /** The operand as written, shortened for a message; {@code this} for the receiver of a model's own call. */
+    String text() {
+      if (text == null) {
+        text = named == null ? "this" : ctx.shortText(named);
+      }
+      return text;
+    }
+
     boolean cpuScalar() {
-      return value.zeroDim() && value.place() == Place.CPU;
+      return value.zeroDim() && Place.CPU.equals(value.place());
     }
   }
 
@@ -86,7 +99,11 @@ final class Checks {
     if (t == call || !isVariable(at, t) || !ctx.types().isTensor(ctx.trees().getTypeMirror(at))) {
       return null;
     }
-    return VariableUses.readAfter(ctx, path, ctx.trees().getElement(at)) ? ctx.text(t) : null;
+    Element variable = ctx.trees().getElement(at);
+    if (variable.getModifiers().contains(Modifier.FINAL) || VariableUses.capturedInLambdaOrClass(ctx, path, variable)) {
+      return null;
+    }
+    return VariableUses.readAfter(ctx, path, variable) ? ctx.text(t) : null;
   }
 
   /**
@@ -100,12 +117,12 @@ final class Checks {
     MemberSelectTree select = (MemberSelectTree) call.getMethodSelect();
     TreePath receiver = new TreePath(new TreePath(path, select), select.getExpression());
     Element m = ctx.trees().getElement(path);
-    if (!isVariable(receiver, MethodInterpreter.skipParens(select.getExpression())) || !(m instanceof ExecutableElement)
-        || !(m.getEnclosingElement() instanceof TypeElement)) {
+    if (!isVariable(receiver, MethodInterpreter.skipParens(select.getExpression()))
+        || !(m instanceof ExecutableElement method) || !(m.getEnclosingElement() instanceof TypeElement)) {
       return null;
     }
     String inPlace = m.getSimpleName() + "i";
-    List<? extends VariableElement> params = ((ExecutableElement) m).getParameters();
+    List<? extends VariableElement> params = method.getParameters();
     for (ExecutableElement candidate : javax.lang.model.util.ElementFilter.methodsIn(
         m.getEnclosingElement().getEnclosedElements())) {
       if (candidate.getSimpleName().contentEquals(inPlace) && sameParameters(candidate.getParameters(), params)) {
@@ -142,7 +159,7 @@ final class Checks {
     if (c.receiver != null && c.receiverTree != null) {
       pendingRead(c.receiverPath(), c.receiver);
     }
-    boolean onHost = c.receiver != null && c.receiver.place() == Place.CPU;
+    boolean onHost = c.receiver != null && Place.CPU.equals(c.receiver.place());
     if (interpreter.inBatchLoop() && !onHost) {
       String text = ctx.shortText(c.tree);
       TypeMirror result = c.method.getReturnType();
@@ -171,7 +188,7 @@ final class Checks {
   /** Tensors passed to the printing and formatting methods of the JDK. */
   void printedArguments(TreePath path, ExecutableElement m, List<? extends ExpressionTree> trees, List<Value> args) {
     Element owner = m.getEnclosingElement();
-    String name = owner instanceof TypeElement ? ((TypeElement) owner).getQualifiedName().toString() : "";
+    String name = owner instanceof TypeElement typeElement ? typeElement.getQualifiedName().toString() : "";
     boolean printing = name.equals("java.io.PrintStream") || name.equals("java.io.PrintWriter")
         || name.equals("java.lang.StringBuilder") || name.equals("java.util.logging.Logger")
         || (name.equals("java.lang.String") && (m.getSimpleName().contentEquals("valueOf")
@@ -205,15 +222,15 @@ final class Checks {
     Place target = deviceArgument != null ? deviceArgument : moveTarget(c);
     boolean nonBlocking = s.nonBlockingParameter >= 0
         && Boolean.TRUE.equals(interpreter.constant(c.argumentPath(s.nonBlockingParameter)));
-    if (nonBlocking && receiver.place() == Place.CPU && receiver.pinned() == Value.Tri.NO
-        && target.isKnown() && target != Place.CPU && c.receiverTree != null) {
+    if (nonBlocking && Place.CPU.equals(receiver.place()) && receiver.pinned() == Value.Tri.NO
+        && target.isKnown() && !Place.CPU.equals(target) && c.receiverTree != null) {
       String x = ctx.shortText(c.receiverTree);
       report(CheckId.NON_BLOCKING_FROM_PAGEABLE, c.path, x + " is not in pinned memory, so " + ctx.shortText(c.tree)
           + " cannot copy asynchronously: the copy blocks and does not overlap with compute; pin the source ("
           + x + ".pinMemory(), or a DataLoader with pinMemory(true)), or drop nonBlocking", false,
           Fix.replace("copy blocking", c.argumentTrees.get(s.nonBlockingParameter), "false"));
     }
-    if (c.receiverTree != null && c.isCpuFactory(c.receiverTree) && target.isKnown() && target != Place.CPU) {
+    if (c.receiverTree != null && c.isCpuFactory(c.receiverTree) && target.isKnown() && !Place.CPU.equals(target)) {
       createThenMove(c);
     }
     Value result = Value.fresh(target).withZeroDim(receiver.zeroDim());
@@ -221,10 +238,10 @@ final class Checks {
       result = result.withPinned(Value.Tri.YES);
     }
     boolean fromDevice = receiver.place().kind() == Place.Kind.FIXED || receiver.place().kind() == Place.Kind.SYMBOL;
-    if (nonBlocking && target == Place.CPU && fromDevice) {
+    if (nonBlocking && Place.CPU.equals(target) && fromDevice) {
       result = result.withPendingHostCopy(true);
     }
-    if (target == Place.CPU && receiver.origin() == Value.Origin.BATCH) {
+    if (Place.CPU.equals(target) && receiver.origin() == Value.Origin.BATCH) {
       result = result.withOrigin(Value.Origin.BATCH, receiver.originPath(), receiver.originName());
     }
     return result;
@@ -276,10 +293,10 @@ final class Checks {
     List<Operand> operands = new ArrayList<>();
     if (c.receiver != null && c.receiverTree != null && ctx.types().isTensor(
         ctx.trees().getTypeMirror(c.receiverPath()))) {
-      operands.add(new Operand(c.receiver, c.receiverPath(), ctx.shortText(c.receiverTree), "self"));
+      operands.add(new Operand(c.receiver, c.receiverPath(), c.receiverTree, "self"));
     } else if (c.receiver != null && c.receiverTree == null && scope.isModelInstanceMethod()
         && ctx.types().isTensor(c.method.getEnclosingElement().asType())) {
-      operands.add(new Operand(c.receiver, c.path, "this", "self"));
+      operands.add(new Operand(c.receiver, c.path, null, "self"));
     }
     List<? extends VariableElement> params = c.method.getParameters();
     for (int i = 0; i < c.argumentTrees.size(); i++) {
@@ -287,14 +304,14 @@ final class Checks {
       TypeMirror t = ctx.trees().getTypeMirror(ap);
       String name = i < params.size() ? params.get(Math.min(i, params.size() - 1)).getSimpleName().toString() : "arg";
       if (ctx.types().isTensor(t)) {
-        operands.add(new Operand(c.arguments.get(i), ap, ctx.shortText(c.argumentTrees.get(i)), name));
+        operands.add(new Operand(c.arguments.get(i), ap, c.argumentTrees.get(i), name));
       } else if (ctx.types().isTensorIterable(t)) {
         ExpressionTree a = MethodInterpreter.skipParens(c.argumentTrees.get(i));
-        if (a instanceof MethodInvocationTree) {
-          for (ExpressionTree element : ((MethodInvocationTree) a).getArguments()) {
+        if (a instanceof MethodInvocationTree methodInvocationTree) {
+          for (ExpressionTree element : methodInvocationTree.getArguments()) {
             TreePath ep = new TreePath(new TreePath(c.path, a), element);
             if (ctx.types().isTensor(ctx.trees().getTypeMirror(ep))) {
-              operands.add(new Operand(c.valueOf(element), ep, ctx.shortText(element), name));
+              operands.add(new Operand(c.valueOf(element), ep, element, name));
             }
           }
         }
@@ -331,9 +348,9 @@ final class Checks {
       return c.receiver;
     }
     Value result = Value.fresh(place).withZeroDim(c.semantics.zeroDim);
-    if (result.place() == Place.CPU) {
+    if (Place.CPU.equals(result.place())) {
       for (Operand o : operands) {
-        if (o.value.origin() != Value.Origin.NONE && o.value.place() == Place.CPU) {
+        if (o.value.origin() != Value.Origin.NONE && Place.CPU.equals(o.value.place())) {
           return result.withOrigin(o.value.origin(), o.value.originPath(), o.value.originName());
         }
       }
@@ -344,8 +361,7 @@ final class Checks {
   /** Checks the tensor arguments of a model call against the model's device; the result is on it (unknown after a report). */
   Value modelCall(MethodInterpreter.Call c) {
     Value model = c.receiver == null ? Value.UNKNOWN : c.receiver;
-    String modelText = c.receiverTree == null ? "this" : ctx.shortText(c.receiverTree);
-    Operand modelOperand = new Operand(model, c.receiverPath(), modelText, "the model");
+    Operand modelOperand = new Operand(model, c.receiverPath(), c.receiverTree, "the model");
     List<? extends VariableElement> params = c.method.getParameters();
     for (int i = 0; i < c.argumentTrees.size() && i < params.size(); i++) {
       TreePath ap = c.argumentPath(i);
@@ -354,7 +370,7 @@ final class Checks {
       }
       Value arg = c.arguments.get(i);
       pendingRead(ap, arg);
-      Operand argument = new Operand(arg, ap, ctx.shortText(c.argumentTrees.get(i)),
+      Operand argument = new Operand(arg, ap, c.argumentTrees.get(i),
           params.get(i).getSimpleName().toString());
       String declared = c.semantics.parameterDevices[i];
       if (declared != null && !declared.equals(dev.ondevice.annotations.OnDevice.MODEL)) {
@@ -382,7 +398,7 @@ final class Checks {
         inputs = inputs.join(arg.place());
       }
     }
-    return Value.fresh(inputs == Place.NONE ? Place.UNKNOWN : inputs);
+    return Value.fresh(Place.NONE.equals(inputs) ? Place.UNKNOWN : inputs);
   }
 
   /** Checks tensor arguments against {@code @OnDevice} on the parameters of any method. */
@@ -428,52 +444,53 @@ final class Checks {
     if (level == Place.Conflict.NONE) {
       return false;
     }
-    Operand cpu = a.value.place() == Place.CPU ? a : b.value.place() == Place.CPU ? b : null;
+    Operand cpu = Place.CPU.equals(a.value.place()) ? a : Place.CPU.equals(b.value.place()) ? b : null;
     Operand device = cpu == a ? b : a;
     if (modelCall && a.value.origin() == Value.Origin.UNMOVED_MODEL && cpu == a) {
-      report(CheckId.MODEL_NOT_MOVED, at, a.text + " was never moved: its parameters are on the CPU while " + b.text
-          + " is on " + b.value.place().describe() + "; move the model once, before using it: " + a.text
-          + ".toDevice(" + deviceText(b.value.place(), b) + ")", false,
-          StatementFixes.afterDeclaration(ctx, a.path, a.text + ".toDevice(" + deviceText(b.value.place(), b)
-              + ");", "move the model after creating it"));
+      String target = deviceText(b.value.place(), b);
+      report(CheckId.MODEL_NOT_MOVED, at, a.text() + " was never moved: its parameters are on the CPU while " + b.text()
+          + " is on " + b.value.place().describe() + "; move the model once, before using it: " + a.text()
+          + ".toDevice(" + target + ")", false,
+          StatementFixes.afterDeclaration(ctx, a.path, a.text() + ".toDevice(" + target + ");",
+              "move the model after creating it", leadingName(target)));
       return true;
     }
     if (cpu != null) {
       switch (cpu.value.origin()) {
-        case DEFAULT_DEVICE_FACTORY:
+        case DEFAULT_DEVICE_FACTORY -> {
           if (scope.isModelClass()) {
             TreePath factory = cpu.value.originPath();
             String onDevice = factory.getLeaf() instanceof MethodInvocationTree ? CreateThenMoveFix.suggestion(ctx,
                 factory, (MethodInvocationTree) factory.getLeaf(), deviceOf(device)) : null;
             report(CheckId.DEFAULT_DEVICE_IN_MODEL, factory, ctx.shortText(factory.getLeaf()) + " creates a tensor on"
-                + " the CPU (the default device) inside " + scope.methodName() + ", where it meets " + device.text
+                + " the CPU (the default device) inside " + scope.methodName() + ", where it meets " + device.text()
                 + " on " + device.value.place().describe() + "; create it there: pass " + deviceOf(device)
                 + " to the factory", false,
                 onDevice == null ? null : Fix.replace("create it on the device", factory.getLeaf(), onDevice));
             return true;
           }
-          break;
-        case STATIC_CONSTANT:
+        }
+        case STATIC_CONSTANT -> {
           if (ctx.suppressedAt(ctx.trees().getElement(cpu.path), CheckId.STATIC_TENSOR_CONSTANT)) {
             return true;
           }
           report(CheckId.STATIC_TENSOR_CONSTANT, cpu.path, "static tensor " + cpu.value.originName() + " lives on the"
-              + " CPU and meets " + device.text + " on " + device.value.place().describe() + "; a static tensor never"
+              + " CPU and meets " + device.text() + " on " + device.value.place().describe() + "; a static tensor never"
               + " moves with a model: " + (scope.isModelClass() ? "make it a @Buffer field, or " : "")
               + "create it on " + deviceOf(device), false);
           return true;
-        case BATCH: {
-          String name = cpu.text;
+        }
+        case BATCH -> {
+          String name = cpu.text();
           String moved = name + ".to(" + deviceText(device.value.place(), device) + ")";
           boolean variable = MethodInterpreter.skipParens(cpu.path.getLeaf()) instanceof IdentifierTree;
           report(CheckId.TARGETS_NOT_MOVED, cpu.path, name + " is still on the CPU: it comes from the batch, and "
-              + device.text + " is on " + device.value.place().describe() + "; move every tensor of the batch, the"
+              + device.text() + " is on " + device.value.place().describe() + "; move every tensor of the batch, the"
               + " targets as well as the inputs: " + (variable ? name + " = " + moved : moved), false,
               moveFix(cpu, deviceText(device.value.place(), device)));
           return true;
         }
-        default:
-          break;
+        default -> {}
       }
     }
     Operand moved = cpu != null ? cpu : b;
@@ -485,15 +502,24 @@ final class Checks {
                 + " is the CPU, and fails on the GPU machine"
             : "the op fails at run time";
     report(CheckId.MIXED_DEVICES, at, op + " gets tensors on two devices: " + describe(a) + " and " + describe(b)
-        + "; " + why + ". Move " + moved.text + ": " + moved.text + ".to("
+        + "; " + why + ". Move " + moved.text() + ": " + moved.text() + ".to("
         + deviceText(other.value.place(), other) + ")", level == Place.Conflict.POSSIBLE,
         moveFix(moved, deviceText(other.value.place(), other)));
     return true;
   }
 
   private static String describe(Operand o) {
-    return o.text + (o.argument.equals("self") || o.argument.equals("the model") ? "" : " (argument '" + o.argument
+    return o.text() + (o.argument.equals("self") || o.argument.equals("the model") ? "" : " (argument '" + o.argument
         + "')") + " is on " + o.value.place().describe();
+  }
+
+  /** The variable an expression such as {@code device} or {@code x.device()} starts with. */
+  private static String leadingName(String expression) {
+    int end = 0;
+    while (end < expression.length() && Character.isJavaIdentifierPart(expression.charAt(end))) {
+      end++;
+    }
+    return expression.substring(0, end);
   }
 
   /** A fix that moves a tensor operand where it is used: {@code x} becomes {@code x.to(device)}. */
@@ -521,7 +547,7 @@ final class Checks {
       return p.name().matches("cuda:\\d+") ? "Device.cuda(" + p.name().substring(5) + ")"
           : "Device.parse(\"" + p.name() + "\")";
     }
-    if (p == Place.CPU) {
+    if (Place.CPU.equals(p)) {
       return "Device.cpu()";
     }
     if (p.kind() == Place.Kind.SYMBOL && scope.isModelInstanceMethod() && p.equals(scope.thisValue().place())) {
@@ -551,7 +577,7 @@ final class Checks {
       @Override
       public Void visitMemberSelect(MemberSelectTree select, Void unused) {
         consider(select);
-        return super.visitMemberSelect(select, unused);
+        return super.visitMemberSelect(select, null);
       }
 
       private void consider(ExpressionTree e) {
@@ -565,7 +591,7 @@ final class Checks {
         }
       }
     }.scan(o.path, null);
-    String source = found[0] != null ? found[0] : found[1] != null ? found[1] : o.text;
+    String source = found[0] != null ? found[0] : found[1] != null ? found[1] : o.text();
     return source + ".device()";
   }
 

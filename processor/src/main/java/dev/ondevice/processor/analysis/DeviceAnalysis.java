@@ -35,6 +35,7 @@ public final class DeviceAnalysis {
   private final AnalysisOptions options;
   private final Map<ExecutableElement, MethodSemantics> semantics = new HashMap<>();
   private final Set<Tree> analyzed = Collections.newSetFromMap(new IdentityHashMap<>());
+  private RuntimeTypes runtimeTypes;
 
   public DeviceAnalysis(Trees trees, Elements elements, Types types, AnalysisOptions options) {
     this.trees = trees;
@@ -49,17 +50,20 @@ public final class DeviceAnalysis {
       return List.of();
     }
     CompilationUnitTree unit = classPath.getCompilationUnit();
-    AnalysisContext ctx = new AnalysisContext(trees, unit, elements, types, options, semantics);
-    if (!ctx.types().present()) {
+    if (runtimeTypes == null) {
+      runtimeTypes = new RuntimeTypes(elements, types);
+    }
+    if (!runtimeTypes.present()) {
       return List.of();
     }
+    AnalysisContext ctx = new AnalysisContext(trees, unit, elements, runtimeTypes, options, semantics);
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitMethod(MethodTree node, Void unused) {
         if (node.getBody() != null && analyzed.add(node)) {
           analyzeBody(ctx, getCurrentPath());
         }
-        return super.visitMethod(node, unused);
+        return super.visitMethod(node, null);
       }
 
       @Override
@@ -68,7 +72,7 @@ public final class DeviceAnalysis {
         if (p.getParentPath().getLeaf() instanceof ClassTree && analyzed.add(node)) {
           analyzeBody(ctx, p);
         }
-        return super.visitBlock(node, unused);
+        return super.visitBlock(node, null);
       }
 
       @Override
@@ -77,7 +81,7 @@ public final class DeviceAnalysis {
         if (p.getParentPath().getLeaf() instanceof ClassTree && node.getInitializer() != null && analyzed.add(node)) {
           analyzeBody(ctx, new TreePath(p, node.getInitializer()));
         }
-        return super.visitVariable(node, unused);
+        return super.visitVariable(node, null);
       }
     }.scan(classPath, null);
     return ctx.findings();
@@ -108,33 +112,44 @@ public final class DeviceAnalysis {
   /** Whether a body is static: a static method, a static initializer or a static field's initializer. */
   private boolean isStatic(TreePath body) {
     Tree leaf = body.getLeaf();
-    if (leaf instanceof MethodTree) {
-      return ((MethodTree) leaf).getModifiers().getFlags().contains(javax.lang.model.element.Modifier.STATIC);
+    if (leaf instanceof MethodTree methodTree) {
+      return methodTree.getModifiers().getFlags().contains(javax.lang.model.element.Modifier.STATIC);
     }
-    if (leaf instanceof BlockTree) {
-      return ((BlockTree) leaf).isStatic();
+    if (leaf instanceof BlockTree blockTree) {
+      return blockTree.isStatic();
     }
     Tree parent = body.getParentPath().getLeaf();
-    return parent instanceof VariableTree
-        && ((VariableTree) parent).getModifiers().getFlags().contains(javax.lang.model.element.Modifier.STATIC);
+    return parent instanceof VariableTree variableTree
+        && variableTree.getModifiers().getFlags().contains(javax.lang.model.element.Modifier.STATIC);
   }
 
   private TypeElement enclosingType(TreePath path) {
     for (TreePath p = path; p != null; p = p.getParentPath()) {
       if (p.getLeaf() instanceof ClassTree) {
         Element e = trees.getElement(p);
-        return e instanceof TypeElement ? (TypeElement) e : null;
+        return e instanceof TypeElement typeElement ? typeElement : null;
       }
     }
     return null;
   }
 
-  /** The findings of all classes of a compilation unit. */
+  /**
+   * The findings of all classes of a compilation unit; a class whose analysis fails outside its
+   * method bodies gets one {@link CheckId#ANALYSIS_FAILURE} finding instead, never an exception.
+   */
   public List<Finding> analyze(CompilationUnitTree unit) {
     List<Finding> out = new ArrayList<>();
     for (Tree t : unit.getTypeDecls()) {
-      if (t instanceof ClassTree) {
-        out.addAll(analyze(new TreePath(new TreePath(unit), t)));
+      if (t instanceof ClassTree type) {
+        try {
+          out.addAll(analyze(new TreePath(new TreePath(unit), t)));
+        } catch (RuntimeException | StackOverflowError e) {
+          Severity severity = options.severity(CheckId.ANALYSIS_FAILURE, false);
+          if (severity != Severity.OFF) {
+            out.add(new Finding(CheckId.ANALYSIS_FAILURE, severity, t, "the device analysis of " + type.getSimpleName()
+                + " failed (" + e + ") and skipped it; please report it", List.of()));
+          }
+        }
       }
     }
     return out;

@@ -67,7 +67,7 @@ final class Env {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Env && ((Env) o).reachable == reachable && ((Env) o).values.equals(values);
+    return o instanceof Env env && env.reachable == reachable && env.values.equals(values);
   }
 
   @Override

@@ -81,9 +81,9 @@ final class MethodInterpreter {
   private final Value thisValue;
   private final ExecutableElement method;
   private final Deque<Frame> frames = new ArrayDeque<>();
-  private final Map<Tree, Value> values = new IdentityHashMap<>();
-  private final Map<Tree, MethodSemantics> invoked = new IdentityHashMap<>();
-  private final Map<Tree, Boolean> cpuFactories = new IdentityHashMap<>();
+  private final IdentityHashMap<Tree, Value> values = new IdentityHashMap<>();
+  private final IdentityHashMap<Tree, MethodSemantics> invoked = new IdentityHashMap<>();
+  private final IdentityHashMap<Tree, Boolean> cpuFactories = new IdentityHashMap<>();
   private Env env;
   private int batchDepth;
   private String pendingLabel;
@@ -145,54 +145,30 @@ final class MethodInterpreter {
     }
     Tree t = path.getLeaf();
     switch (t.getKind()) {
-      case BLOCK:
+      case BLOCK -> {
         for (StatementTree s : ((BlockTree) t).getStatements()) {
           statement(new TreePath(path, s));
         }
-        break;
-      case VARIABLE:
-        variable(path, (VariableTree) t);
-        break;
-      case EXPRESSION_STATEMENT:
-        expressionStatement(path, (ExpressionStatementTree) t);
-        break;
-      case IF:
-        ifStatement(path, (IfTree) t);
-        break;
-      case WHILE_LOOP:
-      case DO_WHILE_LOOP:
-      case FOR_LOOP:
-      case ENHANCED_FOR_LOOP:
-        loop(path);
-        break;
-      case LABELED_STATEMENT:
-        labeled(path, (LabeledStatementTree) t);
-        break;
-      case SWITCH:
-        switchStatement(path, (SwitchTree) t);
-        break;
-      case TRY:
-        tryStatement(path, (TryTree) t);
-        break;
-      case RETURN:
-        returnStatement(path, (ReturnTree) t);
-        break;
-      case THROW:
+      }
+      case VARIABLE -> variable(path, (VariableTree) t);
+      case EXPRESSION_STATEMENT -> expressionStatement(path, (ExpressionStatementTree) t);
+      case IF -> ifStatement(path, (IfTree) t);
+      case WHILE_LOOP, DO_WHILE_LOOP, FOR_LOOP, ENHANCED_FOR_LOOP -> loop(path);
+      case LABELED_STATEMENT -> labeled(path, (LabeledStatementTree) t);
+      case SWITCH -> switchStatement(path, (SwitchTree) t);
+      case TRY -> tryStatement(path, (TryTree) t);
+      case RETURN -> returnStatement(path, (ReturnTree) t);
+      case THROW -> {
         expression(new TreePath(path, ((ThrowTree) t).getExpression()));
         env = Env.unreachable();
-        break;
-      case BREAK:
-        jump(((BreakTree) t).getLabel(), false);
-        break;
-      case CONTINUE:
-        jump(((ContinueTree) t).getLabel(), true);
-        break;
-      case SYNCHRONIZED:
+      }
+      case BREAK -> jump(((BreakTree) t).getLabel(), false);
+      case CONTINUE -> jump(((ContinueTree) t).getLabel(), true);
+      case SYNCHRONIZED -> {
         expression(new TreePath(path, ((SynchronizedTree) t).getExpression()));
         statement(new TreePath(path, ((SynchronizedTree) t).getBlock()));
-        break;
-      default:
-        break;
+      }
+      default -> {}
     }
   }
 
@@ -248,19 +224,18 @@ final class MethodInterpreter {
     String label = t.getLabel().toString();
     Tree body = t.getStatement();
     switch (body.getKind()) {
-      case WHILE_LOOP:
-      case DO_WHILE_LOOP:
-      case FOR_LOOP:
-      case ENHANCED_FOR_LOOP:
+      case WHILE_LOOP, DO_WHILE_LOOP, FOR_LOOP, ENHANCED_FOR_LOOP -> {
         pendingLabel = label;
         statement(new TreePath(path, body));
         return;
-      default:
+      }
+      default -> {
         Frame f = new Frame(t, label, false);
         frames.push(f);
         statement(new TreePath(path, body));
         frames.pop();
         env = joinAll(env, f.breaks);
+      }
     }
   }
 
@@ -322,8 +297,8 @@ final class MethodInterpreter {
 
   private void tryStatement(TreePath path, TryTree t) {
     for (Tree r : t.getResources()) {
-      if (r instanceof VariableTree) {
-        variable(new TreePath(path, r), (VariableTree) r);
+      if (r instanceof VariableTree variableTree) {
+        variable(new TreePath(path, r), variableTree);
       } else {
         expression(new TreePath(path, r));
       }
@@ -357,12 +332,11 @@ final class MethodInterpreter {
     pendingLabel = null;
     boolean batchLoop = false;
     Value element = Value.UNKNOWN;
-    if (t instanceof ForLoopTree) {
-      for (StatementTree s : ((ForLoopTree) t).getInitializer()) {
+    if (t instanceof ForLoopTree forLoopTree) {
+      for (StatementTree s : forLoopTree.getInitializer()) {
         statement(new TreePath(path, s));
       }
-    } else if (t instanceof EnhancedForLoopTree) {
-      EnhancedForLoopTree f = (EnhancedForLoopTree) t;
+    } else if (t instanceof EnhancedForLoopTree f) {
       TreePath ep = new TreePath(path, f.getExpression());
       expression(ep);
       batchLoop = rt.hasInherited(ctx.trees().getTypeMirror(ep), BatchSource.class);
@@ -400,23 +374,23 @@ final class MethodInterpreter {
   /** One pass over the loop: condition, body, update. Returns the environment where the loop exits normally. */
   private Env onePass(TreePath path, Frame frame, Value element) {
     Tree t = path.getLeaf();
-    switch (t.getKind()) {
-      case WHILE_LOOP: {
+    return switch (t.getKind()) {
+      case WHILE_LOOP -> {
         WhileLoopTree w = (WhileLoopTree) t;
         expression(new TreePath(path, w.getCondition()));
         Env exit = env.copy();
         statement(new TreePath(path, w.getStatement()));
-        return exit;
+        yield exit;
       }
-      case DO_WHILE_LOOP: {
+      case DO_WHILE_LOOP -> {
         DoWhileLoopTree d = (DoWhileLoopTree) t;
         statement(new TreePath(path, d.getStatement()));
         env = joinAll(env, frame.continues);
         frame.continues.clear();
         expression(new TreePath(path, d.getCondition()));
-        return env.copy();
+        yield env.copy();
       }
-      case FOR_LOOP: {
+      case FOR_LOOP -> {
         ForLoopTree f = (ForLoopTree) t;
         if (f.getCondition() != null) {
           expression(new TreePath(path, f.getCondition()));
@@ -428,9 +402,9 @@ final class MethodInterpreter {
         for (ExpressionStatementTree u : f.getUpdate()) {
           statement(new TreePath(path, u));
         }
-        return exit;
+        yield exit;
       }
-      default: {
+      default -> {
         EnhancedForLoopTree f = (EnhancedForLoopTree) t;
         Env exit = env.copy();
         TreePath vp = new TreePath(path, f.getVariable());
@@ -439,9 +413,9 @@ final class MethodInterpreter {
           env.put(var, element);
         }
         statement(new TreePath(path, f.getStatement()));
-        return exit;
+        yield exit;
       }
-    }
+    };
   }
 
   private static Env joinAll(Env env, List<Env> others) {
@@ -469,53 +443,46 @@ final class MethodInterpreter {
 
   private Value evaluate(TreePath path) {
     Tree t = path.getLeaf();
-    switch (t.getKind()) {
-      case PARENTHESIZED:
-        return expression(new TreePath(path, ((ParenthesizedTree) t).getExpression()));
-      case TYPE_CAST:
-        return expression(new TreePath(path, ((TypeCastTree) t).getExpression()));
-      case IDENTIFIER:
-        return identifier(path);
-      case MEMBER_SELECT:
-        return memberSelect(path, (MemberSelectTree) t);
-      case METHOD_INVOCATION:
-        return invocation(path, (MethodInvocationTree) t);
-      case NEW_CLASS:
-        return newClass(path, (NewClassTree) t);
-      case ASSIGNMENT:
-        return assignment(path, (AssignmentTree) t);
-      case CONDITIONAL_EXPRESSION: {
+    return switch (t.getKind()) {
+      case PARENTHESIZED -> expression(new TreePath(path, ((ParenthesizedTree) t).getExpression()));
+      case TYPE_CAST -> expression(new TreePath(path, ((TypeCastTree) t).getExpression()));
+      case IDENTIFIER -> identifier(path);
+      case MEMBER_SELECT -> memberSelect(path, (MemberSelectTree) t);
+      case METHOD_INVOCATION -> invocation(path, (MethodInvocationTree) t);
+      case NEW_CLASS -> newClass(path, (NewClassTree) t);
+      case ASSIGNMENT -> assignment(path, (AssignmentTree) t);
+      case CONDITIONAL_EXPRESSION -> {
         ConditionalExpressionTree c = (ConditionalExpressionTree) t;
         expression(new TreePath(path, c.getCondition()));
         Value a = expression(new TreePath(path, c.getTrueExpression()));
         Value b = expression(new TreePath(path, c.getFalseExpression()));
-        return a.join(b);
+        yield a.join(b);
       }
-      case LAMBDA_EXPRESSION:
+      case LAMBDA_EXPRESSION -> {
         lambda(path, (LambdaExpressionTree) t);
-        return Value.UNKNOWN;
-      case PLUS: {
+        yield Value.UNKNOWN;
+      }
+      case PLUS -> {
         BinaryTree b = (BinaryTree) t;
         Value l = expression(new TreePath(path, b.getLeftOperand()));
         Value r = expression(new TreePath(path, b.getRightOperand()));
         checks.printed(new TreePath(path, b.getLeftOperand()), l, isString(path));
         checks.printed(new TreePath(path, b.getRightOperand()), r, isString(path));
-        return Value.UNKNOWN;
+        yield Value.UNKNOWN;
       }
-      case PLUS_ASSIGNMENT: {
+      case PLUS_ASSIGNMENT -> {
         CompoundAssignmentTree c = (CompoundAssignmentTree) t;
         expression(new TreePath(path, c.getVariable()));
         Value r = expression(new TreePath(path, c.getExpression()));
         checks.printed(new TreePath(path, c.getExpression()), r, isString(path));
-        return Value.UNKNOWN;
+        yield Value.UNKNOWN;
       }
-      case CLASS:
-      case MEMBER_REFERENCE:
-        return Value.UNKNOWN;
-      default:
+      case CLASS, MEMBER_REFERENCE -> Value.UNKNOWN;
+      default -> {
         evaluateChildren(path);
-        return Value.UNKNOWN;
-    }
+        yield Value.UNKNOWN;
+      }
+    };
   }
 
   private boolean isString(TreePath path) {
@@ -535,7 +502,7 @@ final class MethodInterpreter {
           expression(new TreePath(path, tree));
           return null;
         }
-        return super.scan(tree, unused);
+        return super.scan(tree, null);
       }
 
       @Override
@@ -554,20 +521,14 @@ final class MethodInterpreter {
     if (name.equals("this") || name.equals("super")) {
       return thisValue;
     }
-    switch (e.getKind()) {
-      case LOCAL_VARIABLE:
-      case PARAMETER:
-      case EXCEPTION_PARAMETER:
-      case RESOURCE_VARIABLE:
-      case BINDING_VARIABLE: {
+    return switch (e.getKind()) {
+      case LOCAL_VARIABLE, PARAMETER, EXCEPTION_PARAMETER, RESOURCE_VARIABLE, BINDING_VARIABLE -> {
         Value v = env.get(e);
-        return v == null ? Value.UNKNOWN : v;
+        yield v == null ? Value.UNKNOWN : v;
       }
-      case FIELD:
-        return checks.scope().field(ctx, (VariableElement) e, thisValue);
-      default:
-        return Value.UNKNOWN;
-    }
+      case FIELD -> checks.scope().field(ctx, (VariableElement) e, thisValue);
+      default -> Value.UNKNOWN;
+    };
   }
 
   private Value memberSelect(TreePath path, MemberSelectTree t) {
@@ -605,16 +566,10 @@ final class MethodInterpreter {
   }
 
   private static boolean isLocal(Element e) {
-    switch (e.getKind()) {
-      case LOCAL_VARIABLE:
-      case PARAMETER:
-      case EXCEPTION_PARAMETER:
-      case RESOURCE_VARIABLE:
-      case BINDING_VARIABLE:
-        return true;
-      default:
-        return false;
-    }
+    return switch (e.getKind()) {
+      case LOCAL_VARIABLE, PARAMETER, EXCEPTION_PARAMETER, RESOURCE_VARIABLE, BINDING_VARIABLE -> true;
+      default -> false;
+    };
   }
 
   private void lambda(TreePath path, LambdaExpressionTree l) {
@@ -638,12 +593,12 @@ final class MethodInterpreter {
   /** Whether a functional interface type's method returns void (so a lambda's expression result is dropped). */
   private boolean returnsVoid(TypeMirror functional) {
     Element e = functional == null ? null : rt.types().asElement(functional);
-    if (!(e instanceof TypeElement)) {
+    if (!(e instanceof TypeElement typeElement)) {
       return false;
     }
-    for (Element member : ctx.elements().getAllMembers((TypeElement) e)) {
-      if (member instanceof ExecutableElement && member.getModifiers().contains(Modifier.ABSTRACT)) {
-        return ((ExecutableElement) member).getReturnType().getKind() == javax.lang.model.type.TypeKind.VOID;
+    for (Element member : ctx.elements().getAllMembers(typeElement)) {
+      if (member instanceof ExecutableElement executableElement && member.getModifiers().contains(Modifier.ABSTRACT)) {
+        return executableElement.getReturnType().getKind() == javax.lang.model.type.TypeKind.VOID;
       }
     }
     return false;
@@ -655,9 +610,9 @@ final class MethodInterpreter {
     List<Value> args = arguments(path, t.getArguments());
     Element e = ctx.trees().getElement(path);
     TypeMirror type = ctx.trees().getTypeMirror(path);
-    Place device = devicePlace(e, t.getArguments(), args);
-    if (e instanceof ExecutableElement) {
-      MethodSemantics s = ctx.semantics((ExecutableElement) e);
+    Place device = devicePlace(e, args);
+    if (e instanceof ExecutableElement executableElement) {
+      MethodSemantics s = ctx.semantics(executableElement);
       if (s.kind == MethodSemantics.Kind.FACTORY) {
         return factory(path, t.getArguments(), args, s);
       }
@@ -676,7 +631,7 @@ final class MethodInterpreter {
           submodules = submodules.join(args.get(i).place());
         }
       }
-      if (submodules != Place.NONE && submodules != Place.CPU) {
+      if (!Place.NONE.equals(submodules) && !Place.CPU.equals(submodules)) {
         return Value.on(submodules);
       }
       return Value.on(Place.CPU).withOrigin(Value.Origin.UNMOVED_MODEL, path, null);
@@ -698,13 +653,13 @@ final class MethodInterpreter {
     ExpressionTree receiverTree = null;
     Value receiver = null;
     boolean isStatic = el != null && el.getModifiers().contains(Modifier.STATIC);
-    if (select instanceof MemberSelectTree) {
+    if (select instanceof MemberSelectTree memberSelectTree) {
       TreePath selectPath = new TreePath(path, select);
-      TreePath rp = new TreePath(selectPath, ((MemberSelectTree) select).getExpression());
+      TreePath rp = new TreePath(selectPath, memberSelectTree.getExpression());
       Element re = ctx.trees().getElement(rp);
       boolean typeName = re instanceof TypeElement || (re != null && re.getKind() == ElementKind.PACKAGE);
       if (!typeName) {
-        receiverTree = ((MemberSelectTree) select).getExpression();
+        receiverTree = memberSelectTree.getExpression();
         receiver = expression(rp);
       }
     } else if (!isStatic) {
@@ -715,10 +670,9 @@ final class MethodInterpreter {
     batchDepth += batchSource ? 1 : 0;
     List<Value> args = arguments(path, t.getArguments());
     batchDepth -= batchSource ? 1 : 0;
-    if (!(el instanceof ExecutableElement)) {
+    if (!(el instanceof ExecutableElement m)) {
       return Value.UNKNOWN;
     }
-    ExecutableElement m = (ExecutableElement) el;
     MethodSemantics s = ctx.semantics(m);
     invoked.put(t, s);
     checks.printedArguments(path, m, t.getArguments(), args);
@@ -726,7 +680,7 @@ final class MethodInterpreter {
     Value result = apply(call);
     if (s.hostSync) {
       checks.hostSync(call);
-      if (receiver == null || receiver.place() != Place.CPU) {
+      if (receiver == null || !Place.CPU.equals(receiver.place())) {
         env.replaceAll(v -> v.pendingHostCopy() ? v.withPendingHostCopy(false) : v);
       }
     }
@@ -779,26 +733,20 @@ final class MethodInterpreter {
 
   private Value apply(Call c) {
     MethodSemantics s = c.semantics;
-    switch (s.kind) {
-      case FACTORY:
-        return factory(c.path, c.argumentTrees, c.arguments, s);
-      case MOVE:
-        return checks.move(c, devicePlace(c.method, c.argumentTrees, c.arguments));
-      case SAME_DEVICE:
-        return checks.sameDevice(c);
-      case MODEL_CALL:
-        return checks.modelCall(c);
-      case RETURNS_DEVICE:
-        return Value.on(returnedDevice(c));
-      default:
-        return other(c);
-    }
+    return switch (s.kind) {
+      case FACTORY -> factory(c.path, c.argumentTrees, c.arguments, s);
+      case MOVE -> checks.move(c, devicePlace(c.method, c.arguments));
+      case SAME_DEVICE -> checks.sameDevice(c);
+      case MODEL_CALL -> checks.modelCall(c);
+      case RETURNS_DEVICE -> Value.on(returnedDevice(c));
+      default -> other(c);
+    };
   }
 
   private Value factory(TreePath path, List<? extends ExpressionTree> argTrees, List<Value> args,
       MethodSemantics s) {
     Element m = ctx.trees().getElement(path);
-    Place device = devicePlace(m, argTrees, args);
+    Place device = devicePlace(m, args);
     Value tensorArg = null;
     for (int i = 0; i < argTrees.size(); i++) {
       TypeMirror at = ctx.trees().getTypeMirror(new TreePath(path, argTrees.get(i)));
@@ -826,7 +774,7 @@ final class MethodInterpreter {
   private Value other(Call c) {
     MethodSemantics s = c.semantics;
     checks.parameterContracts(c);
-    Place device = devicePlace(c.method, c.argumentTrees, c.arguments);
+    Place device = devicePlace(c.method, c.arguments);
     if (s.inPlace && device != null && c.receiverTree != null) {
       TreePath rp = c.receiverPath();
       Element re = ctx.trees().getElement(rp);
@@ -836,7 +784,7 @@ final class MethodInterpreter {
     }
     if (s.returnDevice != null) {
       Value v = Value.on(checks.scope().declaredPlace(s.returnDevice, c.receiver));
-      if (c.receiver != null && c.receiver.origin() == Value.Origin.BATCH && v.place() == Place.CPU) {
+      if (c.receiver != null && c.receiver.origin() == Value.Origin.BATCH && Place.CPU.equals(v.place())) {
         v = v.withOrigin(Value.Origin.BATCH, c.path, c.receiver.originName());
       }
       return v;
@@ -848,11 +796,11 @@ final class MethodInterpreter {
   }
 
   /** The place of the first {@code Device} argument, or null without one. */
-  private Place devicePlace(Element m, List<? extends ExpressionTree> argTrees, List<Value> args) {
-    if (!(m instanceof ExecutableElement)) {
+  private Place devicePlace(Element m, List<Value> args) {
+    if (!(m instanceof ExecutableElement executableElement)) {
       return null;
     }
-    List<? extends VariableElement> params = ((ExecutableElement) m).getParameters();
+    List<? extends VariableElement> params = executableElement.getParameters();
     for (int i = 0; i < params.size() && i < args.size(); i++) {
       if (rt.isDevice(params.get(i).asType())) {
         return args.get(i).place();
@@ -863,24 +811,20 @@ final class MethodInterpreter {
 
   private Place returnedDevice(Call c) {
     ReturnsDevice.Source source = c.semantics.deviceSource;
-    switch (source) {
-      case CPU:
-        return Place.CPU;
-      case CURRENT_CUDA:
-        return Place.fixed("cuda:0");
-      case CUDA_INDEX: {
+    return switch (source) {
+      case CPU -> Place.CPU;
+      case CURRENT_CUDA -> Place.fixed("cuda:0");
+      case CUDA_INDEX -> {
         Object k = c.argumentTrees.isEmpty() ? null : constant(c.argumentPath(0));
-        return k instanceof Integer ? Place.fixed("cuda:" + k) : Place.UNKNOWN;
+        yield k instanceof Integer ? Place.fixed("cuda:" + k) : Place.UNKNOWN;
       }
-      case PARSED: {
+      case PARSED -> {
         Object k = c.argumentTrees.isEmpty() ? null : constant(c.argumentPath(0));
-        return k instanceof String ? parsed((String) k) : Place.UNKNOWN;
+        yield k instanceof String string ? parsed(string) : Place.UNKNOWN;
       }
-      case RUNTIME:
-        return Place.symbol(c.method, ctx.shortText(c.tree));
-      default:
-        return c.receiver == null ? Place.UNKNOWN : c.receiver.place();
-    }
+      case RUNTIME -> Place.symbol(c.method, ctx.shortText(c.tree));
+      default -> c.receiver == null ? Place.UNKNOWN : c.receiver.place();
+    };
   }
 
   private static Place parsed(String spec) {
@@ -896,12 +840,12 @@ final class MethodInterpreter {
   /** The compile-time constant value of an expression, or null. */
   Object constant(TreePath path) {
     Tree t = skipParens(path.getLeaf());
-    if (t instanceof LiteralTree) {
-      return ((LiteralTree) t).getValue();
+    if (t instanceof LiteralTree literalTree) {
+      return literalTree.getValue();
     }
     Element e = ctx.trees().getElement(path);
-    if (e instanceof VariableElement) {
-      return ((VariableElement) e).getConstantValue();
+    if (e instanceof VariableElement variableElement) {
+      return variableElement.getConstantValue();
     }
     return null;
   }

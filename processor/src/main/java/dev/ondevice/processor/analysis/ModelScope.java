@@ -14,7 +14,6 @@ import javax.lang.model.element.VariableElement;
  */
 final class ModelScope {
   private final RuntimeTypes rt;
-  private final TypeElement type;
   private final boolean modelClass;
   private final boolean instanceMethod;
   private final String methodName;
@@ -22,7 +21,6 @@ final class ModelScope {
 
   ModelScope(RuntimeTypes rt, TypeElement type, ExecutableElement method, boolean instance) {
     this.rt = rt;
-    this.type = type;
     this.modelClass = type != null && rt.isModel(type.asType());
     this.instanceMethod = instance && (method == null || !method.getModifiers().contains(Modifier.STATIC));
     this.methodName = (type == null ? "" : type.getSimpleName() + ".")
@@ -56,17 +54,12 @@ final class ModelScope {
 
   /** The place an {@code @OnDevice} value names, "model" being the device of {@code model}. */
   Place declaredPlace(String onDevice, Value model) {
-    switch (onDevice) {
-      case OnDevice.MODEL:
-        return model == null ? Place.UNKNOWN : model.place();
-      case "cpu":
-      case "cpu:0":
-        return Place.CPU;
-      case "cuda":
-        return Place.fixed("cuda:0");
-      default:
-        return onDevice.matches("cuda:(0|[1-9][0-9]*)") ? Place.fixed(onDevice) : Place.UNKNOWN;
-    }
+    return switch (onDevice) {
+      case OnDevice.MODEL -> model == null ? Place.UNKNOWN : model.place();
+      case "cpu", "cpu:0" -> Place.CPU;
+      case "cuda" -> Place.fixed("cuda:0");
+      default -> onDevice.matches("cuda:(0|[1-9][0-9]*)") ? Place.fixed(onDevice) : Place.UNKNOWN;
+    };
   }
 
   /** The value of field {@code f} read through {@code receiver}; static tensors are evaluated by {@code ctx}. */
@@ -85,7 +78,7 @@ final class ModelScope {
         return Value.UNKNOWN;
       }
       Value v = ctx.staticField(f);
-      return v.place() == Place.CPU && !v.cpuScalarLike()
+      return Place.CPU.equals(v.place()) && !v.cpuScalarLike()
           ? v.withOrigin(Value.Origin.STATIC_CONSTANT, null, f.getSimpleName().toString()) : v;
     }
     Element owner = f.getEnclosingElement();

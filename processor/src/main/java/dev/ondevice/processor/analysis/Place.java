@@ -90,24 +90,19 @@ final class Place {
 
   /** For messages: {@code cpu}, {@code cuda:0}, or the symbolic device's description. */
   String describe() {
-    switch (kind) {
-      case CPU:
-        return "the CPU";
-      case FIXED:
-        return name;
-      case SYMBOL:
-        return name;
-      default:
-        return "an unknown device";
-    }
+    return switch (kind) {
+      case CPU -> "the CPU";
+      case FIXED -> name;
+      case SYMBOL -> name;
+      default -> "an unknown device";
+    };
   }
 
   @Override
   public boolean equals(Object o) {
-    if (!(o instanceof Place)) {
+    if (!(o instanceof Place p)) {
       return false;
     }
-    Place p = (Place) o;
     return p.kind == kind && Objects.equals(p.key, key);
   }
 

@@ -2,6 +2,7 @@ package dev.ondevice.processor.analysis;
 
 import com.sun.source.tree.BlockTree;
 import com.sun.source.tree.IdentifierTree;
+import com.sun.source.tree.MethodTree;
 import com.sun.source.tree.StatementTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.tree.VariableTree;
@@ -29,18 +30,28 @@ final class StatementFixes {
    * refers to, when it is declared in a block of the same method.
    */
   static Fix afterDeclaration(AnalysisContext ctx, TreePath variable, String statement, String description) {
+    return afterDeclaration(ctx, variable, statement, description, null);
+  }
+
+  /**
+   * As {@link #afterDeclaration(AnalysisContext, TreePath, String, String)}, only when the local
+   * variable {@code needs} (if not null) is declared before that point, not later in the method.
+   */
+  static Fix afterDeclaration(AnalysisContext ctx, TreePath variable, String statement, String description,
+      String needs) {
     if (!(variable.getLeaf() instanceof IdentifierTree)) {
       return null;
     }
     Element e = ctx.trees().getElement(variable);
     TreePath method = variable;
-    while (method != null && method.getLeaf().getKind() != Tree.Kind.METHOD) {
+    while (method != null && !(method.getLeaf() instanceof MethodTree)) {
       method = method.getParentPath();
     }
     if (e == null || method == null) {
       return null;
     }
     StatementTree[] next = new StatementTree[1];
+    long[] neededAt = {-1};
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitBlock(BlockTree block, Void unused) {
@@ -51,10 +62,19 @@ final class StatementFixes {
             next[0] = statements.get(i + 1);
           }
         }
-        return super.visitBlock(block, unused);
+        return super.visitBlock(block, null);
+      }
+
+      @Override
+      public Void visitVariable(VariableTree v, Void unused) {
+        if (needs != null && v.getName().contentEquals(needs)) {
+          neededAt[0] = Math.max(neededAt[0], ctx.trees().getSourcePositions().getStartPosition(ctx.unit(), v));
+        }
+        return super.visitVariable(v, null);
       }
     }.scan(method, null);
-    if (next[0] == null) {
+    if (next[0] == null
+        || neededAt[0] >= ctx.trees().getSourcePositions().getStartPosition(ctx.unit(), next[0])) {
       return null;
     }
     return new Fix(description, List.of(Fix.prefixEdit(next[0], statement + "\n" + indent(ctx, next[0]))));

@@ -60,7 +60,7 @@ final class Value {
 
   /** A new tensor in ordinary (pageable) memory on {@code place}: a factory or op result. */
   static Value fresh(Place place) {
-    return new Value(place, false, place == Place.CPU ? Tri.NO : Tri.MAYBE, false, Origin.NONE, null, null);
+    return new Value(place, false, Place.CPU.equals(place) ? Tri.NO : Tri.MAYBE, false, Origin.NONE, null, null);
   }
 
   Place place() {
@@ -73,7 +73,7 @@ final class Value {
 
   /** Whether this is a 0-dim CPU tensor, which PyTorch lets stand as a scalar beside any device. */
   boolean cpuScalarLike() {
-    return zeroDim && place == Place.CPU;
+    return zeroDim && Place.CPU.equals(place);
   }
 
   Tri pinned() {
@@ -119,7 +119,7 @@ final class Value {
   }
 
   Value join(Value other) {
-    if (this == other) {
+    if (equals(other)) {
       return this;
     }
     boolean sameOrigin = origin == other.origin && sameLeaf(originPath, other.originPath);
@@ -130,10 +130,9 @@ final class Value {
 
   @Override
   public boolean equals(Object o) {
-    if (!(o instanceof Value)) {
+    if (!(o instanceof Value v)) {
       return false;
     }
-    Value v = (Value) o;
     return v.place.equals(place) && v.zeroDim == zeroDim && v.pinned == pinned
         && v.pendingHostCopy == pendingHostCopy && v.origin == origin && sameLeaf(v.originPath, originPath);
   }

@@ -1,6 +1,9 @@
 package dev.ondevice.processor.analysis;
 
+import com.sun.source.tree.ClassTree;
 import com.sun.source.tree.IdentifierTree;
+import com.sun.source.tree.LambdaExpressionTree;
+import com.sun.source.tree.MethodTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.tree.VariableTree;
 import com.sun.source.util.SourcePositions;
@@ -42,14 +45,14 @@ final class VariableUses {
       @Override
       public Void visitIdentifier(IdentifierTree id, Void unused) {
         long at = positions.getStartPosition(ctx.unit(), id);
-        boolean outside = at >= end || repeated && at < start;
+        boolean outside = at >= end || (repeated && at < start);
         if (outside && variable.equals(ctx.trees().getElement(getCurrentPath()))) {
           read[0] = true;
         }
         return null;
       }
     }.scan(scope, null);
-    return read[0] || inLoop && readAfter(ctx, scope, variable);
+    return read[0] || (inLoop && readAfter(ctx, scope, variable));
   }
 
   /** Whether the variable is declared inside {@code scope}, so each pass of a loop has its own. */
@@ -61,26 +64,58 @@ final class VariableUses {
         if (variable.equals(ctx.trees().getElement(getCurrentPath()))) {
           found[0] = true;
         }
-        return super.visitVariable(v, unused);
+        return super.visitVariable(v, null);
       }
     }.scan(scope, null);
     return found[0];
   }
 
+  /**
+   * Whether a local variable or parameter is used inside a lambda or a local or anonymous class of
+   * the method, where it must stay effectively final: assigning it would not compile.
+   */
+  static boolean capturedInLambdaOrClass(AnalysisContext ctx, TreePath at, Element variable) {
+    if (variable.getKind() == ElementKind.FIELD) {
+      return false;
+    }
+    TreePath method = enclosingMethod(at);
+    if (method == null || method.getLeaf() instanceof LambdaExpressionTree && !declaresIn(ctx, method, variable)) {
+      return true;
+    }
+    boolean[] captured = {false};
+    new TreePathScanner<Void, Integer>() {
+      @Override
+      public Void visitLambdaExpression(LambdaExpressionTree lambda, Integer depth) {
+        return super.visitLambdaExpression(lambda, depth + 1);
+      }
+
+      @Override
+      public Void visitClass(ClassTree type, Integer depth) {
+        return super.visitClass(type, depth + 1);
+      }
+
+      @Override
+      public Void visitIdentifier(IdentifierTree id, Integer depth) {
+        if (depth > 0 && variable.equals(ctx.trees().getElement(getCurrentPath()))) {
+          captured[0] = true;
+        }
+        return null;
+      }
+    }.scan(method.getLeaf() instanceof MethodTree ? new TreePath(method, ((MethodTree) method.getLeaf()).getBody())
+        : method, 0);
+    return captured[0];
+  }
+
   private static TreePath enclosingLoop(TreePath statement) {
     for (TreePath p = statement.getParentPath(); p != null; p = p.getParentPath()) {
       switch (p.getLeaf().getKind()) {
-        case FOR_LOOP:
-        case ENHANCED_FOR_LOOP:
-        case WHILE_LOOP:
-        case DO_WHILE_LOOP:
+        case FOR_LOOP, ENHANCED_FOR_LOOP, WHILE_LOOP, DO_WHILE_LOOP -> {
           return p;
-        case METHOD:
-        case LAMBDA_EXPRESSION:
-        case CLASS:
+        }
+        case METHOD, LAMBDA_EXPRESSION, CLASS -> {
           return null;
-        default:
-          break;
+        }
+        default -> {}
       }
     }
     return null;

@@ -11,22 +11,26 @@ import dev.ondevice.samples.mnist.MnistCnn;
 import dev.ondevice.samples.mnist.MnistMlp;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.function.DoubleSupplier;
 import java.util.function.Supplier;
 
 /**
  * Training throughput of the MNIST MLP and CNN side by side: ours ({@link TrainingBenchmark}'s
  * measurement, on the CPU) and the same model and hyper-parameters trained by PyTorch's CPU kernels
  * through DJL ({@link DjlTraining}), in one JVM, round by round interleaved (the order alternating)
- * after a warm-up round of each. It prints the samples per second of every round, the medians, the
- * best rounds (the least disturbed by other work on a shared machine) and the ratios ours/DJL.
+ * after a warm-up round of each, every round after a short pause. It prints the samples per second
+ * of every round, the medians, the best rounds (the least disturbed by other work on a shared
+ * machine) and the ratios ours/DJL.
  *
- * <p>Arguments: {@code [--djl-only] [mlp|cnn|both] [rounds] [batchesPerRound]} (both, 7, 100; the
+ * <p>Arguments: {@code [--djl-only] [mlp|cnn|both] [rounds] [batchesPerRound]} (both, 15, 50; the
  * CNN runs a fifth of the batches). libtorch loads offline from the pytorch-native-cpu jar on the
  * class path and runs on 2 intra-op threads and 1 inter-op thread unless {@code
  * -Dai.djl.pytorch.num_threads} and {@code -Dai.djl.pytorch.num_interop_threads} say otherwise;
  * ours uses {@code -Dondevice.cpu.threads}, by default the number of processors.
  */
 public final class SideBySideBenchmark {
+  private static final long PAUSE_MS = 250;
+
   private SideBySideBenchmark() {}
 
   /** Runs the benchmark; see the class comment for the arguments. */
@@ -34,8 +38,8 @@ public final class SideBySideBenchmark {
     boolean djlOnly = args.length > 0 && args[0].equals("--djl-only");
     String[] rest = djlOnly ? Arrays.copyOfRange(args, 1, args.length) : args;
     String which = rest.length > 0 ? rest[0] : "both";
-    int rounds = rest.length > 1 ? Integer.parseInt(rest[1]) : 7;
-    int batches = rest.length > 2 ? Integer.parseInt(rest[2]) : 100;
+    int rounds = rest.length > 1 ? Integer.parseInt(rest[1]) : 15;
+    int batches = rest.length > 2 ? Integer.parseInt(rest[2]) : 50;
     if (!which.equals("mlp") && !which.equals("cnn") && !which.equals("both")) {
       throw new IllegalArgumentException("Expected mlp, cnn or both, got " + which);
     }
@@ -67,17 +71,17 @@ public final class SideBySideBenchmark {
     try (DjlTraining djl = new DjlTraining(name, djlBlock)) {
       TrainingBenchmark.Session session =
           djlOnly ? null : new TrainingBenchmark.Session(ours.get(), Device.cpu());
-      djl.round(batches);
+      afterPause(() -> djl.round(batches));
       if (session != null) {
-        session.round(batches);
+        afterPause(() -> session.round(batches));
       }
       for (int round = 0; round < rounds; round++) {
         if (session != null && round % 2 == 0) {
-          oursRate[round] = session.round(batches);
+          oursRate[round] = afterPause(() -> session.round(batches));
         }
-        djlRate[round] = djl.round(batches);
+        djlRate[round] = afterPause(() -> djl.round(batches));
         if (session != null && round % 2 == 1) {
-          oursRate[round] = session.round(batches);
+          oursRate[round] = afterPause(() -> session.round(batches));
         }
         if (session == null) {
           System.out.printf(Locale.ROOT, "%s round %d: djl %,.0f samples/s%n", name, round + 1,
@@ -106,6 +110,20 @@ public final class SideBySideBenchmark {
             + " %.2f); best round ours %,.0f, djl %,.0f, ratio %.2f; %d rounds of %d batches%n",
         name, oursMedian, djlMedian, oursMedian / djlMedian, median(ratios), oursBest, djlBest,
         oursBest / djlBest, rounds, batches);
+  }
+
+  /**
+   * Runs {@code round} after a pause that lets the other side's idle worker threads (OpenBLAS's,
+   * libtorch's OpenMP team) stop spinning, so that they take no CPU from this measurement.
+   */
+  private static double afterPause(DoubleSupplier round) {
+    try {
+      Thread.sleep(PAUSE_MS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted between rounds", e);
+    }
+    return round.getAsDouble();
   }
 
   private static double median(double[] values) {
