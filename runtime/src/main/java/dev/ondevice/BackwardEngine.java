@@ -4,7 +4,6 @@ import dev.ondevice.backend.Storage;
 import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.IdentityHashMap;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -23,8 +22,8 @@ final class BackwardEngine {
         accumulateLeaf(root, seed, assigned);
         return;
       }
-      Map<Node, Integer> dependencies = countDependencies(start);
-      Map<Node, Tensor> pending = new IdentityHashMap<>();
+      IdentityHashMap<Node, Integer> dependencies = countDependencies(start);
+      IdentityHashMap<Node, Tensor> pending = new IdentityHashMap<>();
       pending.put(start, seed);
       ArrayDeque<Node> ready = new ArrayDeque<>();
       ready.push(start);
@@ -56,8 +55,8 @@ final class BackwardEngine {
   }
 
   /** For every node reachable from {@code start}, the number of edges into it. */
-  private static Map<Node, Integer> countDependencies(Node start) {
-    Map<Node, Integer> deps = new IdentityHashMap<>();
+  private static IdentityHashMap<Node, Integer> countDependencies(Node start) {
+    IdentityHashMap<Node, Integer> deps = new IdentityHashMap<>();
     Set<Node> seen = Collections.newSetFromMap(new IdentityHashMap<>());
     ArrayDeque<Node> stack = new ArrayDeque<>();
     stack.push(start);

@@ -88,7 +88,7 @@ public final class Convolution {
       out = biased.view(n, o, oh, ow);
     }
     return Node.record("conv2d", out, new Tensor[] {x, w, b}, new Tensor[] {w}, (g, needs) -> {
-      Tensor grad2d = g.reshape(n, o, l).permute(1, 0, 2).contiguous().view(o, n * l);
+      Tensor grad2d = g.reshape(n, o, l).permute(1, 0, 2).contiguous().view(o, (long) n * l);
       Tensor gx = null;
       if (needs[0]) {
         Tensor gradColumns = LinearAlgebra.mm(weights2d.t(), grad2d);

@@ -73,7 +73,7 @@ final class Creation {
     if (low >= high) {
       throw new IllegalArgumentException("randint: low (" + low + ") must be less than high (" + high + ")");
     }
-    return random(RandomKind.INTEGERS, low, high, shape, DType.INT64, device, gen);
+    return random(RandomKind.INTEGERS, (double) low, (double) high, shape, DType.INT64, device, gen);
   }
 
   private static DType floating(String op, DType dtype) {

@@ -39,7 +39,7 @@ public enum DType {
 
   /** The type both operands of a binary op are promoted to. */
   public static DType promote(DType a, DType b) {
-    return a.ordinal() >= b.ordinal() ? a : b;
+    return a.compareTo(b) >= 0 ? a : b;
   }
 
   @Override

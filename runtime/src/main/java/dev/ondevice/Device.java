@@ -110,7 +110,7 @@ public final class Device {
    */
   @ReturnsDevice(ReturnsDevice.Source.OF_RECEIVER)
   public Device resolved() {
-    return this == CUDA_CURRENT ? cuda(0) : this;
+    return equals(CUDA_CURRENT) ? cuda(0) : this;
   }
 
   /**
@@ -123,7 +123,7 @@ public final class Device {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Device && ((Device) o).type == type && ((Device) o).index == index;
+    return o instanceof Device d && d.type == type && d.index == index;
   }
 
   @Override

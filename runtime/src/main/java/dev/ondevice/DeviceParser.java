@@ -36,16 +36,18 @@ final class DeviceParser {
 
   private static DeviceType type(String name, String spec) {
     switch (name) {
-      case "cpu":
+      case "cpu" -> {
         return DeviceType.CPU;
-      case "cuda":
+      }
+      case "cuda" -> {
         return DeviceType.CUDA;
-      case "mps":
-        throw new IllegalArgumentException(
-            "Unsupported device type 'mps' in '" + spec + "': this runtime has no Metal (Apple"
-                + " silicon) backend; use \"cpu\", or Device.cudaIfAvailable() for portable code");
-      default:
-        break;
+      }
+      case "mps" -> throw new IllegalArgumentException(
+          "Unsupported device type 'mps' in '" + spec + "': this runtime has no Metal (Apple"
+              + " silicon) backend; use \"cpu\", or Device.cudaIfAvailable() for portable code");
+      default -> {
+        // Not a type of this runtime: explained below.
+      }
     }
     if (KNOWN_ELSEWHERE.contains(name)) {
       throw new IllegalArgumentException(

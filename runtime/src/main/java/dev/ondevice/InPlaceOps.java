@@ -81,7 +81,7 @@ final class InPlaceOps {
           + " with to(DType.INT64), or use logicalOr/logicalAnd");
     }
     // As in PyTorch, a result may be stored in a narrower type of its own category (float64 in float32).
-    if (result.ordinal() > self.dtype().ordinal() && !(result.isFloatingPoint() && self.dtype().isFloatingPoint())) {
+    if (result.compareTo(self.dtype()) > 0 && !(result.isFloatingPoint() && self.dtype().isFloatingPoint())) {
       throw new IllegalArgumentException(name + ": the result type " + result + " cannot be stored in place in"
           + " a tensor of type " + self.dtype() + "; use the out-of-place " + op.opName());
     }

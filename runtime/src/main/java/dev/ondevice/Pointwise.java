@@ -3,6 +3,7 @@ package dev.ondevice;
 import dev.ondevice.backend.Backend;
 import dev.ondevice.backend.BinaryOp;
 import dev.ondevice.backend.UnaryOp;
+import java.util.Locale;
 
 /** Elementwise ops, with broadcasting, type promotion, the device rules and their gradients. */
 final class Pointwise {
@@ -35,15 +36,11 @@ final class Pointwise {
 
   /** The tensors the gradient of {@code a op b} reads, which must not change before backward. */
   private static Tensor[] savedBy(BinaryOp op, Tensor a, Tensor b, Tensor out) {
-    switch (op) {
-      case ADD:
-      case SUB:
-        return new Tensor[0];
-      case POW:
-        return new Tensor[] {a, b, out};
-      default:
-        return new Tensor[] {a, b};
-    }
+    return switch (op) {
+      case ADD, SUB -> new Tensor[0];
+      case POW -> new Tensor[] {a, b, out};
+      default -> new Tensor[] {a, b};
+    };
   }
 
   /**
@@ -74,38 +71,35 @@ final class Pointwise {
     Tensor ga = null;
     Tensor gb = null;
     switch (op) {
-      case ADD:
+      case ADD -> {
         ga = g;
         gb = g;
-        break;
-      case SUB:
+      }
+      case SUB -> {
         ga = g;
         gb = needs[1] ? g.neg() : null;
-        break;
-      case MUL:
+      }
+      case MUL -> {
         ga = needs[0] ? g.mul(b) : null;
         gb = needs[1] ? g.mul(a) : null;
-        break;
-      case DIV:
+      }
+      case DIV -> {
         ga = needs[0] ? g.div(b) : null;
         gb = needs[1] ? g.mul(a).div(b).div(b).neg() : null;
-        break;
-      case POW:
+      }
+      case POW -> {
         ga = needs[0] ? g.mul(b).mul(a.pow(b.sub(1L))) : null;
         gb = needs[1] ? maskedZero(g.mul(out).mul(a.log()), a.eq(0.0)) : null;
-        break;
-      case MAXIMUM:
-      case MINIMUM: {
+      }
+      case MAXIMUM, MINIMUM -> {
         Tensor aWins = op == BinaryOp.MAXIMUM ? a.gt(b) : a.lt(b);
         Tensor tie = a.eq(b);
         Tensor half = g.mul(0.5);
         Tensor zero = Creation.scalarOn(0, g.dtype(), g.device());
         ga = needs[0] ? Tensor.where(aWins, g, Tensor.where(tie, half, zero)) : null;
         gb = needs[1] ? Tensor.where(aWins, zero, Tensor.where(tie, half, g)) : null;
-        break;
       }
-      default:
-        throw new IllegalStateException(op + " has no gradient");
+      default -> throw new IllegalStateException(op + " has no gradient");
     }
     return new Tensor[] {
       needs[0] ? Views.sumToShape(ga, a.data.sizes()) : null,
@@ -136,42 +130,29 @@ final class Pointwise {
 
   /** The tensors the gradient of {@code a op s} (or {@code s op a}) reads. */
   private static Tensor[] savedBy(BinaryOp op, Tensor a, boolean scalarFirst, Tensor out) {
-    switch (op) {
-      case ADD:
-      case SUB:
-      case MUL:
-        return new Tensor[0];
-      case DIV:
-        return scalarFirst ? new Tensor[] {a, out} : new Tensor[0];
-      case POW:
-        return scalarFirst ? new Tensor[] {out} : new Tensor[] {a};
-      default:
-        return new Tensor[] {a};
-    }
+    return switch (op) {
+      case ADD, SUB, MUL -> new Tensor[0];
+      case DIV -> scalarFirst ? new Tensor[] {a, out} : new Tensor[0];
+      case POW -> scalarFirst ? new Tensor[] {out} : new Tensor[] {a};
+      default -> new Tensor[] {a};
+    };
   }
 
   private static Tensor scalarGrad(BinaryOp op, Tensor g, Tensor a, double s, boolean scalarFirst, Tensor out) {
-    switch (op) {
-      case ADD:
-        return g;
-      case SUB:
-        return scalarFirst ? g.neg() : g;
-      case MUL:
-        return g.mul(s);
-      case DIV:
-        return scalarFirst ? g.mul(out).div(a).neg() : g.div(s);
-      case POW:
-        return scalarFirst ? g.mul(out).mul(Math.log(s)) : g.mul(a.pow(s - 1)).mul(s);
-      case MAXIMUM:
-      case MINIMUM: {
+    return switch (op) {
+      case ADD -> g;
+      case SUB -> scalarFirst ? g.neg() : g;
+      case MUL -> g.mul(s);
+      case DIV -> scalarFirst ? g.mul(out).div(a).neg() : g.div(s);
+      case POW -> scalarFirst ? g.mul(out).mul(Math.log(s)) : g.mul(a.pow(s - 1)).mul(s);
+      case MAXIMUM, MINIMUM -> {
         Tensor wins = op == BinaryOp.MAXIMUM ? a.gt(s) : a.lt(s);
         Tensor tie = a.eq(s);
         Tensor zero = Creation.scalarOn(0, g.dtype(), g.device());
-        return Tensor.where(wins, g, Tensor.where(tie, g.mul(0.5), zero));
+        yield Tensor.where(wins, g, Tensor.where(tie, g.mul(0.5), zero));
       }
-      default:
-        throw new IllegalStateException(op + " has no gradient");
-    }
+      default -> throw new IllegalStateException(op + " has no gradient");
+    };
   }
 
   /** Whether {@code s} is a whole number that an int64 holds exactly: it then keeps integer tensors integer. */
@@ -208,7 +189,7 @@ final class Pointwise {
   // ---------------------------------------------------------------- unary
 
   static Tensor unary(UnaryOp op, Tensor a) {
-    String name = op.name().toLowerCase();
+    String name = op.name().toLowerCase(Locale.ROOT);
     if (a.dtype() == DType.BOOL) {
       throw new IllegalArgumentException(name + ": not defined on bool tensors; convert with to(DType.FLOAT32)");
     }
@@ -224,69 +205,34 @@ final class Pointwise {
 
   /** The tensors the gradient of {@code op(a)} reads: the input, the output, or neither. */
   private static Tensor[] savedBy(UnaryOp op, Tensor a, Tensor out) {
-    switch (op) {
-      case NEG:
-      case SIGN:
-      case FLOOR:
-      case CEIL:
-      case ROUND:
-        return new Tensor[0];
-      case RELU:
-      case EXP:
-      case EXPM1:
-      case SQRT:
-      case RSQRT:
-      case RECIPROCAL:
-      case TANH:
-      case SIGMOID:
-        return new Tensor[] {out};
-      default:
-        return new Tensor[] {a};
-    }
+    return switch (op) {
+      case NEG, SIGN, FLOOR, CEIL, ROUND -> new Tensor[0];
+      case RELU, EXP, EXPM1, SQRT, RSQRT, RECIPROCAL, TANH, SIGMOID -> new Tensor[] {out};
+      default -> new Tensor[] {a};
+    };
   }
 
   private static Tensor unaryGrad(UnaryOp op, Tensor g, Tensor a, Tensor out) {
-    switch (op) {
-      case NEG:
-        return g.neg();
-      case ABS:
-        return g.mul(a.sign());
-      case SIGN:
-      case FLOOR:
-      case CEIL:
-      case ROUND:
-        return Tensor.zerosLike(g);
-      case SQUARE:
-        return g.mul(a).mul(2.0);
-      case RELU:
-        return reluBackward(g, out);
-      case EXP:
-        return g.mul(out);
-      case LOG:
-        return g.div(a);
-      case LOG1P:
-        return g.div(a.add(1.0));
-      case EXPM1:
-        return g.mul(out.add(1.0));
-      case SQRT:
-        return g.div(out).mul(0.5);
-      case RSQRT:
-        return g.mul(out.pow(3.0)).mul(-0.5);
-      case RECIPROCAL:
-        return g.mul(out.square()).neg();
-      case SIN:
-        return g.mul(a.cos());
-      case COS:
-        return g.mul(a.sin()).neg();
-      case TANH:
-        return g.mul(out.square().rsub(1.0));
-      case SIGMOID:
-        return g.mul(out).mul(out.rsub(1.0));
-      case ERF:
-        return g.mul(a.square().neg().exp().mul(2 / Math.sqrt(Math.PI)));
-      default:
-        throw new IllegalStateException(op + " has no gradient");
-    }
+    return switch (op) {
+      case NEG -> g.neg();
+      case ABS -> g.mul(a.sign());
+      case SIGN, FLOOR, CEIL, ROUND -> Tensor.zerosLike(g);
+      case SQUARE -> g.mul(a).mul(2.0);
+      case RELU -> reluBackward(g, out);
+      case EXP -> g.mul(out);
+      case LOG -> g.div(a);
+      case LOG1P -> g.div(a.add(1.0));
+      case EXPM1 -> g.mul(out.add(1.0));
+      case SQRT -> g.div(out).mul(0.5);
+      case RSQRT -> g.mul(out.pow(3.0)).mul(-0.5);
+      case RECIPROCAL -> g.mul(out.square()).neg();
+      case SIN -> g.mul(a.cos());
+      case COS -> g.mul(a.sin()).neg();
+      case TANH -> g.mul(out.square().rsub(1.0));
+      case SIGMOID -> g.mul(out).mul(out.rsub(1.0));
+      case ERF -> g.mul(a.square().neg().exp().mul(2 / Math.sqrt(Math.PI)));
+      default -> throw new IllegalStateException(op + " has no gradient");
+    };
   }
 
   /** The gradient of relu in one pass: {@code g} where the output is positive, else 0. */

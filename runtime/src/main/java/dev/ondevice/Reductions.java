@@ -1,13 +1,14 @@
 package dev.ondevice;
 
 import dev.ondevice.backend.ReduceOp;
+import java.util.Locale;
 
 /** Reductions over dimensions and their gradients. */
 final class Reductions {
   private Reductions() {}
 
   private static String name(ReduceOp op) {
-    return op.name().toLowerCase();
+    return op.name().toLowerCase(Locale.ROOT);
   }
 
   /** Reduces over {@code dims} (null: all). */
@@ -57,19 +58,16 @@ final class Reductions {
         : op == ReduceOp.PROD ? new Tensor[] {in} : new Tensor[] {in, out};
     return Node.record(name, result, new Tensor[] {in}, saved, (g, needs) -> {
       Tensor gk = g.reshape(Shape.of(kept.data.sizes()).toArray()).expandAs(original);
-      switch (op) {
-        case SUM:
-          return new Tensor[] {gk};
-        case MEAN:
-          return new Tensor[] {gk.div((double) original.numel() / Math.max(1, kept.numel()))};
-        case PROD:
-          return new Tensor[] {gk.mul(productOfOthers(original, reduced))};
-        default: {
+      return switch (op) {
+        case SUM -> new Tensor[] {gk};
+        case MEAN -> new Tensor[] {gk.div((double) original.numel() / Math.max(1, kept.numel()))};
+        case PROD -> new Tensor[] {gk.mul(productOfOthers(original, reduced))};
+        default -> {
           Tensor hits = original.eq(kept.expandAs(original)).to(g.dtype());
           Tensor count = hits.sum(reduced, true);
-          return new Tensor[] {gk.mul(hits).div(count)};
+          yield new Tensor[] {gk.mul(hits).div(count)};
         }
-      }
+      };
     });
   }
 

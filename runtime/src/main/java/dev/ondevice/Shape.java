@@ -82,7 +82,7 @@ public final class Shape {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Shape && Arrays.equals(((Shape) o).dims, dims);
+    return o instanceof Shape s && Arrays.equals(s.dims, dims);
   }
 
   @Override

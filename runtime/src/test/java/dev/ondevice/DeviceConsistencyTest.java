@@ -252,7 +252,9 @@ class DeviceConsistencyTest {
       Device there) {
     Tensor a = Tensor.ones(2, 2, here);
     Tensor b = Tensor.ones(2, 2, there);
-    DeviceMismatchException e = mismatch(() -> apply.apply(a, b));
+    DeviceMismatchException e = mismatch(() -> {
+      Tensor unused = apply.apply(a, b);
+    });
     assertEquals(op, e.op());
     assertEquals(argument, e.argument());
     assertTrue(e.getMessage().startsWith(
@@ -260,8 +262,8 @@ class DeviceConsistencyTest {
     assertTrue(e.getMessage().endsWith("! (argument '" + argument + "' of " + op + ")"), e.getMessage());
     assertTrue(e.getMessage().contains(here.toString()) && e.getMessage().contains(there.toString()),
         e.getMessage());
-    assertTrue(e.expected().equals(here) && e.found().equals(there)
-        || e.expected().equals(there) && e.found().equals(here), e.expected() + " / " + e.found());
+    assertTrue((e.expected().equals(here) && e.found().equals(there))
+        || (e.expected().equals(there) && e.found().equals(here)), e.expected() + " / " + e.found());
   }
 
   @Test

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Locale;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -110,7 +111,7 @@ class DeviceTest {
   @ValueSource(strings = {"CUDA", "Cuda", "CPU", "CUDA:0"})
   void rejectsUpperCaseWithALowerCaseHint(String spec) {
     String typeName = spec.contains(":") ? spec.substring(0, spec.indexOf(':')) : spec;
-    assertMessageContains(spec, "'" + spec + "'", "lower case", "\"" + typeName.toLowerCase() + "\"");
+    assertMessageContains(spec, "'" + spec + "'", "lower case", "\"" + typeName.toLowerCase(Locale.ROOT) + "\"");
   }
 
   @ParameterizedTest

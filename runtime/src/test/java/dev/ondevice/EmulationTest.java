@@ -56,7 +56,7 @@ class EmulationTest {
         enqueue.setAccessible(true);
         enqueue.invoke(DeviceRegistry.backend(device), (Runnable) this::hold);
       } catch (ReflectiveOperationException e) {
-        throw new AssertionError("cannot queue a gate on " + device, e);
+        throw new LinkageError("cannot queue a gate on " + device, e);
       }
     }
 
@@ -221,7 +221,7 @@ class EmulationTest {
         Arguments.of("Cuda.synchronize()", (Consumer<Tensor>) t -> Cuda.synchronize()),
         Arguments.of("item()", (Consumer<Tensor>) t -> t.sum().item()),
         Arguments.of("toFloatArray()", (Consumer<Tensor>) Tensor::toFloatArray),
-        Arguments.of("toString()", (Consumer<Tensor>) Tensor::toString),
+        Arguments.of("toString()", (Consumer<Tensor>) t -> assertFalse(t.toString().isEmpty())),
         Arguments.of("cpu()", (Consumer<Tensor>) Tensor::cpu),
         Arguments.of("copyFrom into a CPU tensor", (Consumer<Tensor>) t -> Tensor.zeros(3).copyFrom(t)),
         Arguments.of("reading a non-blocking copy",

@@ -175,7 +175,7 @@ class LinearAlgebraTest {
         wide[i * 2 * k + 2 * p + 1] = 99;
       }
     }
-    Tensor stepped = f32(d, wide, m, 2 * k).slice(1, 0, 2 * k, 2);
+    Tensor stepped = f32(d, wide, m, 2L * k).slice(1, 0, 2L * k, 2);
     assertProduct(stepped.matmul(cb), expected, scale);
     // Vector times a transposed matrix.
     Tensor v = f32(d, new float[] {1, 2, 3, 4, 5, 6});

@@ -390,7 +390,7 @@ class ReductionsTest {
     assertI64(mx.indices(), rowArg);
     assertI64(xt.argmax(0, false), rowArg);
     // One row of a million.
-    Tensor one = f32(d, v, 1, rows * cols);
+    Tensor one = f32(d, v, 1, (long) rows * cols);
     double total = rowSums[0] + rowSums[1] + rowSums[2] + rowSums[3];
     assertClose(one.sum(1, true), new double[] {total}, 1e-5, 1e-3);
     shape(one.sum(1, true), 1, 1);

@@ -23,7 +23,7 @@ class ViewsTest {
   /** 0, 1, ..., n - 1 as float32 with the given shape. */
   private static Tensor range(Device d, long... shape) {
     long n = Shape.of(shape).numel();
-    return Tensor.arange(0, n, 1, DType.FLOAT32, d).reshape(shape);
+    return Tensor.arange(0, (double) n, 1, DType.FLOAT32, d).reshape(shape);
   }
 
   @ParameterizedTest

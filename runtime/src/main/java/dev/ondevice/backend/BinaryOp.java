@@ -19,11 +19,11 @@ public enum BinaryOp {
 
   /** Whether the result is bool. */
   public boolean isComparison() {
-    return ordinal() >= EQ.ordinal();
+    return compareTo(EQ) >= 0;
   }
 
   /** Whether the operands are read as truth values. */
   public boolean isLogical() {
-    return ordinal() >= LOGICAL_AND.ordinal();
+    return compareTo(LOGICAL_AND) >= 0;
   }
 }

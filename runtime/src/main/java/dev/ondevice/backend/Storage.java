@@ -1,6 +1,7 @@
 package dev.ondevice.backend;
 
 import dev.ondevice.Device;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A block of memory on one device that tensors view. Internal to the runtime.
@@ -11,7 +12,7 @@ import dev.ondevice.Device;
 public abstract class Storage {
   private final Backend backend;
   private final long byteSize;
-  private volatile int version;
+  private final AtomicInteger version = new AtomicInteger();
 
   protected Storage(Backend backend, long byteSize) {
     this.backend = backend;
@@ -35,11 +36,11 @@ public abstract class Storage {
 
   /** The number of in-place writes so far. */
   public final int version() {
-    return version;
+    return version.get();
   }
 
   /** Records an in-place write. */
   public final void bumpVersion() {
-    version++;
+    version.incrementAndGet();
   }
 }

@@ -98,7 +98,7 @@ final class Stream {
         work.run();
       } catch (RuntimeException | Error e) {
         if (firstError == null) {
-          firstError = e instanceof RuntimeException ? (RuntimeException) e : new RuntimeException(e);
+          firstError = e instanceof RuntimeException r ? r : new RuntimeException(e);
         }
       }
     }

@@ -61,14 +61,14 @@ public final class BinaryKernels {
           int other = Float.floatToRawIntBits(b.get(off[2]));
           for (int i = 0; i < n; i++) {
             int mask = select(cs.get(i));
-            os.put(i, Float.intBitsToFloat(Float.floatToRawIntBits(as.get(i)) & mask | other & ~mask));
+            os.put(i, Float.intBitsToFloat((Float.floatToRawIntBits(as.get(i)) & mask) | (other & ~mask)));
           }
         } else {
           FloatBuffer bs = b.slice(off[2], n);
           for (int i = 0; i < n; i++) {
             int mask = select(cs.get(i));
-            os.put(i, Float.intBitsToFloat(Float.floatToRawIntBits(as.get(i)) & mask
-                | Float.floatToRawIntBits(bs.get(i)) & ~mask));
+            os.put(i, Float.intBitsToFloat((Float.floatToRawIntBits(as.get(i)) & mask)
+                | (Float.floatToRawIntBits(bs.get(i)) & ~mask)));
           }
         }
         return;
@@ -76,7 +76,7 @@ public final class BinaryKernels {
       for (int i = 0, pc = off[0], pa = off[1], pb = off[2], q = off[3]; i < n;
           i++, pc += st[0], pa += st[1], pb += st[2], q += st[3]) {
         int mask = select(c.get(pc));
-        int bits = Float.floatToRawIntBits(a.get(pa)) & mask | Float.floatToRawIntBits(b.get(pb)) & ~mask;
+        int bits = (Float.floatToRawIntBits(a.get(pa)) & mask) | (Float.floatToRawIntBits(b.get(pb)) & ~mask);
         o.put(q, Float.intBitsToFloat(bits));
       }
     };
@@ -95,16 +95,12 @@ public final class BinaryKernels {
     if (op.isComparison()) {
       return compare(op, a.dtype(), as, bs, os.bytes());
     }
-    switch (a.dtype()) {
-      case FLOAT32:
-        return f32(op, as.floats(), bs.floats(), os.floats());
-      case FLOAT64:
-        return f64(op, as.doubles(), bs.doubles(), os.doubles());
-      case INT64:
-        return i64(op, as.longs(), bs.longs(), os.longs());
-      default:
-        throw new IllegalArgumentException(op.opName() + " is not defined on bool operands");
-    }
+    return switch (a.dtype()) {
+      case FLOAT32 -> f32(op, as.floats(), bs.floats(), os.floats());
+      case FLOAT64 -> f64(op, as.doubles(), bs.doubles(), os.doubles());
+      case INT64 -> i64(op, as.longs(), bs.longs(), os.longs());
+      default -> throw new IllegalArgumentException(op.opName() + " is not defined on bool operands");
+    };
   }
 
   private static Loops.Row f32(BinaryOp op, FloatBuffer a, FloatBuffer b, FloatBuffer o) {
@@ -120,43 +116,38 @@ public final class BinaryKernels {
   }
 
   private static Loops.Row f32Elements(BinaryOp op, FloatBuffer a, FloatBuffer b, FloatBuffer o) {
-    switch (op) {
-      case ADD:
-        return (n, off, st) -> {
-          for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
-              i++, p += sp, q += sq, r += sr) {
-            o.put(r, a.get(p) + b.get(q));
-          }
-        };
-      case SUB:
-        return (n, off, st) -> {
-          for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
-              i++, p += sp, q += sq, r += sr) {
-            o.put(r, a.get(p) - b.get(q));
-          }
-        };
-      case MUL:
-        return (n, off, st) -> {
-          for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
-              i++, p += sp, q += sq, r += sr) {
-            o.put(r, a.get(p) * b.get(q));
-          }
-        };
-      case DIV:
-        return (n, off, st) -> {
-          for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
-              i++, p += sp, q += sq, r += sr) {
-            o.put(r, a.get(p) / b.get(q));
-          }
-        };
-      default:
-        return (n, off, st) -> {
-          for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
-              i++, p += sp, q += sq, r += sr) {
-            o.put(r, (float) floating(op, a.get(p), b.get(q)));
-          }
-        };
-    }
+    return switch (op) {
+      case ADD -> (n, off, st) -> {
+        for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
+            i++, p += sp, q += sq, r += sr) {
+          o.put(r, a.get(p) + b.get(q));
+        }
+      };
+      case SUB -> (n, off, st) -> {
+        for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
+            i++, p += sp, q += sq, r += sr) {
+          o.put(r, a.get(p) - b.get(q));
+        }
+      };
+      case MUL -> (n, off, st) -> {
+        for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
+            i++, p += sp, q += sq, r += sr) {
+          o.put(r, a.get(p) * b.get(q));
+        }
+      };
+      case DIV -> (n, off, st) -> {
+        for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
+            i++, p += sp, q += sq, r += sr) {
+          o.put(r, a.get(p) / b.get(q));
+        }
+      };
+      default -> (n, off, st) -> {
+        for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
+            i++, p += sp, q += sq, r += sr) {
+          o.put(r, (float) floating(op, a.get(p), b.get(q)));
+        }
+      };
+    };
   }
 
   private static Loops.Row f64(BinaryOp op, DoubleBuffer a, DoubleBuffer b, DoubleBuffer o) {
@@ -219,43 +210,28 @@ public final class BinaryKernels {
   }
 
   static double floating(BinaryOp op, double x, double y) {
-    switch (op) {
-      case ADD:
-        return x + y;
-      case SUB:
-        return x - y;
-      case MUL:
-        return x * y;
-      case DIV:
-        return x / y;
-      case POW:
-        return Math.pow(x, y);
-      case MAXIMUM:
-        return Math.max(x, y);
-      case MINIMUM:
-        return Math.min(x, y);
-      default:
-        throw new IllegalArgumentException(op.opName() + " is not arithmetic");
-    }
+    return switch (op) {
+      case ADD -> x + y;
+      case SUB -> x - y;
+      case MUL -> x * y;
+      case DIV -> x / y;
+      case POW -> Math.pow(x, y);
+      case MAXIMUM -> Math.max(x, y);
+      case MINIMUM -> Math.min(x, y);
+      default -> throw new IllegalArgumentException(op.opName() + " is not arithmetic");
+    };
   }
 
   private static long integer(BinaryOp op, long x, long y) {
-    switch (op) {
-      case ADD:
-        return x + y;
-      case SUB:
-        return x - y;
-      case MUL:
-        return x * y;
-      case POW:
-        return integerPower(x, y);
-      case MAXIMUM:
-        return Math.max(x, y);
-      case MINIMUM:
-        return Math.min(x, y);
-      default:
-        throw new IllegalArgumentException(op.opName() + " is not defined on int64 operands");
-    }
+    return switch (op) {
+      case ADD -> x + y;
+      case SUB -> x - y;
+      case MUL -> x * y;
+      case POW -> integerPower(x, y);
+      case MAXIMUM -> Math.max(x, y);
+      case MINIMUM -> Math.min(x, y);
+      default -> throw new IllegalArgumentException(op.opName() + " is not defined on int64 operands");
+    };
   }
 
   /**
@@ -276,51 +252,34 @@ public final class BinaryKernels {
   }
 
   private static boolean compare(BinaryOp op, double x, double y) {
-    switch (op) {
-      case EQ:
-        return x == y;
-      case NE:
-        return x != y;
-      case LT:
-        return x < y;
-      case LE:
-        return x <= y;
-      case GT:
-        return x > y;
-      case GE:
-        return x >= y;
-      default:
-        return logical(op, x != 0, y != 0);
-    }
+    return switch (op) {
+      case EQ -> x == y;
+      case NE -> x != y;
+      case LT -> x < y;
+      case LE -> x <= y;
+      case GT -> x > y;
+      case GE -> x >= y;
+      default -> logical(op, x != 0, y != 0);
+    };
   }
 
   private static boolean compare(BinaryOp op, long x, long y) {
-    switch (op) {
-      case EQ:
-        return x == y;
-      case NE:
-        return x != y;
-      case LT:
-        return x < y;
-      case LE:
-        return x <= y;
-      case GT:
-        return x > y;
-      case GE:
-        return x >= y;
-      default:
-        return logical(op, x != 0, y != 0);
-    }
+    return switch (op) {
+      case EQ -> x == y;
+      case NE -> x != y;
+      case LT -> x < y;
+      case LE -> x <= y;
+      case GT -> x > y;
+      case GE -> x >= y;
+      default -> logical(op, x != 0, y != 0);
+    };
   }
 
   private static boolean logical(BinaryOp op, boolean x, boolean y) {
-    switch (op) {
-      case LOGICAL_AND:
-        return x && y;
-      case LOGICAL_OR:
-        return x || y;
-      default:
-        return x ^ y;
-    }
+    return switch (op) {
+      case LOGICAL_AND -> x && y;
+      case LOGICAL_OR -> x || y;
+      default -> x ^ y;
+    };
   }
 }

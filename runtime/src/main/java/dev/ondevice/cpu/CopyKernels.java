@@ -17,7 +17,7 @@ public final class CopyKernels {
     HostStorage s = out.host();
     Loops.Row row;
     switch (out.dtype()) {
-      case FLOAT32: {
+      case FLOAT32 -> {
         FloatBuffer o = s.floats();
         float v = (float) value;
         row = (n, off, st) -> {
@@ -25,18 +25,16 @@ public final class CopyKernels {
             o.put(p, v);
           }
         };
-        break;
       }
-      case FLOAT64: {
+      case FLOAT64 -> {
         DoubleBuffer o = s.doubles();
         row = (n, off, st) -> {
           for (int i = 0, p = off[0], d = st[0]; i < n; i++, p += d) {
             o.put(p, value);
           }
         };
-        break;
       }
-      case INT64: {
+      case INT64 -> {
         LongBuffer o = s.longs();
         long v = (long) value;
         row = (n, off, st) -> {
@@ -44,9 +42,8 @@ public final class CopyKernels {
             o.put(p, v);
           }
         };
-        break;
       }
-      default: {
+      default -> {
         ByteBuffer o = s.bytes();
         byte v = (byte) (value != 0 ? 1 : 0);
         row = (n, off, st) -> {
@@ -86,7 +83,7 @@ public final class CopyKernels {
     DType tt = to.dtype();
     if (ft == tt) {
       switch (ft) {
-        case FLOAT32: {
+        case FLOAT32 -> {
           FloatBuffer a = fs.floats();
           FloatBuffer o = ts.floats();
           return (n, off, st) -> {
@@ -99,7 +96,7 @@ public final class CopyKernels {
             }
           };
         }
-        case FLOAT64: {
+        case FLOAT64 -> {
           DoubleBuffer a = fs.doubles();
           DoubleBuffer o = ts.doubles();
           return (n, off, st) -> {
@@ -108,7 +105,7 @@ public final class CopyKernels {
             }
           };
         }
-        case INT64: {
+        case INT64 -> {
           LongBuffer a = fs.longs();
           LongBuffer o = ts.longs();
           return (n, off, st) -> {
@@ -117,7 +114,7 @@ public final class CopyKernels {
             }
           };
         }
-        default: {
+        default -> {
           ByteBuffer a = fs.bytes();
           ByteBuffer o = ts.bytes();
           return (n, off, st) -> {

@@ -8,90 +8,57 @@ final class Elements {
   private Elements() {}
 
   static double getDouble(HostStorage s, DType t, int i) {
-    switch (t) {
-      case FLOAT32:
-        return s.floats().get(i);
-      case FLOAT64:
-        return s.doubles().get(i);
-      case INT64:
-        return s.longs().get(i);
-      default:
-        return s.bytes().get(i) != 0 ? 1 : 0;
-    }
+    return switch (t) {
+      case FLOAT32 -> s.floats().get(i);
+      case FLOAT64 -> s.doubles().get(i);
+      case INT64 -> s.longs().get(i);
+      default -> s.bytes().get(i) != 0 ? 1 : 0;
+    };
   }
 
   static long getLong(HostStorage s, DType t, int i) {
-    switch (t) {
-      case FLOAT32:
-        return (long) s.floats().get(i);
-      case FLOAT64:
-        return (long) s.doubles().get(i);
-      case INT64:
-        return s.longs().get(i);
-      default:
-        return s.bytes().get(i) != 0 ? 1 : 0;
-    }
+    return switch (t) {
+      case FLOAT32 -> (long) s.floats().get(i);
+      case FLOAT64 -> (long) s.doubles().get(i);
+      case INT64 -> s.longs().get(i);
+      default -> s.bytes().get(i) != 0 ? 1 : 0;
+    };
   }
 
   static boolean getBool(HostStorage s, DType t, int i) {
-    switch (t) {
-      case FLOAT32:
-        return s.floats().get(i) != 0;
-      case FLOAT64:
-        return s.doubles().get(i) != 0;
-      case INT64:
-        return s.longs().get(i) != 0;
-      default:
-        return s.bytes().get(i) != 0;
-    }
+    return switch (t) {
+      case FLOAT32 -> s.floats().get(i) != 0;
+      case FLOAT64 -> s.doubles().get(i) != 0;
+      case INT64 -> s.longs().get(i) != 0;
+      default -> s.bytes().get(i) != 0;
+    };
   }
 
   static void setDouble(HostStorage s, DType t, int i, double v) {
     switch (t) {
-      case FLOAT32:
-        s.floats().put(i, (float) v);
-        break;
-      case FLOAT64:
-        s.doubles().put(i, v);
-        break;
-      case INT64:
-        s.longs().put(i, (long) v);
-        break;
-      default:
-        s.bytes().put(i, (byte) (v != 0 ? 1 : 0));
+      case FLOAT32 -> s.floats().put(i, (float) v);
+      case FLOAT64 -> s.doubles().put(i, v);
+      case INT64 -> s.longs().put(i, (long) v);
+      default -> s.bytes().put(i, (byte) (v != 0 ? 1 : 0));
     }
   }
 
   static void setLong(HostStorage s, DType t, int i, long v) {
     switch (t) {
-      case FLOAT32:
-        s.floats().put(i, v);
-        break;
-      case FLOAT64:
-        s.doubles().put(i, v);
-        break;
-      case INT64:
-        s.longs().put(i, v);
-        break;
-      default:
-        s.bytes().put(i, (byte) (v != 0 ? 1 : 0));
+      case FLOAT32 -> s.floats().put(i, (float) v);
+      case FLOAT64 -> s.doubles().put(i, (double) v);
+      case INT64 -> s.longs().put(i, v);
+      default -> s.bytes().put(i, (byte) (v != 0 ? 1 : 0));
     }
   }
 
   /** Copies one element between storages of the same dtype. */
   static void copy(HostStorage from, int i, HostStorage to, int j, DType t) {
     switch (t) {
-      case FLOAT32:
-        to.floats().put(j, from.floats().get(i));
-        break;
-      case FLOAT64:
-        to.doubles().put(j, from.doubles().get(i));
-        break;
-      case INT64:
-        to.longs().put(j, from.longs().get(i));
-        break;
-      default:
-        to.bytes().put(j, from.bytes().get(i));
+      case FLOAT32 -> to.floats().put(j, from.floats().get(i));
+      case FLOAT64 -> to.doubles().put(j, from.doubles().get(i));
+      case INT64 -> to.longs().put(j, from.longs().get(i));
+      default -> to.bytes().put(j, from.bytes().get(i));
     }
   }
 }

@@ -28,17 +28,10 @@ final class FloatRows {
 
   /** Whether {@link #unary} computes {@code op}. */
   static boolean handles(UnaryOp op) {
-    switch (op) {
-      case NEG:
-      case ABS:
-      case SQUARE:
-      case RELU:
-      case EXP:
-      case SQRT:
-        return true;
-      default:
-        return false;
-    }
+    return switch (op) {
+      case NEG, ABS, SQUARE, RELU, EXP, SQRT -> true;
+      default -> false;
+    };
   }
 
   /**
@@ -55,49 +48,51 @@ final class FloatRows {
     if (st[1] == 0) {
       float s = b.get(off[1]);
       switch (op) {
-        case ADD:
+        case ADD -> {
           for (int i = 0; i < n; i++) {
             z.put(i, x.get(i) + s);
           }
-          break;
-        case SUB:
+        }
+        case SUB -> {
           for (int i = 0; i < n; i++) {
             z.put(i, x.get(i) - s);
           }
-          break;
-        case MUL:
+        }
+        case MUL -> {
           for (int i = 0; i < n; i++) {
             z.put(i, x.get(i) * s);
           }
-          break;
-        default:
+        }
+        default -> {
           for (int i = 0; i < n; i++) {
             z.put(i, x.get(i) / s);
           }
+        }
       }
       return true;
     }
     FloatBuffer y = b.slice(off[1], n);
     switch (op) {
-      case ADD:
+      case ADD -> {
         for (int i = 0; i < n; i++) {
           z.put(i, x.get(i) + y.get(i));
         }
-        break;
-      case SUB:
+      }
+      case SUB -> {
         for (int i = 0; i < n; i++) {
           z.put(i, x.get(i) - y.get(i));
         }
-        break;
-      case MUL:
+      }
+      case MUL -> {
         for (int i = 0; i < n; i++) {
           z.put(i, x.get(i) * y.get(i));
         }
-        break;
-      default:
+      }
+      default -> {
         for (int i = 0; i < n; i++) {
           z.put(i, x.get(i) / y.get(i));
         }
+      }
     }
     return true;
   }
@@ -117,31 +112,32 @@ final class FloatRows {
     FloatBuffer x = a.slice(off[0], n);
     FloatBuffer z = o.slice(off[1], n);
     switch (op) {
-      case NEG:
+      case NEG -> {
         for (int i = 0; i < n; i++) {
           z.put(i, -x.get(i));
         }
-        break;
-      case ABS:
+      }
+      case ABS -> {
         for (int i = 0; i < n; i++) {
           z.put(i, Math.abs(x.get(i)));
         }
-        break;
-      case SQUARE:
+      }
+      case SQUARE -> {
         for (int i = 0; i < n; i++) {
           float v = x.get(i);
           z.put(i, v * v);
         }
-        break;
-      case EXP:
+      }
+      case EXP -> {
         for (int i = 0; i < n; i++) {
           z.put(i, (float) Math.exp(x.get(i)));
         }
-        break;
-      default:
+      }
+      default -> {
         for (int i = 0; i < n; i++) {
           z.put(i, (float) Math.sqrt(x.get(i)));
         }
+      }
     }
     return true;
   }

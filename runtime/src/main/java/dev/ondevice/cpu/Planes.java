@@ -175,9 +175,11 @@ abstract class Planes {
           for (int r = r0; r < r1; r += width) {
             for (int at = r + c0, end = r + c1; at < end; at++) {
               float v = x[at];
-              int wins = v > Float.intBitsToFloat(max) | v != v ? -1 : 0;
-              max = Float.floatToRawIntBits(v) & wins | max & ~wins;
-              best = at & wins | best & ~wins;
+              // Both sides are evaluated on purpose: the inner loop stays free of branches.
+              @SuppressWarnings("ShortCircuitBoolean")
+              int wins = v > Float.intBitsToFloat(max) | Float.isNaN(v) ? -1 : 0;
+              max = (Float.floatToRawIntBits(v) & wins) | (max & ~wins);
+              best = (at & wins) | (best & ~wins);
             }
           }
           row[t] = Float.intBitsToFloat(max);
@@ -204,11 +206,11 @@ abstract class Planes {
           float d = x[at + width + 1];
           float max = Math.max(Math.max(a, b), Math.max(c, d));
           int k;
-          if (max == max) {
+          if (!Float.isNaN(max)) {
             k = Integer.numberOfTrailingZeros((a == max ? 1 : 0) | (b == max ? 2 : 0) | (c == max ? 4 : 0) | 8);
           } else {
-            k = 31 - Integer.numberOfLeadingZeros((a != a ? 1 : 0) | (b != b ? 2 : 0) | (c != c ? 4 : 0)
-                | (d != d ? 8 : 0));
+            k = 31 - Integer.numberOfLeadingZeros((Float.isNaN(a) ? 1 : 0) | (Float.isNaN(b) ? 2 : 0)
+                | (Float.isNaN(c) ? 4 : 0) | (Float.isNaN(d) ? 8 : 0));
           }
           int best = at + (k >> 1) * width + (k & 1);
           row[t] = x[best];
@@ -335,7 +337,7 @@ abstract class Planes {
           for (int r = r0; r < r1; r += width) {
             for (int at = r + c0, end = r + c1; at < end; at++) {
               double v = x[at];
-              if (v > max || v != v) {
+              if (v > max || Double.isNaN(v)) {
                 max = v;
                 best = at;
               }

@@ -47,19 +47,18 @@ public final class RandomKernels {
         long c = counter + (long) i * per;
         double v;
         switch (kind) {
-          case UNIFORM:
+          case UNIFORM -> {
             v = a + (b - a) * uniform(seed, c);
             if (t == DType.FLOAT32 && (float) v >= b) {
               v = Math.nextDown((float) b);
             }
-            break;
-          case NORMAL: {
+          }
+          case NORMAL -> {
             double u1 = 1.0 - uniform(seed, c);
             double u2 = uniform(seed, c + 1);
             v = a + b * Math.sqrt(-2 * Math.log(u1)) * Math.cos(TWO_PI * u2);
-            break;
           }
-          default: {
+          default -> {
             long range = (long) b - (long) a;
             long draw = (long) a + Math.floorMod(bits(seed, c) >>> 1, range);
             Elements.setLong(s, t, base + i, draw);

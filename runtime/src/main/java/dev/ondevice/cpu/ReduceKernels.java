@@ -7,6 +7,7 @@ import dev.ondevice.backend.Strided;
 import java.nio.DoubleBuffer;
 import java.nio.FloatBuffer;
 import java.nio.LongBuffer;
+import java.util.Locale;
 
 /**
  * Reductions over dimensions on host memory. Each output element reduces a strided region of the
@@ -64,7 +65,7 @@ public final class ReduceKernels {
     if (numRed == 0 && (op == ReduceOp.MAX || op == ReduceOp.MIN || op.returnsIndices())) {
       if (numOut > 0) {
         throw new IllegalArgumentException(
-            "Cannot compute " + op.name().toLowerCase() + " over an empty dimension");
+            "Cannot compute " + op.name().toLowerCase(Locale.ROOT) + " over an empty dimension");
       }
       return;
     }
@@ -156,11 +157,8 @@ public final class ReduceKernels {
 
     void add(HostStorage s, int off, int step, int n) {
       switch (op) {
-        case SUM:
-        case MEAN:
-          addSum(s, off, step, n);
-          break;
-        case PROD:
+        case SUM, MEAN -> addSum(s, off, step, n);
+        case PROD -> {
           for (int i = 0, p = off; i < n; i++, p += step) {
             if (dtype == DType.INT64) {
               longProduct *= s.longs().get(p);
@@ -168,34 +166,31 @@ public final class ReduceKernels {
               product *= Elements.getDouble(s, dtype, p);
             }
           }
-          break;
-        default:
-          addExtreme(s, off, step, n, op == ReduceOp.MAX || op == ReduceOp.ARGMAX);
+        }
+        default -> addExtreme(s, off, step, n, op == ReduceOp.MAX || op == ReduceOp.ARGMAX);
       }
       pos += n;
     }
 
     private void addSum(HostStorage s, int off, int step, int n) {
       switch (dtype) {
-        case FLOAT32: {
+        case FLOAT32 -> {
           FloatBuffer f = s.floats();
           double acc = 0;
           for (int i = 0, p = off; i < n; i++, p += step) {
             acc += f.get(p);
           }
           sum += acc;
-          break;
         }
-        case FLOAT64: {
+        case FLOAT64 -> {
           DoubleBuffer f = s.doubles();
           double acc = 0;
           for (int i = 0, p = off; i < n; i++, p += step) {
             acc += f.get(p);
           }
           sum += acc;
-          break;
         }
-        default: {
+        default -> {
           LongBuffer f = s.longs();
           long acc = 0;
           for (int i = 0, p = off; i < n; i++, p += step) {
@@ -256,32 +251,28 @@ public final class ReduceKernels {
     void write(Strided out, int outOff, Strided values, int valOff, int count) {
       HostStorage o = out.host();
       switch (op) {
-        case SUM:
+        case SUM -> {
           if (dtype == DType.INT64) {
             o.longs().put(outOff, longSum);
           } else {
             Elements.setDouble(o, out.dtype(), outOff, sum);
           }
-          break;
-        case MEAN:
-          Elements.setDouble(o, out.dtype(), outOff, (dtype == DType.INT64 ? longSum : sum) / count);
-          break;
-        case PROD:
+        }
+        case MEAN -> Elements.setDouble(o, out.dtype(), outOff, (dtype == DType.INT64 ? longSum : sum) / count);
+        case PROD -> {
           if (dtype == DType.INT64) {
             o.longs().put(outOff, longProduct);
           } else {
             Elements.setDouble(o, out.dtype(), outOff, product);
           }
-          break;
-        case MAX:
-        case MIN:
-          writeBest(o, out.dtype(), outOff);
-          break;
-        default:
+        }
+        case MAX, MIN -> writeBest(o, out.dtype(), outOff);
+        default -> {
           o.longs().put(outOff, bestPos);
           if (values != null) {
             writeBest(values.host(), values.dtype(), valOff);
           }
+        }
       }
     }
 

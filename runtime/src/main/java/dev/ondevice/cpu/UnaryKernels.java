@@ -34,14 +34,11 @@ public final class UnaryKernels {
         }
       };
     }
-    switch (in.dtype()) {
-      case FLOAT32:
-        return f32(op, is.floats(), os.floats());
-      case FLOAT64:
-        return f64(op, is.doubles(), os.doubles());
-      default:
-        return i64(op, is.longs(), os.longs());
-    }
+    return switch (in.dtype()) {
+      case FLOAT32 -> f32(op, is.floats(), os.floats());
+      case FLOAT64 -> f64(op, is.doubles(), os.doubles());
+      default -> i64(op, is.longs(), os.longs());
+    };
   }
 
   private static Loops.Row f32(UnaryOp op, FloatBuffer a, FloatBuffer o) {
@@ -57,40 +54,35 @@ public final class UnaryKernels {
   }
 
   private static Loops.Row f32Elements(UnaryOp op, FloatBuffer a, FloatBuffer o) {
-    switch (op) {
-      case NEG:
-        return (n, off, st) -> {
-          for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
-            o.put(q, -a.get(p));
-          }
-        };
-      case RELU:
-        return (n, off, st) -> {
-          for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
-            float x = a.get(p);
-            o.put(q, x > 0 || x != x ? x : 0f);
-          }
-        };
-      case SQUARE:
-        return (n, off, st) -> {
-          for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
-            float x = a.get(p);
-            o.put(q, x * x);
-          }
-        };
-      case ABS:
-        return (n, off, st) -> {
-          for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
-            o.put(q, Math.abs(a.get(p)));
-          }
-        };
-      default:
-        return (n, off, st) -> {
-          for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
-            o.put(q, (float) floating(op, a.get(p)));
-          }
-        };
-    }
+    return switch (op) {
+      case NEG -> (n, off, st) -> {
+        for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+          o.put(q, -a.get(p));
+        }
+      };
+      case RELU -> (n, off, st) -> {
+        for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+          float x = a.get(p);
+          o.put(q, x > 0 || Float.isNaN(x) ? x : 0f);
+        }
+      };
+      case SQUARE -> (n, off, st) -> {
+        for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+          float x = a.get(p);
+          o.put(q, x * x);
+        }
+      };
+      case ABS -> (n, off, st) -> {
+        for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+          o.put(q, Math.abs(a.get(p)));
+        }
+      };
+      default -> (n, off, st) -> {
+        for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+          o.put(q, (float) floating(op, a.get(p)));
+        }
+      };
+    };
   }
 
   private static Loops.Row f64(UnaryOp op, DoubleBuffer a, DoubleBuffer o) {
@@ -111,70 +103,40 @@ public final class UnaryKernels {
 
   /** The function on one floating value, computed in double. */
   static double floating(UnaryOp op, double x) {
-    switch (op) {
-      case NEG:
-        return -x;
-      case ABS:
-        return Math.abs(x);
-      case SIGN:
-        return Math.signum(x);
-      case SQUARE:
-        return x * x;
-      case RELU:
-        return x > 0 || Double.isNaN(x) ? x : 0;
-      case EXP:
-        return Math.exp(x);
-      case LOG:
-        return Math.log(x);
-      case LOG1P:
-        return Math.log1p(x);
-      case EXPM1:
-        return Math.expm1(x);
-      case SQRT:
-        return Math.sqrt(x);
-      case RSQRT:
-        return 1 / Math.sqrt(x);
-      case RECIPROCAL:
-        return 1 / x;
-      case SIN:
-        return Math.sin(x);
-      case COS:
-        return Math.cos(x);
-      case TANH:
-        return Math.tanh(x);
-      case SIGMOID:
-        return x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x));
-      case ERF:
-        return ErrorFunction.erf(x);
-      case FLOOR:
-        return Math.floor(x);
-      case CEIL:
-        return Math.ceil(x);
-      case ROUND:
-        return Math.rint(x);
-      default:
-        throw new IllegalArgumentException(op + " is not a floating-point function");
-    }
+    return switch (op) {
+      case NEG -> -x;
+      case ABS -> Math.abs(x);
+      case SIGN -> Math.signum(x);
+      case SQUARE -> x * x;
+      case RELU -> x > 0 || Double.isNaN(x) ? x : 0;
+      case EXP -> Math.exp(x);
+      case LOG -> Math.log(x);
+      case LOG1P -> Math.log1p(x);
+      case EXPM1 -> Math.expm1(x);
+      case SQRT -> Math.sqrt(x);
+      case RSQRT -> 1 / Math.sqrt(x);
+      case RECIPROCAL -> 1 / x;
+      case SIN -> Math.sin(x);
+      case COS -> Math.cos(x);
+      case TANH -> Math.tanh(x);
+      case SIGMOID -> x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x));
+      case ERF -> ErrorFunction.erf(x);
+      case FLOOR -> Math.floor(x);
+      case CEIL -> Math.ceil(x);
+      case ROUND -> Math.rint(x);
+      default -> throw new IllegalArgumentException(op + " is not a floating-point function");
+    };
   }
 
   private static long integer(UnaryOp op, long x) {
-    switch (op) {
-      case NEG:
-        return -x;
-      case ABS:
-        return Math.abs(x);
-      case SIGN:
-        return Long.signum(x);
-      case SQUARE:
-        return x * x;
-      case RELU:
-        return Math.max(x, 0);
-      case FLOOR:
-      case CEIL:
-      case ROUND:
-        return x;
-      default:
-        throw new IllegalArgumentException(op + " is not defined on integers");
-    }
+    return switch (op) {
+      case NEG -> -x;
+      case ABS -> Math.abs(x);
+      case SIGN -> Long.signum(x);
+      case SQUARE -> x * x;
+      case RELU -> Math.max(x, 0);
+      case FLOOR, CEIL, ROUND -> x;
+      default -> throw new IllegalArgumentException(op + " is not defined on integers");
+    };
   }
 }

@@ -96,28 +96,29 @@ final class Json {
       throw error("unexpected end of input, expected a value");
     }
     char c = text.charAt(pos);
-    switch (c) {
-      case '{':
-        return object(depth + 1);
-      case '[':
-        return array(depth + 1);
-      case '"':
-        return string();
-      case 't':
+    return switch (c) {
+      case '{' -> object(depth + 1);
+      case '[' -> array(depth + 1);
+      case '"' -> string();
+      case 't' -> {
         literal("true");
-        return Boolean.TRUE;
-      case 'f':
+        yield true;
+      }
+      case 'f' -> {
         literal("false");
-        return Boolean.FALSE;
-      case 'n':
+        yield false;
+      }
+      case 'n' -> {
         literal("null");
-        return NULL;
-      default:
+        yield NULL;
+      }
+      default -> {
         if (c == '-' || (c >= '0' && c <= '9')) {
-          return number();
+          yield number();
         }
         throw error("unexpected " + describe() + ", expected a value");
-    }
+      }
+    };
   }
 
   private Map<String, Object> object(int depth) throws JsonException {
@@ -216,27 +217,13 @@ final class Json {
       }
       char e = text.charAt(pos++);
       switch (e) {
-        case '"':
-        case '\\':
-        case '/':
-          sb.append(e);
-          break;
-        case 'b':
-          sb.append('\b');
-          break;
-        case 'f':
-          sb.append('\f');
-          break;
-        case 'n':
-          sb.append('\n');
-          break;
-        case 'r':
-          sb.append('\r');
-          break;
-        case 't':
-          sb.append('\t');
-          break;
-        case 'u':
+        case '"', '\\', '/' -> sb.append(e);
+        case 'b' -> sb.append('\b');
+        case 'f' -> sb.append('\f');
+        case 'n' -> sb.append('\n');
+        case 'r' -> sb.append('\r');
+        case 't' -> sb.append('\t');
+        case 'u' -> {
           char u = hex4();
           if (Character.isHighSurrogate(u)) {
             if (!text.startsWith("\\u", pos)) {
@@ -253,10 +240,11 @@ final class Json {
           } else {
             sb.append(u);
           }
-          break;
-        default:
+        }
+        default -> {
           pos--;
           throw error("invalid escape \\" + e);
+        }
       }
     }
   }
@@ -371,33 +359,20 @@ final class Json {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
       switch (c) {
-        case '"':
-          out.append("\\\"");
-          break;
-        case '\\':
-          out.append("\\\\");
-          break;
-        case '\b':
-          out.append("\\b");
-          break;
-        case '\f':
-          out.append("\\f");
-          break;
-        case '\n':
-          out.append("\\n");
-          break;
-        case '\r':
-          out.append("\\r");
-          break;
-        case '\t':
-          out.append("\\t");
-          break;
-        default:
+        case '"' -> out.append("\\\"");
+        case '\\' -> out.append("\\\\");
+        case '\b' -> out.append("\\b");
+        case '\f' -> out.append("\\f");
+        case '\n' -> out.append("\\n");
+        case '\r' -> out.append("\\r");
+        case '\t' -> out.append("\\t");
+        default -> {
           if (c < 0x20) {
             out.append(String.format("\\u%04x", (int) c));
           } else {
             out.append(c);
           }
+        }
       }
     }
     out.append('"');

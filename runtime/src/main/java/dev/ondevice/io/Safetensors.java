@@ -80,46 +80,61 @@ public final class Safetensors {
 
   // ---------------------------------------------------------------- dtypes
 
-  /** Turns the little-endian elements of a file into a CPU tensor. */
-  @FunctionalInterface
-  private interface Decoder {
-    Tensor decode(ByteBuffer littleEndian, int elements, Shape shape);
-  }
-
   /** The dtypes of the format, in the reference's declaration order (the writer sorts on it). */
   enum FileDtype {
-    BOOL(8, DType.BOOL, Safetensors::decodeBool),
-    F4(4, null, null),
-    F6_E2M3(6, null, null),
-    F6_E3M2(6, null, null),
-    U8(8, DType.INT64, (b, n, s) -> longs(s, n, i -> b.get(i) & 0xFF)),
-    I8(8, DType.INT64, (b, n, s) -> longs(s, n, b::get)),
-    F8_E5M2(8, null, null),
-    F8_E4M3(8, null, null),
-    F8_E8M0(8, null, null),
-    F8_E4M3FNUZ(8, null, null),
-    F8_E5M2FNUZ(8, null, null),
-    I16(16, DType.INT64, (b, n, s) -> longs(s, n, i -> b.getShort(2 * i))),
-    U16(16, DType.INT64, (b, n, s) -> longs(s, n, i -> b.getShort(2 * i) & 0xFFFF)),
-    F16(16, DType.FLOAT32, (b, n, s) -> floats(s, n, i -> halfToFloat(b.getShort(2 * i)))),
-    BF16(16, DType.FLOAT32, (b, n, s) -> floats(s, n, i -> Float.intBitsToFloat((b.getShort(2 * i) & 0xFFFF) << 16))),
-    I32(32, DType.INT64, (b, n, s) -> longs(s, n, i -> b.getInt(4 * i))),
-    U32(32, DType.INT64, (b, n, s) -> longs(s, n, i -> b.getInt(4 * i) & 0xFFFFFFFFL)),
-    F32(32, DType.FLOAT32, Safetensors::decodeF32),
-    C64(64, null, null),
-    F64(64, DType.FLOAT64, Safetensors::decodeF64),
-    I64(64, DType.INT64, Safetensors::decodeI64),
-    U64(64, null, null);
+    BOOL(8, DType.BOOL),
+    F4(4, null),
+    F6_E2M3(6, null),
+    F6_E3M2(6, null),
+    U8(8, DType.INT64),
+    I8(8, DType.INT64),
+    F8_E5M2(8, null),
+    F8_E4M3(8, null),
+    F8_E8M0(8, null),
+    F8_E4M3FNUZ(8, null),
+    F8_E5M2FNUZ(8, null),
+    I16(16, DType.INT64),
+    U16(16, DType.INT64),
+    F16(16, DType.FLOAT32),
+    BF16(16, DType.FLOAT32),
+    I32(32, DType.INT64),
+    U32(32, DType.INT64),
+    F32(32, DType.FLOAT32),
+    C64(64, null),
+    F64(64, DType.FLOAT64),
+    I64(64, DType.INT64),
+    U64(64, null);
 
     final int bits;
     /** The runtime dtype it is read as, or null if this runtime cannot read it. */
     final DType readAs;
-    final Decoder decoder;
 
-    FileDtype(int bits, DType readAs, Decoder decoder) {
+    FileDtype(int bits, DType readAs) {
       this.bits = bits;
       this.readAs = readAs;
-      this.decoder = decoder;
+    }
+
+    /**
+     * Turns the little-endian elements of a file into a CPU tensor; only for a dtype this runtime
+     * reads (one with a {@link #readAs}).
+     */
+    Tensor decode(ByteBuffer b, int n, Shape s) {
+      return switch (this) {
+        case BOOL -> decodeBool(b, n, s);
+        case U8 -> longs(s, n, i -> b.get(i) & 0xFF);
+        case I8 -> longs(s, n, b::get);
+        case I16 -> longs(s, n, i -> b.getShort(2 * i));
+        case U16 -> longs(s, n, i -> b.getShort(2 * i) & 0xFFFF);
+        case F16 -> floats(s, n, i -> halfToFloat(b.getShort(2 * i)));
+        case BF16 -> floats(s, n, i -> Float.intBitsToFloat((b.getShort(2 * i) & 0xFFFF) << 16));
+        case I32 -> longs(s, n, i -> b.getInt(4 * i));
+        case U32 -> longs(s, n, i -> b.getInt(4 * i) & 0xFFFFFFFFL);
+        case F32 -> decodeF32(b, n, s);
+        case F64 -> decodeF64(b, n, s);
+        case I64 -> decodeI64(b, n, s);
+        case F4, F6_E2M3, F6_E3M2, F8_E5M2, F8_E4M3, F8_E8M0, F8_E4M3FNUZ, F8_E5M2FNUZ, C64, U64 ->
+            throw new IllegalStateException(this + " is not read by this runtime");
+      };
     }
 
     static FileDtype parse(String name) {
@@ -242,20 +257,14 @@ public final class Safetensors {
     }
   }
 
-  /** One tensor to write, at its place in the file. */
+  /** One tensor to write; a plan holds them in the order of their data in the file. */
   private static final class Entry {
     final String name;
     final Tensor tensor;
-    final FileDtype dtype;
-    final long begin;
-    final long end;
 
-    Entry(String name, Tensor tensor, FileDtype dtype, long begin, long end) {
+    Entry(String name, Tensor tensor) {
       this.name = name;
       this.tensor = tensor;
-      this.dtype = dtype;
-      this.begin = begin;
-      this.end = end;
     }
   }
 
@@ -345,7 +354,7 @@ public final class Safetensors {
       Tensor t = e.getValue();
       FileDtype dtype = FileDtype.of(t.dtype());
       long bytes = t.numel() * t.dtype().byteSize();
-      entries.add(new Entry(e.getKey(), t, dtype, offset, offset + bytes));
+      entries.add(new Entry(e.getKey(), t));
       if (json.length() > 1) {
         json.append(',');
       }
@@ -688,16 +697,15 @@ public final class Safetensors {
 
   private static Info readInfo(String source, String name, Object value) throws SafetensorsException {
     String where = "invalid header: tensor '" + name + "'";
-    if (!(value instanceof Map)) {
+    if (!(value instanceof Map<?, ?> entry)) {
       throw new SafetensorsException(source, where + " must be an object with dtype, shape and data_offsets, it is "
           + kind(value));
     }
-    Map<?, ?> entry = (Map<?, ?>) value;
     Object dtypeValue = field(source, where, entry, "dtype");
-    if (!(dtypeValue instanceof String)) {
+    if (!(dtypeValue instanceof String dtypeName)) {
       throw new SafetensorsException(source, where + ": dtype must be a string, it is " + kind(dtypeValue));
     }
-    FileDtype dtype = FileDtype.parse((String) dtypeValue);
+    FileDtype dtype = FileDtype.parse(dtypeName);
     if (dtype == null) {
       throw new SafetensorsException(source, where + ": unknown dtype \"" + dtypeValue + "\"; the format's dtypes are "
           + Arrays.toString(FileDtype.values()));
@@ -729,7 +737,7 @@ public final class Safetensors {
     long[] out = new long[list.size()];
     for (int i = 0; i < out.length; i++) {
       Object o = list.get(i);
-      long v = o instanceof Json.JsonNumber ? ((Json.JsonNumber) o).asNonNegativeLong() : -1;
+      long v = o instanceof Json.JsonNumber number ? number.asNonNegativeLong() : -1;
       if (v < 0) {
         throw new SafetensorsException(source, where + ": " + key + " must hold integers from 0 to " + Long.MAX_VALUE
             + ", element " + i + " is " + (o instanceof Json.JsonNumber ? o : kind(o)));
@@ -760,7 +768,7 @@ public final class Safetensors {
 
   private static Tensor readTensor(Source src, String source, Info info, long dataStart) throws IOException {
     DType dtype = info.dtype.readAs;
-    if (info.dtype.decoder == null) {
+    if (info.dtype.readAs == null) {
       throw new SafetensorsException(source, "tensor '" + info.name + "' has dtype " + info.dtype + ", which this runtime"
           + " cannot represent (it reads F32, F64, I64 and BOOL, and widens F16 and BF16 to float32 and I8, U8, I16,"
           + " U16, I32 and U32 to int64)");
@@ -782,7 +790,7 @@ public final class Safetensors {
     ByteBuffer bytes = ByteBuffer.allocate((int) (info.end - info.begin)).order(ByteOrder.LITTLE_ENDIAN);
     src.readFully(dataStart + info.begin, bytes);
     bytes.flip();
-    return info.dtype.decoder.decode(bytes, n, Shape.of(info.shape));
+    return info.dtype.decode(bytes, n, Shape.of(info.shape));
   }
 
   private static Tensor decodeF32(ByteBuffer b, int n, Shape shape) {

@@ -13,13 +13,10 @@ public enum Reduction {
 
   /** Applies this reduction to per-element losses. */
   Tensor apply(Tensor losses) {
-    switch (this) {
-      case MEAN:
-        return losses.mean();
-      case SUM:
-        return losses.sum();
-      default:
-        return losses;
-    }
+    return switch (this) {
+      case MEAN -> losses.mean();
+      case SUM -> losses.sum();
+      case NONE -> losses;
+    };
   }
 }

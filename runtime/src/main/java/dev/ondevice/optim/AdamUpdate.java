@@ -31,8 +31,8 @@ final class AdamUpdate {
       max.copyFrom(max.maximum(expAvgSq));
       second = max;
     }
-    double biasCorrection1 = 1 - Math.pow(beta1, step);
-    double biasCorrection2 = 1 - Math.pow(beta2, step);
+    double biasCorrection1 = 1 - Math.pow(beta1, (double) step);
+    double biasCorrection2 = 1 - Math.pow(beta2, (double) step);
     double stepSize = lr / biasCorrection1;
     Tensor denominator = second.sqrt().divi(Math.sqrt(biasCorrection2)).addi(eps);
     p.addi(scratch.copyFrom(expAvg).divi(denominator).muli(-stepSize));

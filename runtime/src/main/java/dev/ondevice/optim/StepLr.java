@@ -37,6 +37,7 @@ public final class StepLr extends LrScheduler {
 
   @Override
   double learningRateAt(double base, long epoch) {
-    return base * Math.pow(gamma, epoch / stepSize);
+    long decays = epoch / stepSize;
+    return base * Math.pow(gamma, (double) decays);
   }
 }

@@ -148,7 +148,7 @@ class DataLoaderTest {
       float[] x = b.inputs().toFloatArray();
       long[] y = b.targets().toLongArray();
       for (int i = 0; i < y.length; i++) {
-        assertEquals(y[i], x[2 * i], "input row of example " + y[i]);
+        assertEquals((float) y[i], x[2 * i], "input row of example " + y[i]);
         assertEquals(y[i] + 0.5f, x[2 * i + 1]);
       }
     }

@@ -22,8 +22,8 @@ class JsonTest {
     assertEquals("-2.5e3", a.get(1).toString());
     assertEquals(0, ((Json.JsonNumber) a.get(2)).asNonNegativeLong());
     assertEquals(-1, ((Json.JsonNumber) a.get(1)).asNonNegativeLong());
-    assertEquals(Boolean.TRUE, a.get(3));
-    assertEquals(Boolean.FALSE, a.get(4));
+    assertEquals(true, a.get(3));
+    assertEquals(false, a.get(4));
     assertSame(Json.NULL, a.get(5));
     assertEquals("s", a.get(6));
     assertEquals(Map.of(), m.get("b"));

@@ -98,13 +98,14 @@ class SafetensorsTest {
   @Test
   void readsAFileAssembledByHand() throws IOException {
     // Entries deliberately not in offset order, extra whitespace, metadata in the middle.
-    String json = "{ \"weight\": {\"dtype\": \"F32\", \"shape\": [2, 2], \"data_offsets\": [16, 32]},\n"
-        + "  \"__metadata__\": {\"format\": \"pt\", \"note\": \"caf\u00e9 \\\"q\\\" \\u00e9\"},\n"
-        + "  \"step\": {\"dtype\": \"I64\", \"shape\": [], \"data_offsets\": [0, 8]},\n"
-        + "  \"ids\": {\"dtype\": \"I64\", \"shape\": [1], \"data_offsets\": [8, 16]},\n"
-        + "  \"scale\": {\"dtype\": \"F64\", \"shape\": [1], \"data_offsets\": [32, 40]},\n"
-        + "  \"mask\": {\"dtype\": \"BOOL\", \"shape\": [3], \"data_offsets\": [40, 43]},\n"
-        + "  \"nothing\": {\"dtype\": \"F32\", \"shape\": [2, 0], \"data_offsets\": [43, 43]}}";
+    String json = """
+        { "weight": {"dtype": "F32", "shape": [2, 2], "data_offsets": [16, 32]},
+          "__metadata__": {"format": "pt", "note": "caf\u00e9 \\"q\\" \\u00e9"},
+          "step": {"dtype": "I64", "shape": [], "data_offsets": [0, 8]},
+          "ids": {"dtype": "I64", "shape": [1], "data_offsets": [8, 16]},
+          "scale": {"dtype": "F64", "shape": [1], "data_offsets": [32, 40]},
+          "mask": {"dtype": "BOOL", "shape": [3], "data_offsets": [40, 43]},
+          "nothing": {"dtype": "F32", "shape": [2, 0], "data_offsets": [43, 43]}}""";
     byte[] bytes = handMade(padded(json), le(8, 42), le(8, -7), f32(1, -2, 0.5f, 3e38f), f64(Math.E),
         new byte[] {1, 0, 1});
     Safetensors.Contents c = Safetensors.load(file("hand.safetensors", bytes));

@@ -22,10 +22,12 @@ class MissingProcessorTest {
   void firstMoveExplainsHowToPutTheProcessorOnThePath(@TempDir Path dir) throws Exception {
     Path source = dir.resolve("plain/Plain.java");
     Files.createDirectories(source.getParent());
-    Files.writeString(source, "package plain;\n"
-        + "public class Plain extends dev.ondevice.nn.Model {\n"
-        + "  final dev.ondevice.Parameter w = new dev.ondevice.Parameter(dev.ondevice.Tensor.ones(2));\n"
-        + "}\n");
+    Files.writeString(source, """
+        package plain;
+        public class Plain extends dev.ondevice.nn.Model {
+          final dev.ondevice.Parameter w = new dev.ondevice.Parameter(dev.ondevice.Tensor.ones(2));
+        }
+        """);
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     int status = javac.run(null, null, null, List.of("-proc:none", "-classpath",
         System.getProperty("java.class.path"), "-d", dir.toString(), source.toString()).toArray(new String[0]));

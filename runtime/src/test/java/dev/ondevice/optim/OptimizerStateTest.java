@@ -23,7 +23,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,16 +39,24 @@ class OptimizerStateTest {
 
   /** An optimizer kind: configured with every option, and with defaults (to load a state into). */
   enum Kind {
-    SGD(ps -> new Sgd(ps, 0.05).momentum(0.9).weightDecay(0.01).nesterov(true), ps -> new Sgd(ps, 1)),
-    ADAM(ps -> new Adam(ps, 0.05).betas(0.8, 0.5).weightDecay(0.1).amsgrad(true), Adam::new),
-    ADAMW(ps -> new AdamW(ps, 0.05).betas(0.85, 0.9).eps(1e-6).amsgrad(true), AdamW::new);
+    SGD,
+    ADAM,
+    ADAMW;
 
-    final Function<List<Parameter>, Optimizer> configured;
-    final Function<List<Parameter>, Optimizer> defaults;
+    Optimizer configured(List<Parameter> ps) {
+      return switch (this) {
+        case SGD -> new Sgd(ps, 0.05).momentum(0.9).weightDecay(0.01).nesterov(true);
+        case ADAM -> new Adam(ps, 0.05).betas(0.8, 0.5).weightDecay(0.1).amsgrad(true);
+        case ADAMW -> new AdamW(ps, 0.05).betas(0.85, 0.9).eps(1e-6).amsgrad(true);
+      };
+    }
 
-    Kind(Function<List<Parameter>, Optimizer> configured, Function<List<Parameter>, Optimizer> defaults) {
-      this.configured = configured;
-      this.defaults = defaults;
+    Optimizer defaults(List<Parameter> ps) {
+      return switch (this) {
+        case SGD -> new Sgd(ps, 1);
+        case ADAM -> new Adam(ps);
+        case ADAMW -> new AdamW(ps);
+      };
     }
   }
 
@@ -83,7 +90,7 @@ class OptimizerStateTest {
   @ParameterizedTest(name = "{0} saved on {1}, loaded on {2}")
   @MethodSource("transfers")
   void aLoadedStateLandsOnTheParametersDeviceAndContinuesExactly(Kind kind, Device from, Device to) {
-    Optimizer saving = kind.configured.apply(twoParameters(from));
+    Optimizer saving = kind.configured(twoParameters(from));
     step(saving, GRADS[0]);
     step(saving, GRADS[1]);
     OptimizerState saved = saving.stateDict();
@@ -92,7 +99,7 @@ class OptimizerStateTest {
     for (Parameter p : saving.parameters()) {
       copies.add(parameter(p.toDoubleArray(), to));
     }
-    Optimizer loading = kind.defaults.apply(copies);
+    Optimizer loading = kind.defaults(copies);
     loading.loadStateDict(saved);
     assertEquals(saved.metadata(), loading.stateDict().metadata(), "type, learning rate, hyper-parameters, steps");
     for (int i = 0; i < 2; i++) {
@@ -203,7 +210,7 @@ class OptimizerStateTest {
     for (Kind kind : Kind.values()) {
       Parameter w = new Parameter(Tensor.randn(Shape.of(64, 32), device));
       Parameter b = new Parameter(Tensor.randn(Shape.of(32), device));
-      Optimizer optimizer = kind.configured.apply(List.of(w, b));
+      Optimizer optimizer = kind.configured(List.of(w, b));
       LrScheduler schedule = new CosineAnnealingLr(optimizer, 10);
       w.setGrad(Tensor.randn(Shape.of(64, 32), device));
       b.setGrad(Tensor.randn(Shape.of(32), device));

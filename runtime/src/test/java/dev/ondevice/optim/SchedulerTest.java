@@ -46,9 +46,9 @@ class SchedulerTest {
   void stepLrDecaysByGammaEveryStepSizeEpochs() {
     StepLr schedule = new StepLr(sgd(), 3, 0.5);
     assertEquals(BASE, schedule.baseLearningRate());
-    assertRates(schedule, 12, e -> BASE * Math.pow(0.5, e / 3));
+    assertRates(schedule, 12, e -> BASE * Math.pow(0.5, (double) Math.floorDiv(e, 3)));
     assertEquals(BASE / 16, schedule.lastLearningRate(), 1e-17);
-    assertRates(new StepLr(sgd(), 2), 6, e -> BASE * Math.pow(0.1, e / 2));
+    assertRates(new StepLr(sgd(), 2), 6, e -> BASE * Math.pow(0.1, (double) Math.floorDiv(e, 2)));
   }
 
   @Test
@@ -93,7 +93,7 @@ class SchedulerTest {
 
   @Test
   void lambdaLrScalesTheBaseByTheFunction() {
-    assertRates(new LambdaLr(sgd(), e -> Math.pow(0.95, e)), 10, e -> BASE * Math.pow(0.95, e));
+    assertRates(new LambdaLr(sgd(), e -> Math.pow(0.95, (double) e)), 10, e -> BASE * Math.pow(0.95, (double) e));
     message(IllegalArgumentException.class, () -> new LambdaLr(sgd(), e -> -1), "learning rate", "-0.1");
   }
 

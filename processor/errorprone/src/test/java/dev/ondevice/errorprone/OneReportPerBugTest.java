@@ -24,15 +24,16 @@ import org.junit.jupiter.api.io.TempDir;
  * runs the device checks, and by the processor when Error Prone is absent or runs none of them.
  */
 class OneReportPerBugTest {
-  private static final String SOURCE = String.join("\n",
-      "import dev.ondevice.Device;",
-      "import dev.ondevice.Tensor;",
-      "class Test {",
-      "  Tensor run(Tensor x, Device device) {",
-      "    x.to(device);",
-      "    return x;",
-      "  }",
-      "}");
+  private static final String SOURCE = """
+      import dev.ondevice.Device;
+      import dev.ondevice.Tensor;
+      class Test {
+        Tensor run(Tensor x, Device device) {
+          x.to(device);
+          return x;
+        }
+      }\
+      """;
 
   @TempDir
   Path dir;

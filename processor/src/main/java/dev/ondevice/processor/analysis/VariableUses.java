@@ -79,7 +79,7 @@ final class VariableUses {
       return false;
     }
     TreePath method = enclosingMethod(at);
-    if (method == null || method.getLeaf() instanceof LambdaExpressionTree && !declaresIn(ctx, method, variable)) {
+    if (method == null || (method.getLeaf() instanceof LambdaExpressionTree && !declaresIn(ctx, method, variable))) {
       return true;
     }
     boolean[] captured = {false};

@@ -74,7 +74,7 @@ class GalleryTest {
     for (int i = 0; i < lines.size(); i++) {
       Matcher m = EXPECT.matcher(lines.get(i));
       if (m.find()) {
-        for (String item : m.group(1).split(",")) {
+        for (String item : m.group(1).split(",", -1)) {
           String s = item.trim();
           boolean warning = s.startsWith("warning ");
           out.add((i + 1) + " " + (warning ? "warning " + s.substring(8) : "error " + s));
