@@ -1,6 +1,7 @@
 package dev.ondevice.samples.djl;
 
 import ai.djl.engine.Engine;
+import ai.djl.nn.Block;
 import ai.djl.pytorch.jni.JniUtils;
 import ai.djl.pytorch.jni.LibUtils;
 import dev.ondevice.Device;
@@ -65,7 +66,7 @@ public final class SideBySideBenchmark {
   }
 
   private static void compare(String name, boolean djlOnly, Supplier<Layer> ours,
-      ai.djl.nn.Block djlBlock, int rounds, int batches) {
+      Block djlBlock, int rounds, int batches) {
     double[] oursRate = new double[rounds];
     double[] djlRate = new double[rounds];
     try (DjlTraining djl = new DjlTraining(name, djlBlock)) {

@@ -25,6 +25,10 @@ import java.util.Map;
  *   <li>{@code ondevice}: the same with the device analysis on, every check enabled.
  * </ul>
  *
+ * <p>With the suite {@code analysis}, a corpus of training and evaluation code without model
+ * classes, where the processor generates nothing and only analyses: {@code plain}, {@code noop}
+ * and {@code ondevice} as above.
+ *
  * <p>With the suite {@code errorprone}, the same models under Error Prone, which must be on the
  * class path (the samples' test class path: {@code -Dexec.classpathScope=test}):
  *
@@ -34,7 +38,8 @@ import java.util.Map;
  *   <li>{@code ep-ondevice}: the same with the device checks enabled, the processor stepping aside.
  * </ul>
  *
- * <p>Arguments: {@code [classes] [rounds] [processor|errorprone]}, default 500, 5 and processor.
+ * <p>Arguments: {@code [classes] [rounds] [processor|analysis|errorprone]}, default 500, 5 and
+ * processor.
  */
 public final class CompileBenchmark {
   private static final String PROCESSOR = "dev.ondevice.processor.OnDeviceProcessor";
@@ -47,18 +52,19 @@ public final class CompileBenchmark {
   public static void main(String[] args) throws Exception {
     int classes = args.length > 0 ? Integer.parseInt(args[0]) : 500;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
-    boolean errorProne = args.length > 2 && args[2].equals("errorprone");
-    if (args.length > 2 && !errorProne && !args[2].equals("processor")) {
-      throw new IllegalArgumentException("suite " + args[2] + " must be processor or errorprone");
-    }
+    String suite = args.length > 2 ? args[2] : "processor";
     Path dir = Files.createTempDirectory("ondevice-compile-bench");
     List<Path> models = Corpus.writeModels(dir.resolve("src"), classes);
     List<Path> handWritten = Corpus.writeHandWrittenCode(dir.resolve("src"), classes);
     String classpath = ClassPath.current();
     String javac = Paths.get(System.getProperty("java.home"), "bin", "javac").toString();
 
-    Map<String, List<String>> configs = errorProne ? errorProneConfigs(javac, classpath, dir, models)
-        : processorConfigs(javac, classpath, dir, models, handWritten);
+    Map<String, List<String>> configs = switch (suite) {
+      case "processor" -> processorConfigs(javac, classpath, dir, models, handWritten);
+      case "analysis" -> analysisConfigs(javac, classpath, dir, Corpus.writeTrainingCode(dir.resolve("src"), classes));
+      case "errorprone" -> errorProneConfigs(javac, classpath, dir, models);
+      default -> throw new IllegalArgumentException("suite " + suite + " must be processor, analysis or errorprone");
+    };
 
     Map<String, double[]> seconds = new LinkedHashMap<>();
     configs.keySet().forEach(k -> seconds.put(k, new double[rounds]));
@@ -70,8 +76,8 @@ public final class CompileBenchmark {
         seconds.get(c.getKey())[r] = run(c.getValue(), dir);
       }
     }
-    System.out.printf("%d model classes, %d fresh javac runs per configuration (interleaved), %s%n", classes, rounds,
-        System.getProperty("java.version"));
+    System.out.printf("suite %s: %d classes, %d fresh javac runs per configuration (interleaved), JDK %s%n", suite,
+        classes, rounds, System.getProperty("java.version"));
     List<String> baselines = new ArrayList<>(configs.keySet());
     baselines.remove(baselines.size() - 1);
     for (Map.Entry<String, double[]> e : seconds.entrySet()) {
@@ -96,6 +102,17 @@ public final class CompileBenchmark {
     configs.put("codegen", command(javac, classpath, dir, "codegen", models, "-processorpath", classpath,
         "-processor", PROCESSOR, "-Aondevice.analysis=off"));
     configs.put("ondevice", command(javac, classpath, dir, "ondevice", models, "-processorpath", classpath,
+        "-processor", PROCESSOR));
+    return configs;
+  }
+
+  private static Map<String, List<String>> analysisConfigs(String javac, String classpath, Path dir,
+      List<Path> training) throws IOException {
+    Map<String, List<String>> configs = new LinkedHashMap<>();
+    configs.put("plain", command(javac, classpath, dir, "plain", training, "-proc:none"));
+    configs.put("noop", command(javac, classpath, dir, "noop", training, "-processorpath", classpath,
+        "-processor", NoopProcessor.class.getName()));
+    configs.put("ondevice", command(javac, classpath, dir, "ondevice", training, "-processorpath", classpath,
         "-processor", PROCESSOR));
     return configs;
   }

@@ -39,6 +39,105 @@ public final class Corpus {
     return files;
   }
 
+  /**
+   * Writes {@code count} classes of training and evaluation code that declare no model class (so
+   * the processor generates nothing for them, only analyses them) under {@code dir}/training.
+   */
+  public static List<Path> writeTrainingCode(Path dir, int count) throws IOException {
+    Path pkg = Files.createDirectories(dir.resolve("training"));
+    List<Path> files = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      Path f = pkg.resolve("Trainer" + i + ".java");
+      Files.writeString(f, trainer(i));
+      files.add(f);
+    }
+    return files;
+  }
+
+  private static String trainer(int i) {
+    int hidden = 32 + i % 11;
+    return String.join("\n",
+        "package training;",
+        "",
+        "import dev.ondevice.Autograd;",
+        "import dev.ondevice.Device;",
+        "import dev.ondevice.Shape;",
+        "import dev.ondevice.Tensor;",
+        "import dev.ondevice.data.Batch;",
+        "import dev.ondevice.data.DataLoader;",
+        "import dev.ondevice.data.TensorDataset;",
+        "import dev.ondevice.nn.CrossEntropyLoss;",
+        "import dev.ondevice.nn.Layer;",
+        "import dev.ondevice.nn.Linear;",
+        "import dev.ondevice.nn.ReLU;",
+        "import dev.ondevice.nn.Sequential;",
+        "import dev.ondevice.optim.Sgd;",
+        "",
+        "/** Corpus training code " + i + ". */",
+        "public final class Trainer" + i + " {",
+        "  private Trainer" + i + "() {}",
+        "",
+        "  public static Layer build(Device device) {",
+        "    Sequential model = new Sequential(new Linear(784, " + hidden + "), new ReLU(), new Linear(" + hidden
+            + ", 10));",
+        "    model.toDevice(device);",
+        "    return model;",
+        "  }",
+        "",
+        "  public static Tensor epoch(Layer model, DataLoader loader, Sgd optimizer, Device device) {",
+        "    CrossEntropyLoss criterion = new CrossEntropyLoss();",
+        "    Tensor total = Tensor.zeros(Shape.scalar(), device);",
+        "    int batches = 0;",
+        "    for (Batch batch : loader) {",
+        "      Tensor xb = batch.inputs().to(device).flatten(1, -1);",
+        "      Tensor yb = batch.targets().to(device);",
+        "      Tensor loss = criterion.forward(model.forward(xb), yb);",
+        "      optimizer.zeroGrad();",
+        "      loss.backward();",
+        "      optimizer.step();",
+        "      total = total.add(loss.detach());",
+        "      batches++;",
+        "    }",
+        "    return batches == 0 ? total : total.div(batches);",
+        "  }",
+        "",
+        "  public static Tensor accuracy(Layer model, DataLoader loader, Device device) {",
+        "    Tensor correct = Tensor.zeros(Shape.scalar(), device);",
+        "    long seen = 0;",
+        "    try (Autograd.Scope ignored = Autograd.noGrad()) {",
+        "      for (Batch batch : loader) {",
+        "        Tensor xb = batch.inputs().to(device).flatten(1, -1);",
+        "        Tensor yb = batch.targets().to(device);",
+        "        Tensor predicted = model.forward(xb).argmax(1, false);",
+        "        correct = correct.add(predicted.eq(yb).sum());",
+        "        seen += yb.shape().get(0);",
+        "      }",
+        "    }",
+        "    return seen == 0 ? correct : correct.div(seen);",
+        "  }",
+        "",
+        "  public static Tensor normalize(Tensor x) {",
+        "    Tensor mean = x.mean(0, true);",
+        "    Tensor std = x.std(new int[] {0}, true, true).add(1e-6);",
+        "    return x.sub(mean).div(std);",
+        "  }",
+        "",
+        "  public static double run(Device device, int epochs) {",
+        "    Tensor images = normalize(Tensor.randn(Shape.of(64, 1, 28, 28)));",
+        "    Tensor labels = Tensor.randint(0, 10, Shape.of(64));",
+        "    DataLoader loader = DataLoader.builder(new TensorDataset(images, labels)).batchSize(16).build();",
+        "    Layer model = build(device);",
+        "    Sgd optimizer = new Sgd(model.parameters(), 0.05);",
+        "    Tensor last = Tensor.zeros(Shape.scalar(), device);",
+        "    for (int e = 0; e < epochs; e++) {",
+        "      last = epoch(model, loader, optimizer, device);",
+        "    }",
+        "    return last.item() + accuracy(model, loader, device).item();",
+        "  }",
+        "}",
+        "");
+  }
+
   private static String model(int i) {
     int hidden = 16 + i % 7;
     return String.join("\n",
