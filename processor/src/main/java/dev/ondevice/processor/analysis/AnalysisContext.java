@@ -69,7 +69,12 @@ final class AnalysisContext {
   }
 
   MethodSemantics semantics(ExecutableElement m) {
-    return semantics.computeIfAbsent(m, e -> MethodSemantics.of(e, runtimeTypes));
+    MethodSemantics s = semantics.get(m);
+    if (s == null) {
+      s = MethodSemantics.of(m, runtimeTypes);
+      semantics.put(m, s);
+    }
+    return s;
   }
 
   /** The source text of a tree, whitespace collapsed. */

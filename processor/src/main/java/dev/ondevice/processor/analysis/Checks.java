@@ -187,13 +187,7 @@ final class Checks {
 
   /** Tensors passed to the printing and formatting methods of the JDK. */
   void printedArguments(TreePath path, ExecutableElement m, List<? extends ExpressionTree> trees, List<Value> args) {
-    Element owner = m.getEnclosingElement();
-    String name = owner instanceof TypeElement typeElement ? typeElement.getQualifiedName().toString() : "";
-    boolean printing = name.equals("java.io.PrintStream") || name.equals("java.io.PrintWriter")
-        || name.equals("java.lang.StringBuilder") || name.equals("java.util.logging.Logger")
-        || (name.equals("java.lang.String") && (m.getSimpleName().contentEquals("valueOf")
-            || m.getSimpleName().contentEquals("format")));
-    if (printing) {
+    if (ctx.types().prints(m)) {
       for (int i = 0; i < trees.size(); i++) {
         printed(new TreePath(path, trees.get(i)), args.get(i), true);
       }

@@ -8,6 +8,7 @@ import com.sun.source.tree.Tree;
 import com.sun.source.tree.VariableTree;
 import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
+import com.sun.source.util.TreeScanner;
 import com.sun.source.util.Trees;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -63,14 +64,17 @@ public final class DeviceAnalysis {
         if (node.getBody() != null && analyzed.add(node)) {
           analyzeBody(ctx, getCurrentPath());
         }
-        return super.visitMethod(node, null);
+        return declaresClass(node.getBody()) ? super.visitMethod(node, null) : null;
       }
 
       @Override
       public Void visitBlock(BlockTree node, Void unused) {
         TreePath p = getCurrentPath();
-        if (p.getParentPath().getLeaf() instanceof ClassTree && analyzed.add(node)) {
-          analyzeBody(ctx, p);
+        if (p.getParentPath().getLeaf() instanceof ClassTree) {
+          if (analyzed.add(node)) {
+            analyzeBody(ctx, p);
+          }
+          return declaresClass(node) ? super.visitBlock(node, null) : null;
         }
         return super.visitBlock(node, null);
       }
@@ -78,13 +82,37 @@ public final class DeviceAnalysis {
       @Override
       public Void visitVariable(VariableTree node, Void unused) {
         TreePath p = getCurrentPath();
-        if (p.getParentPath().getLeaf() instanceof ClassTree && node.getInitializer() != null && analyzed.add(node)) {
-          analyzeBody(ctx, new TreePath(p, node.getInitializer()));
+        if (p.getParentPath().getLeaf() instanceof ClassTree && node.getInitializer() != null) {
+          if (analyzed.add(node)) {
+            analyzeBody(ctx, new TreePath(p, node.getInitializer()));
+          }
+          return declaresClass(node.getInitializer()) ? super.visitVariable(node, null) : null;
         }
         return super.visitVariable(node, null);
       }
     }.scan(classPath, null);
     return ctx.findings();
+  }
+
+  /**
+   * Whether a body declares a class (local or anonymous), whose members are bodies of their own:
+   * only then does the scan descend into it, the body itself being interpreted already.
+   */
+  private static boolean declaresClass(Tree body) {
+    boolean[] found = {false};
+    new TreeScanner<Void, Void>() {
+      @Override
+      public Void scan(Tree tree, Void unused) {
+        return found[0] ? null : super.scan(tree, null);
+      }
+
+      @Override
+      public Void visitClass(ClassTree node, Void unused) {
+        found[0] = true;
+        return null;
+      }
+    }.scan(body, null);
+    return found[0];
   }
 
   /** Analyses one body; a failure is reported as one warning naming the method, never thrown. */

@@ -44,7 +44,11 @@ final class Env {
     values.replaceAll((k, v) -> f.apply(v));
   }
 
-  /** The merge of two control-flow paths. */
+  /**
+   * The merge of two control-flow paths. A variable known on one path only was declared inside it
+   * (a branch or a loop body), is out of scope where the paths meet, and is dropped: so a loop
+   * whose body only declares its own locals reaches its fixed point in one pass.
+   */
   Env join(Env other) {
     if (!other.reachable) {
       return copy();
@@ -55,11 +59,8 @@ final class Env {
     Map<Element, Value> joined = new HashMap<>();
     for (Map.Entry<Element, Value> e : values.entrySet()) {
       Value o = other.values.get(e.getKey());
-      joined.put(e.getKey(), o == null ? Value.UNKNOWN : e.getValue().join(o));
-    }
-    for (Map.Entry<Element, Value> e : other.values.entrySet()) {
-      if (!values.containsKey(e.getKey())) {
-        joined.put(e.getKey(), Value.UNKNOWN);
+      if (o != null) {
+        joined.put(e.getKey(), e.getValue().join(o));
       }
     }
     return new Env(joined, true);

@@ -18,6 +18,7 @@ import com.sun.source.tree.IfTree;
 import com.sun.source.tree.LabeledStatementTree;
 import com.sun.source.tree.LambdaExpressionTree;
 import com.sun.source.tree.LiteralTree;
+import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.MethodTree;
@@ -428,14 +429,20 @@ final class MethodInterpreter {
 
   // ================================================================== expressions
 
-  /** Evaluates an expression, records its value, and returns it. */
+  /**
+   * Evaluates an expression and returns its value; records it for a variable (what a fix may name
+   * as a device source).
+   */
   Value expression(TreePath path) {
     Value v = evaluate(path);
-    values.put(path.getLeaf(), v);
+    Tree leaf = path.getLeaf();
+    if (leaf instanceof IdentifierTree || leaf instanceof MemberSelectTree) {
+      values.put(leaf, v);
+    }
     return v;
   }
 
-  /** The value an expression had when it was last evaluated. */
+  /** The value a variable or a call's argument had when it was last evaluated. */
   Value valueOf(Tree t) {
     Value v = values.get(t);
     return v == null ? Value.UNKNOWN : v;
@@ -486,8 +493,7 @@ final class MethodInterpreter {
   }
 
   private boolean isString(TreePath path) {
-    TypeMirror t = ctx.trees().getTypeMirror(path);
-    return t != null && t.toString().equals("java.lang.String");
+    return rt.isString(ctx.trees().getTypeMirror(path));
   }
 
   /** Evaluates the subexpressions of an expression the analysis has no rule for. */
@@ -642,7 +648,9 @@ final class MethodInterpreter {
   private List<Value> arguments(TreePath path, List<? extends ExpressionTree> trees) {
     List<Value> out = new ArrayList<>();
     for (ExpressionTree a : trees) {
-      out.add(expression(new TreePath(path, a)));
+      Value v = expression(new TreePath(path, a));
+      values.put(a, v);
+      out.add(v);
     }
     return out;
   }

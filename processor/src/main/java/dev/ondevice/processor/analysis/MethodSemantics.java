@@ -86,11 +86,17 @@ final class MethodSemantics {
       VariableElement p = params.get(i);
       TypeMirror t = p.asType();
       takesTensors |= rt.isTensor(t) || rt.isTensorIterable(t);
+      if (p.getAnnotationMirrors().isEmpty()) {
+        continue;
+      }
       OnDevice on = p.getAnnotation(OnDevice.class);
       paramDevices[i] = on == null ? null : on.value();
       if (p.getAnnotation(NonBlocking.class) != null && t.getKind() == TypeKind.BOOLEAN) {
         nonBlocking = i;
       }
+    }
+    if (m.getAnnotationMirrors().isEmpty()) {
+      return unannotated(m, rt, returnsTensor, takesTensors, paramDevices, nonBlocking);
     }
     OnDevice onReturn = m.getAnnotation(OnDevice.class);
     String returnDevice = onReturn == null ? null : onReturn.value();
@@ -127,6 +133,19 @@ final class MethodSemantics {
     }
     return new MethodSemantics(kind, hostSync, inPlace != null, inPlace != null && inPlace.crossDevice(), zeroDim,
         fromHostData, returnsTensor, moveTo, pins, nonBlocking, source, paramDevices, returnDevice);
+  }
+
+  /** {@link #of} for a method without annotations (most of them): only its class says anything. */
+  private static MethodSemantics unannotated(ExecutableElement m, RuntimeTypes rt, boolean returnsTensor,
+      boolean takesTensors, String[] paramDevices, int nonBlocking) {
+    Kind kind = Kind.OTHER;
+    if ((returnsTensor || takesTensors) && declaredInSameDeviceType(m, rt)) {
+      kind = Kind.SAME_DEVICE;
+    } else if ((returnsTensor || takesTensors) && !m.getModifiers().contains(Modifier.STATIC) && isModelMethod(m, rt)) {
+      kind = Kind.MODEL_CALL;
+    }
+    return new MethodSemantics(kind, false, false, false, false, false, returnsTensor, null, false, nonBlocking, null,
+        paramDevices, null);
   }
 
   private static boolean declaredInSameDeviceType(ExecutableElement m, RuntimeTypes rt) {

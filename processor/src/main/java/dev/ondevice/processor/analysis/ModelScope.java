@@ -16,15 +16,16 @@ final class ModelScope {
   private final RuntimeTypes rt;
   private final boolean modelClass;
   private final boolean instanceMethod;
-  private final String methodName;
+  private final TypeElement type;
+  private final ExecutableElement method;
   private final Value thisValue;
 
   ModelScope(RuntimeTypes rt, TypeElement type, ExecutableElement method, boolean instance) {
     this.rt = rt;
     this.modelClass = type != null && rt.isModel(type.asType());
     this.instanceMethod = instance && (method == null || !method.getModifiers().contains(Modifier.STATIC));
-    this.methodName = (type == null ? "" : type.getSimpleName() + ".")
-        + (method == null ? "<init>" : method.getSimpleName());
+    this.type = type;
+    this.method = method;
     this.thisValue = modelClass && instanceMethod
         ? Value.on(Place.symbol(type, "the model's device")) : Value.UNKNOWN;
   }
@@ -40,7 +41,7 @@ final class ModelScope {
 
   /** {@code Class.method}, for messages. */
   String methodName() {
-    return methodName;
+    return (type == null ? "" : type.getSimpleName() + ".") + (method == null ? "<init>" : method.getSimpleName());
   }
 
   Value thisValue() {

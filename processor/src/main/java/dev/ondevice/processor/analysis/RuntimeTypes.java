@@ -1,8 +1,13 @@
 package dev.ondevice.processor.analysis;
 
 import java.lang.annotation.Annotation;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import javax.lang.model.element.Element;
+import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
@@ -15,14 +20,31 @@ import javax.lang.model.util.ElementFilter;
 import javax.lang.model.util.Elements;
 import javax.lang.model.util.Types;
 
-/** The runtime types the analysis recognises (looked up by name) and type tests on them. */
+/**
+ * The runtime types the analysis recognises (looked up by name) and type tests on them. One
+ * instance per compilation: what a class is (a tensor, a model, ...) and which annotations it
+ * inherits are computed once per class, as the analysis asks on every call.
+ */
 final class RuntimeTypes {
+  private static final int TENSOR = 1;
+  private static final int DEVICE = 2;
+  private static final int MODEL = 4;
+  private static final int ITERABLE = 8;
+  private static final int STRING = 16;
+  private static final Set<String> PRINTERS = Set.of("java.io.PrintStream", "java.io.PrintWriter",
+      "java.lang.StringBuilder", "java.util.logging.Logger");
+
   private final Types types;
   private final TypeMirror tensor;
   private final TypeMirror device;
   private final TypeMirror model;
   private final TypeMirror iterable;
-  private final java.util.Map<String, Boolean> stateful = new java.util.HashMap<>();
+  private final Element modelElement;
+  private final Element stringElement;
+  private final IdentityHashMap<Element, Integer> kinds = new IdentityHashMap<>();
+  private final IdentityHashMap<Element, Boolean> stateful = new IdentityHashMap<>();
+  private final Map<Class<? extends Annotation>, IdentityHashMap<Element, Boolean>> inherited = new HashMap<>();
+  private final IdentityHashMap<Element, Boolean> printers = new IdentityHashMap<>();
 
   RuntimeTypes(Elements elements, Types types) {
     this.types = types;
@@ -30,6 +52,8 @@ final class RuntimeTypes {
     this.device = erasure(elements, "dev.ondevice.Device");
     this.model = erasure(elements, "dev.ondevice.nn.Model");
     this.iterable = erasure(elements, "java.lang.Iterable");
+    this.modelElement = model == null ? null : types.asElement(model);
+    this.stringElement = elements.getTypeElement("java.lang.String");
   }
 
   private TypeMirror erasure(Elements elements, String name) {
@@ -47,28 +71,45 @@ final class RuntimeTypes {
   }
 
   boolean isTensor(TypeMirror t) {
-    return is(t, tensor);
+    return (kinds(t) & TENSOR) != 0;
   }
 
   boolean isDevice(TypeMirror t) {
-    return is(t, device);
+    return (kinds(t) & DEVICE) != 0;
   }
 
   boolean isModel(TypeMirror t) {
-    return model != null && is(t, model);
+    return (kinds(t) & MODEL) != 0;
+  }
+
+  boolean isString(TypeMirror t) {
+    return (kinds(t) & STRING) != 0;
+  }
+
+  /**
+   * Whether a call of {@code m} turns its arguments into text: the methods of print streams and
+   * writers, string builders and loggers, {@code String.valueOf} and {@code String.format}.
+   */
+  boolean prints(ExecutableElement m) {
+    Element owner = m.getEnclosingElement();
+    boolean printer = printers.computeIfAbsent(owner, o -> o instanceof TypeElement t
+        && PRINTERS.contains(t.getQualifiedName().toString()));
+    return printer || (owner == stringElement
+        && (m.getSimpleName().contentEquals("valueOf") || m.getSimpleName().contentEquals("format")));
   }
 
   /** Whether {@code t} is exactly the model base class. */
   boolean isModelBase(TypeMirror t) {
-    return model != null && t != null && t.getKind() == TypeKind.DECLARED && types.isSameType(types.erasure(t), model);
+    return modelElement != null && t != null && t.getKind() == TypeKind.DECLARED
+        && ((DeclaredType) t).asElement() == modelElement;
   }
 
   /** Whether {@code t} is an Iterable (a list, say) of tensors. */
   boolean isTensorIterable(TypeMirror t) {
-    if (!is(t, iterable)) {
+    if ((kinds(t) & ITERABLE) == 0) {
       return false;
     }
-    for (TypeMirror s = t; s != null; ) {
+    for (TypeMirror s = upper(t); s != null; ) {
       if (s.getKind() == TypeKind.DECLARED && types.isSameType(types.erasure(s), iterable)) {
         List<? extends TypeMirror> args = ((DeclaredType) s).getTypeArguments();
         return args.size() == 1 && isTensor(args.get(0));
@@ -76,7 +117,7 @@ final class RuntimeTypes {
       List<? extends TypeMirror> supers = types.directSupertypes(s);
       s = null;
       for (TypeMirror sup : supers) {
-        if (is(sup, iterable)) {
+        if ((kinds(sup) & ITERABLE) != 0) {
           s = sup;
           break;
         }
@@ -85,12 +126,28 @@ final class RuntimeTypes {
     return false;
   }
 
-  private boolean is(TypeMirror t, TypeMirror of) {
-    if (t == null || of == null) {
-      return false;
+  /** The kinds of the class of {@code t} (its upper bound for a type variable), computed once per class. */
+  private int kinds(TypeMirror t) {
+    if (t == null) {
+      return 0;
     }
     TypeMirror u = upper(t);
-    return u.getKind() == TypeKind.DECLARED && types.isSubtype(types.erasure(u), of);
+    if (u.getKind() != TypeKind.DECLARED) {
+      return 0;
+    }
+    Element e = ((DeclaredType) u).asElement();
+    Integer k = kinds.get(e);
+    if (k == null) {
+      TypeMirror erased = types.erasure(u);
+      k = (is(erased, tensor) ? TENSOR : 0) | (is(erased, device) ? DEVICE : 0) | (is(erased, model) ? MODEL : 0)
+          | (is(erased, iterable) ? ITERABLE : 0) | (e == stringElement ? STRING : 0);
+      kinds.put(e, k);
+    }
+    return k;
+  }
+
+  private boolean is(TypeMirror erased, TypeMirror of) {
+    return of != null && types.isSubtype(erased, of);
   }
 
   private static TypeMirror upper(TypeMirror t) {
@@ -109,7 +166,11 @@ final class RuntimeTypes {
    * activation, a pooling, a flatten) works on any device.
    */
   boolean hasState(TypeMirror modelType) {
-    return stateful.computeIfAbsent(types.erasure(modelType).toString(), k -> computeHasState(modelType));
+    TypeMirror u = upper(modelType);
+    if (u.getKind() != TypeKind.DECLARED) {
+      return computeHasState(u);
+    }
+    return stateful.computeIfAbsent(((DeclaredType) u).asElement(), e -> computeHasState(u));
   }
 
   private boolean computeHasState(TypeMirror modelType) {
@@ -117,7 +178,8 @@ final class RuntimeTypes {
       TypeElement e = (TypeElement) types.asElement(t);
       for (VariableElement f : ElementFilter.fieldsIn(e.getEnclosedElements())) {
         TypeMirror ft = f.asType();
-        boolean container = ft.getKind() == TypeKind.ARRAY || is(ft, iterable) || ft.toString().startsWith("java.util.Map");
+        boolean container = ft.getKind() == TypeKind.ARRAY || (kinds(ft) & ITERABLE) != 0
+            || ft.toString().startsWith("java.util.Map");
         if (!f.getModifiers().contains(Modifier.STATIC) && (isTensor(ft) || isModel(ft) || container
             || ft.getKind() == TypeKind.TYPEVAR)) {
           return true;
@@ -128,20 +190,25 @@ final class RuntimeTypes {
     return false;
   }
 
-  /** Whether {@code type} or one of its superclasses or interfaces carries {@code annotation}. */
+  /**
+   * Whether {@code type} or one of its superclasses or interfaces carries {@code annotation};
+   * computed once per class and annotation.
+   */
   boolean hasInherited(TypeMirror type, Class<? extends Annotation> annotation) {
     if (type == null || upper(type).getKind() != TypeKind.DECLARED) {
       return false;
     }
-    Element e = types.asElement(upper(type));
-    if (e != null && e.getAnnotation(annotation) != null) {
-      return true;
-    }
-    for (TypeMirror s : types.directSupertypes(upper(type))) {
-      if (hasInherited(s, annotation)) {
-        return true;
+    TypeMirror u = upper(type);
+    IdentityHashMap<Element, Boolean> known = inherited.computeIfAbsent(annotation, a -> new IdentityHashMap<>());
+    Element e = ((DeclaredType) u).asElement();
+    Boolean has = known.get(e);
+    if (has == null) {
+      has = e.getAnnotation(annotation) != null;
+      for (TypeMirror s : types.directSupertypes(u)) {
+        has = has || hasInherited(s, annotation);
       }
+      known.put(e, has);
     }
-    return false;
+    return has;
   }
 }

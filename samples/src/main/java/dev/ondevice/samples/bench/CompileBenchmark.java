@@ -20,6 +20,8 @@ import java.util.Map;
  *   <li>{@code plain}: javac without processing ({@code -proc:none}), with hand-written equivalents
  *       of the generated code;
  *   <li>{@code noop}: the same sources with a processor that does nothing;
+ *   <li>{@code floor}: the models alone with {@link FloorGenerator}, which writes the same code
+ *       through the Filer and nothing else: the cost javac puts on any generating processor;
  *   <li>{@code codegen}: the models alone with the ondevice processor, which generates the code
  *       (its compilation included), with the device analysis off ({@code -Aondevice.analysis=off});
  *   <li>{@code ondevice}: the same with the device analysis on, every check enabled.
@@ -99,6 +101,8 @@ public final class CompileBenchmark {
     configs.put("plain", command(javac, classpath, dir, "plain", withCode, "-proc:none"));
     configs.put("noop", command(javac, classpath, dir, "noop", withCode, "-processorpath", classpath,
         "-processor", NoopProcessor.class.getName()));
+    configs.put("floor", command(javac, classpath, dir, "floor", models, "-processorpath", classpath,
+        "-processor", FloorGenerator.class.getName()));
     configs.put("codegen", command(javac, classpath, dir, "codegen", models, "-processorpath", classpath,
         "-processor", PROCESSOR, "-Aondevice.analysis=off"));
     configs.put("ondevice", command(javac, classpath, dir, "ondevice", models, "-processorpath", classpath,

@@ -206,7 +206,7 @@ public final class Corpus {
         "");
   }
 
-  private static String handWritten(int i) {
+  static String handWritten(int i) {
     return String.join("\n",
         "package corpus;",
         "",

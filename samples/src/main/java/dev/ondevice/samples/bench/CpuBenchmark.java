@@ -28,7 +28,8 @@ import org.bytedeco.openblas.global.openblas;
  *
  * <p>Arguments: {@code --quick} (a short run), {@code --rounds N}, {@code --only matmul} or
  * {@code --only elementwise}. The thread count is {@code -Dondevice.cpu.threads} (default: all
- * cores); the baselines use the same count.
+ * cores); the baselines use the same count. Run it in a JVM of its own, as in {@code
+ * docs/performance.md}, which has the command and the figures.
  */
 public final class CpuBenchmark {
   private static final int THREADS = Parallel.THREADS;
