@@ -42,6 +42,18 @@ public interface Backend {
   /** The gradient of relu: {@code out = output > 0 ? grad : 0}. */
   void reluBackward(Strided grad, Strided output, Strided out);
 
+  /**
+   * One SGD update of {@code param} and its momentum {@code buffer} (null without momentum) in
+   * place, from {@code grad}; all of one floating dtype and the parameter's sizes.
+   */
+  void sgdStep(Strided param, Strided grad, Strided buffer, SgdStep step);
+
+  /**
+   * One Adam or AdamW update of {@code param} and its moments in place, from {@code grad}; {@code
+   * maxExpAvgSq} is null without AMSGrad. All of one floating dtype and the parameter's sizes.
+   */
+  void adamStep(Strided param, Strided grad, Strided expAvg, Strided expAvgSq, Strided maxExpAvgSq, AdamStep step);
+
   /** {@code out = cond ? a : b}; cond is bool. */
   void where(Strided cond, Strided a, Strided b, Strided out);
 

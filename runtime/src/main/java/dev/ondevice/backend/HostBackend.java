@@ -6,6 +6,7 @@ import dev.ondevice.cpu.CopyKernels;
 import dev.ondevice.cpu.FusedKernels;
 import dev.ondevice.cpu.Gemm;
 import dev.ondevice.cpu.IndexKernels;
+import dev.ondevice.cpu.OptimizerKernels;
 import dev.ondevice.cpu.PoolKernels;
 import dev.ondevice.cpu.RandomKernels;
 import dev.ondevice.cpu.ReduceKernels;
@@ -138,6 +139,20 @@ public final class HostBackend implements Backend {
   @Override
   public void reluBackward(Strided grad, Strided output, Strided out) {
     run(() -> FusedKernels.reluBackward(grad, output, out), grad, output, out);
+  }
+
+  @Override
+  public void sgdStep(Strided param, Strided grad, Strided buffer, SgdStep step) {
+    Strided[] operands = buffer == null ? new Strided[] {param, grad} : new Strided[] {param, grad, buffer};
+    run(() -> OptimizerKernels.sgd(param, grad, buffer, step), operands);
+  }
+
+  @Override
+  public void adamStep(Strided param, Strided grad, Strided expAvg, Strided expAvgSq, Strided maxExpAvgSq,
+      AdamStep step) {
+    Strided[] operands = maxExpAvgSq == null ? new Strided[] {param, grad, expAvg, expAvgSq}
+        : new Strided[] {param, grad, expAvg, expAvgSq, maxExpAvgSq};
+    run(() -> OptimizerKernels.adam(param, grad, expAvg, expAvgSq, maxExpAvgSq, step), operands);
   }
 
   @Override

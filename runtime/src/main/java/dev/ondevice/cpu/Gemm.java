@@ -22,7 +22,7 @@ public final class Gemm {
     String status;
     boolean ok;
     try {
-      openblas.blas_set_num_threads(Parallel.THREADS);
+      openblas.blas_set_num_threads(Integer.getInteger("ondevice.cpu.blasThreads", Parallel.THREADS));
       status = "OpenBLAS (bytedeco " + openblas.class.getPackage().getImplementationVersion() + ", "
           + openblas.blas_get_num_threads() + " threads)";
       ok = true;

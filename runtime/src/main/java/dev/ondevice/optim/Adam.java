@@ -2,6 +2,7 @@ package dev.ondevice.optim;
 
 import dev.ondevice.Parameter;
 import dev.ondevice.Tensor;
+import dev.ondevice.backend.AdamStep;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -152,8 +153,8 @@ public final class Adam extends Optimizer {
   /** One Adam step of {@code p}, the weight decay added to a copy of the gradient. */
   @Override
   protected void update(Parameter p, Tensor grad, Map<String, Tensor> state, long step) {
-    Tensor g = weightDecay == 0 ? grad : p.mul(weightDecay).addi(grad);
-    AdamUpdate.apply(p, g, state, step, learningRate(), beta1, beta2, eps, amsgrad);
+    AdamUpdate.apply(p, grad, state, new AdamStep(learningRate(), beta1, beta2, eps, weightDecay, false, amsgrad,
+        step));
   }
 
   /** {@code betas} (as {@code 0.9,0.999}), {@code eps}, {@code weight_decay} and {@code amsgrad}. */

@@ -2,6 +2,7 @@ package dev.ondevice.optim;
 
 import dev.ondevice.Parameter;
 import dev.ondevice.Tensor;
+import dev.ondevice.backend.AdamStep;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -146,10 +147,8 @@ public final class AdamW extends Optimizer {
   /** One AdamW step of {@code p}: the decay in place, then Adam's update without weight decay. */
   @Override
   protected void update(Parameter p, Tensor grad, Map<String, Tensor> state, long step) {
-    if (weightDecay != 0) {
-      p.muli(1 - learningRate() * weightDecay);
-    }
-    AdamUpdate.apply(p, grad, state, step, learningRate(), beta1, beta2, eps, amsgrad);
+    AdamUpdate.apply(p, grad, state, new AdamStep(learningRate(), beta1, beta2, eps, weightDecay, true, amsgrad,
+        step));
   }
 
   /** {@code betas} (as {@code 0.9,0.999}), {@code eps}, {@code weight_decay} and {@code amsgrad}. */

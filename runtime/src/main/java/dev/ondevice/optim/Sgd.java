@@ -1,7 +1,9 @@
 package dev.ondevice.optim;
 
+import dev.ondevice.OptimizerSteps;
 import dev.ondevice.Parameter;
 import dev.ondevice.Tensor;
+import dev.ondevice.backend.SgdStep;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -139,36 +141,21 @@ public final class Sgd extends Optimizer {
     this.nesterov = nesterov;
   }
 
-  /** One SGD step of {@code p}; {@code d} is the direction, owned when this step may overwrite it. */
+  /** One SGD step of {@code p}, fused into one pass over the parameter, its gradient and its buffer. */
   @Override
   protected void update(Parameter p, Tensor grad, Map<String, Tensor> state, long step) {
-    Tensor d = grad;
-    boolean owned = false;
-    if (weightDecay != 0) {
-      d = p.mul(weightDecay).addi(grad);
-      owned = true;
-    }
+    Tensor buffer = null;
+    boolean first = false;
     if (momentum != 0) {
-      Tensor buffer = state.get(MOMENTUM_BUFFER);
+      buffer = state.get(MOMENTUM_BUFFER);
       if (buffer == null) {
-        buffer = owned ? d : d.clone();
+        buffer = Tensor.emptyLike(p);
         state.put(MOMENTUM_BUFFER, buffer);
-      } else {
-        buffer.muli(momentum).addi(d, 1 - dampening);
-      }
-      if (nesterov) {
-        d = buffer.mul(momentum).addi(d);
-        owned = true;
-      } else {
-        d = buffer;
-        owned = false;
+        first = true;
       }
     }
-    if (owned) {
-      p.addi(d.muli(-learningRate()));
-    } else {
-      p.addi(d, -learningRate());
-    }
+    OptimizerSteps.sgd(p, grad, buffer, new SgdStep(learningRate(), momentum, dampening, weightDecay, nesterov,
+        first));
   }
 
   /** {@code momentum}, {@code dampening}, {@code weight_decay} and {@code nesterov}, PyTorch's names. */

@@ -1,0 +1,115 @@
+package dev.ondevice;
+
+import dev.ondevice.backend.AdamStep;
+import dev.ondevice.backend.SgdStep;
+import dev.ondevice.backend.Strided;
+import java.util.Arrays;
+
+/**
+ * The fused in-place updates behind {@link dev.ondevice.optim.Sgd}, {@link dev.ondevice.optim.Adam}
+ * and {@link dev.ondevice.optim.AdamW}, for custom optimizers too: one pass over a parameter, its
+ * gradient and its state on the parameter's device, with PyTorch's arithmetic. State below the
+ * smallest normal number is flushed to zero, so that a decaying momentum never reaches the
+ * subnormal range, where arithmetic is a hundred times slower.
+ *
+ * <p>Like every in-place op on a parameter, an update runs inside {@link Autograd#noGrad()}. The
+ * gradient and the state must be on the parameter's device and have its shape and dtype.
+ */
+public final class OptimizerSteps {
+  private OptimizerSteps() {}
+
+  /**
+   * One SGD update of {@code param} and, with momentum, of {@code momentumBuffer} (null when {@code
+   * step.momentum()} is 0).
+   *
+   * @throws DeviceMismatchException when an operand is on another device than the parameter
+   * @throws IllegalArgumentException when shapes or dtypes differ, or a buffer is missing
+   * @throws IllegalStateException outside {@link Autograd#noGrad()}
+   */
+  public static void sgd(Tensor param, Tensor grad, Tensor momentumBuffer, SgdStep step) {
+    String op = "OptimizerSteps.sgd";
+    if ((step.momentum() != 0) != (momentumBuffer != null)) {
+      throw new IllegalArgumentException(op + ": a momentum buffer is needed exactly when the momentum is not 0"
+          + " (momentum " + step.momentum() + ")");
+    }
+    check(op, param, "grad", grad);
+    if (momentumBuffer != null) {
+      checkState(op, param, "momentumBuffer", momentumBuffer);
+    }
+    param.data.storage().backend().sgdStep(param.data, grad.data, data(momentumBuffer), step);
+    bump(param, momentumBuffer);
+  }
+
+  /**
+   * One Adam or AdamW update of {@code param} and its moments; {@code maxExpAvgSq} is null unless
+   * {@code step.amsgrad()}.
+   *
+   * @throws DeviceMismatchException when an operand is on another device than the parameter
+   * @throws IllegalArgumentException when shapes or dtypes differ, or the AMSGrad state is missing
+   * @throws IllegalStateException outside {@link Autograd#noGrad()}
+   */
+  public static void adam(Tensor param, Tensor grad, Tensor expAvg, Tensor expAvgSq, Tensor maxExpAvgSq,
+      AdamStep step) {
+    String op = "OptimizerSteps.adam";
+    if (step.amsgrad() != (maxExpAvgSq != null)) {
+      throw new IllegalArgumentException(op + ": maxExpAvgSq is needed exactly with AMSGrad (amsgrad "
+          + step.amsgrad() + ")");
+    }
+    check(op, param, "grad", grad);
+    checkState(op, param, "expAvg", expAvg);
+    checkState(op, param, "expAvgSq", expAvgSq);
+    if (maxExpAvgSq != null) {
+      checkState(op, param, "maxExpAvgSq", maxExpAvgSq);
+    }
+    param.data.storage().backend().adamStep(param.data, grad.data, expAvg.data, expAvgSq.data, data(maxExpAvgSq),
+        step);
+    bump(param, expAvg, expAvgSq, maxExpAvgSq);
+  }
+
+  private static Strided data(Tensor t) {
+    return t == null ? null : t.data;
+  }
+
+  private static void check(String op, Tensor param, String name, Tensor other) {
+    if (Autograd.isGradEnabled()) {
+      throw new IllegalStateException(op + ": parameters are updated in place, which autograd does not record;"
+          + " run the update inside Autograd.noGrad()");
+    }
+    if (!param.dtype().isFloatingPoint()) {
+      throw new IllegalArgumentException(op + ": the parameter must be float32 or float64, got " + param.dtype());
+    }
+    checkWritable(op, "param", param);
+    if (!other.device().equals(param.device())) {
+      throw new DeviceMismatchException(param.device(), other.device(), name, op);
+    }
+    if (!Arrays.equals(other.data.sizes(), param.data.sizes()) || other.dtype() != param.dtype()) {
+      throw new IllegalArgumentException(op + ": " + name + " must have the parameter's shape and dtype, "
+          + param.shape() + " " + param.dtype() + ", got " + other.shape() + " " + other.dtype());
+    }
+  }
+
+  /** Checks a state tensor, which is written like the parameter. */
+  private static void checkState(String op, Tensor param, String name, Tensor state) {
+    check(op, param, name, state);
+    checkWritable(op, name, state);
+  }
+
+  private static void checkWritable(String op, String name, Tensor t) {
+    int[] sizes = t.data.sizes();
+    int[] strides = t.data.strides();
+    for (int i = 0; i < sizes.length; i++) {
+      if (sizes[i] > 1 && strides[i] == 0) {
+        throw new IllegalArgumentException(op + ": " + name + " is an expanded view whose elements share memory;"
+            + " it cannot be updated in place. Call clone() first");
+      }
+    }
+  }
+
+  private static void bump(Tensor... written) {
+    for (Tensor t : written) {
+      if (t != null) {
+        t.data.storage().bumpVersion();
+      }
+    }
+  }
+}
