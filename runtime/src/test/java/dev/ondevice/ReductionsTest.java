@@ -457,4 +457,40 @@ class ReductionsTest {
     }
     return s;
   }
+
+  /**
+   * Sums and means over the rows of matrices wide enough for the column-block path (several blocks
+   * of 1,024 columns, split over threads), contiguous and as a slice of a wider matrix, against
+   * sums in double of the same float32 values in the same order.
+   */
+  @ParameterizedTest
+  @MethodSource("dev.ondevice.TestDevices#all")
+  void columnSumsOfWideMatrices(Device d) {
+    int rows = 300;
+    int wide = 2600;
+    float[] values = new float[rows * wide];
+    java.util.Random r = new java.util.Random(11);
+    for (int i = 0; i < values.length; i++) {
+      values[i] = (float) (r.nextGaussian() * 3);
+    }
+    Tensor x = f32(d, values, rows, wide);
+    for (int columns : new int[] {wide, 2100}) {
+      Tensor part = columns == wide ? x : x.slice(1, 0, columns);
+      float[] sums = new float[columns];
+      float[] means = new float[columns];
+      for (int j = 0; j < columns; j++) {
+        double acc = 0;
+        for (int i = 0; i < rows; i++) {
+          acc += values[i * wide + j];
+        }
+        sums[j] = (float) acc;
+        means[j] = (float) (acc / rows);
+      }
+      Tensor s = part.sum(0);
+      meta(s, DType.FLOAT32, d, columns);
+      assertTrue(java.util.Arrays.equals(sums, s.toFloatArray()), "sum(0) over " + columns + " columns");
+      assertTrue(java.util.Arrays.equals(means, part.mean(0).toFloatArray()), "mean(0) over " + columns + " columns");
+      assertTrue(java.util.Arrays.equals(sums, part.sum(0, true).reshape(columns).toFloatArray()), "keepdim");
+    }
+  }
 }

@@ -14,14 +14,20 @@ import java.util.concurrent.locks.LockSupport;
  * held them becomes unreachable. Reuse avoids the page faults and zeroing of fresh direct memory.
  *
  * <p>Since the garbage collector does not see off-heap bytes, the allocator asks for a collection
- * when the live off-heap bytes have doubled since the last one (and exceed a floor, 128 MiB by
- * default, set with {@code -Dondevice.cpu.gcFloorMiB}).
+ * when the live off-heap bytes have doubled since the last one (and exceed a floor, an eighth of
+ * the maximum heap and at least 128 MiB by default, set with {@code -Dondevice.cpu.gcFloorMiB}).
  */
 final class HostAllocator {
   private static final Cleaner CLEANER = Cleaner.create();
   private static final long MIN_CLASS = 512;
   private static final long MiB = 1L << 20;
-  private static final long GC_FLOOR = Long.getLong("ondevice.cpu.gcFloorMiB", 128) * MiB;
+  /**
+   * An eighth of the maximum heap, at least 128 MiB: a collection costs about 10 ms however little
+   * the heap holds, and a training step frees a few MiB, so a low floor collects every few dozen
+   * steps. The JDK itself lets direct memory grow to the whole maximum heap before it collects.
+   */
+  private static final long GC_FLOOR = Long.getLong("ondevice.cpu.gcFloorMiB",
+      Math.max(128, Runtime.getRuntime().maxMemory() / 8 / MiB)) * MiB;
   private static final long CACHE_LIMIT =
       Math.min(Runtime.getRuntime().maxMemory() / 2, Long.getLong("ondevice.cpu.cacheMiB", 2048) * MiB);
 

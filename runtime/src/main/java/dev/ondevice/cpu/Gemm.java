@@ -22,9 +22,11 @@ public final class Gemm {
     String status;
     boolean ok;
     try {
-      openblas.blas_set_num_threads(Integer.getInteger("ondevice.cpu.blasThreads", Parallel.THREADS));
+      // Single-threaded calls, split over the runtime's own threads: OpenBLAS's worker threads
+      // would spin after each product and take the cores from the elementwise kernels that follow.
+      openblas.blas_set_num_threads(1);
       status = "OpenBLAS (bytedeco " + openblas.class.getPackage().getImplementationVersion() + ", "
-          + openblas.blas_get_num_threads() + " threads)";
+          + Parallel.THREADS + " threads)";
       ok = true;
     } catch (Throwable t) {
       status = "OpenBLAS could not be loaded (" + t + "); using the Java kernel";
@@ -107,17 +109,39 @@ public final class Gemm {
     }
   }
 
+  /** A BLAS call on a block of C: rows {@code [i0, i1)} and columns {@code [j0, j1)}. */
+  @FunctionalInterface
+  private interface Block {
+    void run(int i0, int i1, int j0, int j1);
+  }
+
+  /**
+   * Runs {@code block} over C split into one band per thread: bands of columns when C is wider than
+   * tall (each thread then reads all of A and its share of B), bands of rows otherwise. Products
+   * under about a million multiply-adds stay on the calling thread.
+   */
+  private static void split(int m, int n, int k, Block block) {
+    int grain = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (1L << 20) / Math.max(1L, (long) k * Math.min(m, n))));
+    if (n >= m) {
+      Parallel.forRange(n, Math.max(grain, 16), (from, to) -> block.run(0, m, from, to));
+    } else {
+      Parallel.forRange(m, Math.max(grain, 16), (from, to) -> block.run(from, to, 0, n));
+    }
+  }
+
   private static void sgemm(Operand pa, Operand pb, HostStorage a, int offA, HostStorage b, int offB,
       HostStorage c, int offC, int m, int n, int k) {
     if (!pa.blasCompatible() || !pb.blasCompatible()) {
       javaGemm(DType.FLOAT32, pa, pb, a, offA, b, offB, c, offC, m, n, k);
       return;
     }
-    FloatPointer ap = new FloatPointer(a.floats()).position(offA);
-    FloatPointer bp = new FloatPointer(b.floats()).position(offB);
-    FloatPointer cp = new FloatPointer(c.floats()).position(offC);
-    openblas.cblas_sgemm(openblas.CblasRowMajor, pa.trans(), pb.trans(), m, n, k, 1f, ap, pa.lead,
-        bp, pb.lead, 0f, cp, n);
+    split(m, n, k, (i0, i1, j0, j1) -> {
+      FloatPointer ap = new FloatPointer(a.floats()).position(offA + i0 * pa.rowStride);
+      FloatPointer bp = new FloatPointer(b.floats()).position(offB + j0 * pb.colStride);
+      FloatPointer cp = new FloatPointer(c.floats()).position(offC + i0 * n + j0);
+      openblas.cblas_sgemm(openblas.CblasRowMajor, pa.trans(), pb.trans(), i1 - i0, j1 - j0, k, 1f, ap, pa.lead,
+          bp, pb.lead, 0f, cp, n);
+    });
   }
 
   private static void dgemm(Operand pa, Operand pb, HostStorage a, int offA, HostStorage b, int offB,
@@ -126,11 +150,13 @@ public final class Gemm {
       javaGemm(DType.FLOAT64, pa, pb, a, offA, b, offB, c, offC, m, n, k);
       return;
     }
-    DoublePointer ap = new DoublePointer(a.doubles()).position(offA);
-    DoublePointer bp = new DoublePointer(b.doubles()).position(offB);
-    DoublePointer cp = new DoublePointer(c.doubles()).position(offC);
-    openblas.cblas_dgemm(openblas.CblasRowMajor, pa.trans(), pb.trans(), m, n, k, 1.0, ap, pa.lead,
-        bp, pb.lead, 0.0, cp, n);
+    split(m, n, k, (i0, i1, j0, j1) -> {
+      DoublePointer ap = new DoublePointer(a.doubles()).position(offA + i0 * pa.rowStride);
+      DoublePointer bp = new DoublePointer(b.doubles()).position(offB + j0 * pb.colStride);
+      DoublePointer cp = new DoublePointer(c.doubles()).position(offC + i0 * n + j0);
+      openblas.cblas_dgemm(openblas.CblasRowMajor, pa.trans(), pb.trans(), i1 - i0, j1 - j0, k, 1.0, ap, pa.lead,
+          bp, pb.lead, 0.0, cp, n);
+    });
   }
 
   /**

@@ -7,7 +7,7 @@ package dev.ondevice.cpu;
  */
 final class Loops {
   /** Elements per thread below which a loop stays on the calling thread. */
-  static final int GRAIN = 32 * 1024;
+  static final int GRAIN = 128 * 1024;
 
   private Loops() {}
 
