@@ -19,7 +19,7 @@ import java.util.function.Supplier;
  * Training throughput of the MNIST MLP and CNN side by side: ours ({@link TrainingBenchmark}'s
  * measurement, on the CPU) and the same model and hyper-parameters trained by PyTorch's CPU kernels
  * through DJL ({@link DjlTraining}), in one JVM, round by round interleaved (the order alternating)
- * after a warm-up round of each, every round after a short pause. It prints the samples per second
+ * after four warm-up rounds of each, every round after a short pause. It prints the samples per second
  * of every round, the medians, the best rounds (the least disturbed by other work on a shared
  * machine) and the ratios ours/DJL.
  *
@@ -31,6 +31,11 @@ import java.util.function.Supplier;
  */
 public final class SideBySideBenchmark {
   private static final long PAUSE_MS = 250;
+  /**
+   * Unmeasured rounds of each side first: the JIT compiles the hot paths, and our host memory,
+   * fresh at first (page faults), is recycled by the first collections.
+   */
+  private static final int WARM_UP_ROUNDS = 4;
 
   private SideBySideBenchmark() {}
 
@@ -72,9 +77,11 @@ public final class SideBySideBenchmark {
     try (DjlTraining djl = new DjlTraining(name, djlBlock)) {
       TrainingBenchmark.Session session =
           djlOnly ? null : new TrainingBenchmark.Session(ours.get(), Device.cpu());
-      afterPause(() -> djl.round(batches));
-      if (session != null) {
-        afterPause(() -> session.round(batches));
+      for (int warmUp = 0; warmUp < WARM_UP_ROUNDS; warmUp++) {
+        afterPause(() -> djl.round(batches));
+        if (session != null) {
+          afterPause(() -> session.round(batches));
+        }
       }
       for (int round = 0; round < rounds; round++) {
         if (session != null && round % 2 == 0) {
