@@ -36,6 +36,7 @@ public final class OptimizerSteps {
     if (momentumBuffer != null) {
       checkState(op, param, "momentumBuffer", momentumBuffer);
     }
+    checkDistinct(op, new String[] {"param", "grad", "momentumBuffer"}, param, grad, momentumBuffer);
     param.data.storage().backend().sgdStep(param.data, grad.data, data(momentumBuffer), step);
     bump(param, momentumBuffer);
   }
@@ -55,12 +56,17 @@ public final class OptimizerSteps {
       throw new IllegalArgumentException(op + ": maxExpAvgSq is needed exactly with AMSGrad (amsgrad "
           + step.amsgrad() + ")");
     }
+    if (step.step() < 1) {
+      throw new IllegalArgumentException(op + ": the step count starts at 1, got " + step.step());
+    }
     check(op, param, "grad", grad);
     checkState(op, param, "expAvg", expAvg);
     checkState(op, param, "expAvgSq", expAvgSq);
     if (maxExpAvgSq != null) {
       checkState(op, param, "maxExpAvgSq", maxExpAvgSq);
     }
+    checkDistinct(op, new String[] {"param", "grad", "expAvg", "expAvgSq", "maxExpAvgSq"},
+        param, grad, expAvg, expAvgSq, maxExpAvgSq);
     param.data.storage().backend().adamStep(param.data, grad.data, expAvg.data, expAvgSq.data, data(maxExpAvgSq),
         step);
     bump(param, expAvg, expAvgSq, maxExpAvgSq);
@@ -101,6 +107,19 @@ public final class OptimizerSteps {
       if (sizes[i] > 1 && strides[i] == 0) {
         throw new IllegalArgumentException(op + ": " + name + " is an expanded view whose elements share memory;"
             + " it cannot be updated in place. Call clone() first");
+      }
+    }
+  }
+
+  /** Fails when two operands share memory: each is read and written element by element. */
+  private static void checkDistinct(String op, String[] names, Tensor... operands) {
+    for (int i = 0; i < operands.length; i++) {
+      for (int j = i + 1; j < operands.length; j++) {
+        if (operands[i] != null && operands[j] != null
+            && operands[i].data.storage() == operands[j].data.storage()) {
+          throw new IllegalArgumentException(op + ": " + names[i] + " and " + names[j] + " share memory; each"
+              + " needs its own tensor (clone() one of them)");
+        }
       }
     }
   }

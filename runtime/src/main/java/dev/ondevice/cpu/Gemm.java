@@ -11,7 +11,9 @@ import org.bytedeco.openblas.global.openblas;
 /**
  * Batched matrix products on host memory. Float32 and float64 go to OpenBLAS ({@code
  * cblas_sgemm}, {@code cblas_dgemm}) directly on the tensors' memory, with transposed operands
- * passed as flags rather than copied. Where the OpenBLAS natives cannot be loaded (a platform
+ * passed as flags rather than copied. OpenBLAS runs single-threaded; a large product is split into
+ * bands of C computed on the runtime's threads ({@link Parallel}), so that no idle OpenBLAS worker
+ * spins on a core the next kernel needs. Where the OpenBLAS natives cannot be loaded (a platform
  * without them), a blocked Java kernel takes over, and {@link #nativeStatus()} says why.
  */
 public final class Gemm {

@@ -134,6 +134,16 @@ public final class OptimizerKernels {
     param.put(p, x, 0, len);
   }
 
+  /**
+   * Whether the second moment may be flushed: a flushed {@code v} changes the denominator {@code
+   * √v / √(1 − β2^t) + eps} by less than {@code √minNormal / √(1 − β2^t)}, which must stay below
+   * the rounding of {@code eps} ({@code eps · 2^-mantissaBits}). With the default eps of 1e-8 it
+   * always may; with an eps near zero it may not, and only the first moment is flushed.
+   */
+  private static boolean flushesSecondMoment(double epsTimesCorrection, double minNormal, int mantissaBits) {
+    return epsTimesCorrection >= Math.sqrt(minNormal) * Math.scalb(1.0, mantissaBits);
+  }
+
   private static float flush(float v) {
     return Math.abs(v) < Float.MIN_NORMAL ? 0f : v;
   }
@@ -219,6 +229,7 @@ public final class OptimizerKernels {
     float eps = (float) h.eps();
     float stepSize = (float) (h.lr() / (1 - Math.pow(h.beta1(), (double) h.step())));
     float correction2 = (float) Math.sqrt(1 - Math.pow(h.beta2(), (double) h.step()));
+    boolean flushSecond = flushesSecondMoment(h.eps() * correction2, Float.MIN_NORMAL, 24);
     IntBuffer mi = s[2].host().bytes().asIntBuffer();
     IntBuffer vi = s[3].host().bytes().asIntBuffer();
     return (n, off, st) -> {
@@ -246,7 +257,11 @@ public final class OptimizerKernels {
             second[j] = grad[j] * c2 * grad[j] + second[j] * b2;
           }
           w.storeFlushed(len, mean, mf, mi, off[2] + i);
-          w.storeFlushed(len, second, vf, vi, off[3] + i);
+          if (flushSecond) {
+            w.storeFlushed(len, second, vf, vi, off[3] + i);
+          } else {
+            vf.put(off[3] + i, second, 0, len);
+          }
           if (xf != null) {
             float[] max = w.b;
             xf.get(off[4] + i, max, 0, len);
@@ -270,7 +285,8 @@ public final class OptimizerKernels {
         float param = pf.get(p) * decay;
         float grad = wd == 0 ? gf.get(g) : param * wd + gf.get(g);
         float mean = flush(grad * c1 + mf.get(a) * b1);
-        float second = flush(grad * c2 * grad + vf.get(q) * b2);
+        float second = grad * c2 * grad + vf.get(q) * b2;
+        second = flushSecond ? flush(second) : second;
         mf.put(a, mean);
         vf.put(q, second);
         if (xf != null) {
@@ -296,6 +312,7 @@ public final class OptimizerKernels {
     double eps = h.eps();
     double stepSize = h.lr() / (1 - Math.pow(h.beta1(), (double) h.step()));
     double correction2 = Math.sqrt(1 - Math.pow(h.beta2(), (double) h.step()));
+    boolean flushSecond = flushesSecondMoment(eps * correction2, Double.MIN_NORMAL, 53);
     return (n, off, st) -> {
       int xs = xf == null ? 0 : st[4];
       for (int i = 0, p = off[0], g = off[1], a = off[2], q = off[3], x = xf == null ? 0 : off[4]; i < n;
@@ -303,7 +320,8 @@ public final class OptimizerKernels {
         double param = pf.get(p) * decay;
         double grad = wd == 0 ? gf.get(g) : param * wd + gf.get(g);
         double mean = flush(grad * (1 - b1) + mf.get(a) * b1);
-        double second = flush(grad * (1 - b2) * grad + vf.get(q) * b2);
+        double second = grad * (1 - b2) * grad + vf.get(q) * b2;
+        second = flushSecond ? flush(second) : second;
         mf.put(a, mean);
         vf.put(q, second);
         if (xf != null) {

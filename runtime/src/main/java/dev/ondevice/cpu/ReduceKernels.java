@@ -70,11 +70,12 @@ public final class ReduceKernels {
       return;
     }
     int count = numRed;
-    if (ColumnSums.applies(op, in.dtype(), keptC, redC, numOut)) {
+    boolean perOutput = numOut >= Parallel.THREADS || numRed < Loops.GRAIN;
+    if (perOutput && ColumnSums.applies(op, in.dtype(), keptC, redC, numOut)) {
       ColumnSums.run(op == ReduceOp.MEAN, in, keptC, redC, out, count);
       return;
     }
-    if (numOut >= Parallel.THREADS || numRed < Loops.GRAIN) {
+    if (perOutput) {
       int grain = Math.max(1, Loops.GRAIN / Math.max(1, numRed));
       Parallel.forRange(numOut, grain, (from, to) -> {
         int[] base = new int[3];

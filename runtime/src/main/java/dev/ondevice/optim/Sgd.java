@@ -144,18 +144,16 @@ public final class Sgd extends Optimizer {
   /** One SGD step of {@code p}, fused into one pass over the parameter, its gradient and its buffer. */
   @Override
   protected void update(Parameter p, Tensor grad, Map<String, Tensor> state, long step) {
-    Tensor buffer = null;
-    boolean first = false;
-    if (momentum != 0) {
-      buffer = state.get(MOMENTUM_BUFFER);
-      if (buffer == null) {
-        buffer = Tensor.emptyLike(p);
-        state.put(MOMENTUM_BUFFER, buffer);
-        first = true;
-      }
+    Tensor buffer = momentum == 0 ? null : state.get(MOMENTUM_BUFFER);
+    boolean first = momentum != 0 && buffer == null;
+    if (first) {
+      buffer = Tensor.emptyLike(p);
     }
     OptimizerSteps.sgd(p, grad, buffer, new SgdStep(learningRate(), momentum, dampening, weightDecay, nesterov,
         first));
+    if (first) {
+      state.put(MOMENTUM_BUFFER, buffer);
+    }
   }
 
   /** {@code momentum}, {@code dampening}, {@code weight_decay} and {@code nesterov}, PyTorch's names. */

@@ -147,6 +147,17 @@ class FusedUpdateTest {
   }
 
   @Test
+  void withAnEpsNearZeroAdamKeepsATinySecondMoment() {
+    // PyTorch: m = 0.1 · 1e-18, v = 0.001 · 1e-36 = 1e-39 (subnormal, kept), m̂ / √v̂ = 1, so the
+    // parameter moves by -lr. Flushing v would divide by zero.
+    Parameter p = new Parameter(Tensor.of(new double[] {0.5}, Shape.of(1), Device.cpu()).to(DType.FLOAT32));
+    Adam adam = new Adam(List.of(p), 0.01).eps(0);
+    p.setGrad(Tensor.of(new double[] {1e-18}, Shape.of(1), Device.cpu()).to(DType.FLOAT32));
+    adam.step();
+    assertClose(new double[] {0.49}, p.toDoubleArray(), 1e-5, "one Adam step with eps 0");
+  }
+
+  @Test
   void theFusedUpdatesCheckTheirArguments() {
     Tensor param = Tensor.zeros(Shape.of(4));
     Tensor grad = Tensor.ones(Shape.of(4));
@@ -167,6 +178,11 @@ class FusedUpdateTest {
       message(IllegalArgumentException.class,
           () -> OptimizerSteps.adam(param, grad, Tensor.zeros(Shape.of(4)), Tensor.zeros(Shape.of(4)), null,
               new AdamStep(0.1, 0.9, 0.999, 1e-8, 0, false, true, 1)), "maxExpAvgSq is needed exactly with AMSGrad");
+      message(IllegalArgumentException.class, () -> OptimizerSteps.sgd(param, param, null, plain),
+          "param and grad share memory");
+      message(IllegalArgumentException.class,
+          () -> OptimizerSteps.adam(param, grad, Tensor.zeros(Shape.of(4)), Tensor.zeros(Shape.of(4)), null,
+              new AdamStep(0.1, 0.9, 0.999, 1e-8, 0, false, false, 0)), "the step count starts at 1, got 0");
       OptimizerSteps.sgd(param, grad, null, plain);
     }
     assertClose(new double[] {-0.1, -0.1, -0.1, -0.1}, param.toDoubleArray(), 1e-7, "a valid update still applies");

@@ -28,8 +28,11 @@ import java.util.Map;
  * </ul>
  *
  * <p>With the suite {@code analysis}, a corpus of training and evaluation code without model
- * classes, where the processor generates nothing and only analyses: {@code plain}, {@code noop}
- * and {@code ondevice} as above.
+ * classes, where the processor generates nothing and only analyses: {@code plain}, {@code noop},
+ * {@code off} (the ondevice processor with {@code -Aondevice.analysis=off}) and {@code ondevice}.
+ *
+ * <p>Each ratio is the median over the rounds of that round's ratio: runs moments apart share the
+ * machine's load.
  *
  * <p>With the suite {@code errorprone}, the same models under Error Prone, which must be on the
  * class path (the samples' test class path: {@code -Dexec.classpathScope=test}):
@@ -78,15 +81,19 @@ public final class CompileBenchmark {
         seconds.get(c.getKey())[r] = run(c.getValue(), dir);
       }
     }
-    System.out.printf("suite %s: %d classes, %d fresh javac runs per configuration (interleaved), JDK %s%n", suite,
-        classes, rounds, System.getProperty("java.version"));
+    System.out.printf("suite %s: %d classes, %d fresh javac runs per configuration (interleaved), JDK %s;"
+        + " ratios are medians of the per-round ratios%n", suite, classes, rounds, System.getProperty("java.version"));
     List<String> baselines = new ArrayList<>(configs.keySet());
     baselines.remove(baselines.size() - 1);
     for (Map.Entry<String, double[]> e : seconds.entrySet()) {
       double m = median(e.getValue());
       StringBuilder ratios = new StringBuilder();
       for (String b : baselines) {
-        ratios.append(String.format("   x %s %.3f", b, m / median(seconds.get(b))));
+        double[] perRound = new double[rounds];
+        for (int r = 0; r < rounds; r++) {
+          perRound[r] = e.getValue()[r] / seconds.get(b)[r];
+        }
+        ratios.append(String.format("   x %s %.3f", b, median(perRound)));
       }
       System.out.printf("%-11s median %6.2f s%s   runs %s%n", e.getKey(), m, ratios,
           Arrays.toString(Arrays.stream(e.getValue()).map(v -> Math.round(v * 100) / 100.0).toArray()));
@@ -116,6 +123,8 @@ public final class CompileBenchmark {
     configs.put("plain", command(javac, classpath, dir, "plain", training, "-proc:none"));
     configs.put("noop", command(javac, classpath, dir, "noop", training, "-processorpath", classpath,
         "-processor", NoopProcessor.class.getName()));
+    configs.put("off", command(javac, classpath, dir, "off", training, "-processorpath", classpath,
+        "-processor", PROCESSOR, "-Aondevice.analysis=off"));
     configs.put("ondevice", command(javac, classpath, dir, "ondevice", training, "-processorpath", classpath,
         "-processor", PROCESSOR));
     return configs;
