@@ -148,6 +148,55 @@ class LinearAlgebraTest {
     assertProduct(at.matmul(bt), expected, scale);
   }
 
+  /**
+   * Products big enough to be split into bands of C over the threads: wide ones (bands of
+   * columns) and tall ones (bands of rows), with each operand plain or a transposed view.
+   */
+  @ParameterizedTest
+  @MethodSource("dev.ondevice.TestDevices#all")
+  void productsSplitIntoBandsAgainstFloat64(Device d) {
+    int[][] shapes = {{96, 150, 300}, {300, 150, 96}};
+    long seed = 40;
+    for (int[] s : shapes) {
+      int m = s[0];
+      int k = s[1];
+      int n = s[2];
+      float[] a = Close.uniform(seed++, m * k, -1, 1);
+      float[] b = Close.uniform(seed++, k * n, -1, 1);
+      double[] expected = mm(widen(a), widen(b), m, k, n);
+      double[] scale = mmAbs(widen(a), widen(b), m, k, n);
+      Tensor plainA = f32(d, a, m, k);
+      Tensor plainB = f32(d, b, k, n);
+      Tensor viewA = plainA.t().contiguous().t();
+      Tensor viewB = plainB.t().contiguous().t();
+      for (Tensor x : new Tensor[] {plainA, viewA}) {
+        for (Tensor y : new Tensor[] {plainB, viewB}) {
+          assertProduct(x.matmul(y), expected, scale);
+        }
+      }
+    }
+  }
+
+  /**
+   * A product of more than 2^32 flops runs on OpenBLAS's own threads; its halves, each below that,
+   * are split over the runtime's: both give the same rows.
+   */
+  @ParameterizedTest
+  @MethodSource("dev.ondevice.TestDevices#all")
+  void aLargeProductMatchesItsHalves(Device d) {
+    int n = 1300;
+    Tensor a = f32(d, Close.uniform(50, n * n, -1, 1), n, n);
+    Tensor b = f32(d, Close.uniform(51, n * n, -1, 1), n, n).t();
+    float[] whole = a.matmul(b).toFloatArray();
+    float[] top = a.slice(0, 0, n / 2).matmul(b).toFloatArray();
+    float[] bottom = a.slice(0, n / 2, n).matmul(b).toFloatArray();
+    for (int i = 0; i < whole.length; i++) {
+      float half = i < top.length ? top[i] : bottom[i - top.length];
+      assertTrue(Math.abs(whole[i] - half) <= 1e-4f * (1 + Math.abs(half)),
+          "element " + i + ": whole " + whole[i] + ", half " + half);
+    }
+  }
+
   @ParameterizedTest
   @MethodSource("dev.ondevice.TestDevices#all")
   void transposedOperands(Device d) {

@@ -11,12 +11,15 @@ import org.bytedeco.openblas.global.openblas;
 /**
  * Batched matrix products on host memory. Float32 and float64 go to OpenBLAS ({@code
  * cblas_sgemm}, {@code cblas_dgemm}) directly on the tensors' memory, with transposed operands
- * passed as flags rather than copied. OpenBLAS runs single-threaded; a large product is split into
- * bands of C computed on the runtime's threads ({@link Parallel}), so that no idle OpenBLAS worker
- * spins on a core the next kernel needs. Where the OpenBLAS natives cannot be loaded (a platform
+ * passed as flags rather than copied. OpenBLAS runs single-threaded; a product is split into bands
+ * of C computed on the runtime's threads ({@link Parallel}), so that no idle OpenBLAS worker spins
+ * on a core the next kernel needs. Only products of several GFLOP, where its threading wins and
+ * the spinning after them is small beside them, run on OpenBLAS's own threads. Where the OpenBLAS natives cannot be loaded (a platform
  * without them), a blocked Java kernel takes over, and {@link #nativeStatus()} says why.
  */
 public final class Gemm {
+  /** Products of at least this many flops (about 1,300³ × 2) run on OpenBLAS's own threads. */
+  private static final double LARGE_PRODUCT_FLOPS = 0x1p32;
   private static final String STATUS;
   private static final boolean NATIVE;
 
@@ -123,6 +126,17 @@ public final class Gemm {
    * under about a million multiply-adds stay on the calling thread.
    */
   private static void split(int m, int n, int k, Block block) {
+    if (2.0 * m * n * k >= LARGE_PRODUCT_FLOPS && Parallel.THREADS > 1) {
+      // Large enough that OpenBLAS's own threading, which shares packed panels between its
+      // threads, wins, and that its workers' spinning after the call costs little beside it.
+      openblas.blas_set_num_threads(Parallel.THREADS);
+      try {
+        block.run(0, m, 0, n);
+      } finally {
+        openblas.blas_set_num_threads(1);
+      }
+      return;
+    }
     int grain = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (1L << 20) / Math.max(1L, (long) k * Math.min(m, n))));
     if (n >= m) {
       Parallel.forRange(n, Math.max(grain, 16), (from, to) -> block.run(0, m, from, to));
