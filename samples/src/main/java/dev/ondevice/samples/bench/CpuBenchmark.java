@@ -116,7 +116,7 @@ public final class CpuBenchmark {
 
     double flops = 2.0 * n * n * n;
     List<Contender> cs = List.of(
-        new Contender("a.matmul(b)", flops, () -> sink = a.matmul(b)),
+        new Contender("a.matmul(b)", flops, 4L * n * n, () -> sink = a.matmul(b)),
         new Contender("cblas_sgemm direct", flops, direct));
     printTable("GFLOPS", cs, measure(cs), new int[] {1}, new String[] {"/ direct"});
     pa.close();
@@ -149,10 +149,10 @@ public final class CpuBenchmark {
             System.arraycopy(ha, from, hc, from, to - from))),
         new Contender("direct ByteBuffer copy", two, () -> split(n, (from, to) ->
             db.slice(4 * from, 4 * (to - from)).put(da.slice(4 * from, 4 * (to - from))))),
-        new Contender("x.add(y)", three, () -> sink = x.add(y)),
-        new Contender("x.mul(2.0)", two, () -> sink = x.mul(2.0)),
-        new Contender("x.relu()", two, () -> sink = x.relu()),
-        new Contender("x.exp()", two, () -> sink = x.exp()));
+        new Contender("x.add(y)", three, 4L * n, () -> sink = x.add(y)),
+        new Contender("x.mul(2.0)", two, 4L * n, () -> sink = x.mul(2.0)),
+        new Contender("x.relu()", two, 4L * n, () -> sink = x.relu()),
+        new Contender("x.exp()", two, 4L * n, () -> sink = x.exp()));
     printTable("GB/s", cs, measure(cs), new int[] {0, 1}, new String[] {"/ java add", "/ arraycopy"});
   }
 
@@ -183,13 +183,28 @@ public final class CpuBenchmark {
   // ---------------------------------------------------------------- timing and the table
 
   /** Something to time: a name, the work of one call (flops or bytes), and the call. */
-  private record Contender(String name, double work, Runnable call) {}
+  /**
+   * A timed call: {@code work} units per call, and {@code allocates} bytes of fresh tensors per
+   * call (0 for the baselines), which the warm-up uses.
+   */
+  private record Contender(String name, double work, long allocates, Runnable call) {
+    Contender(String name, double work, Runnable call) {
+      this(name, work, 0, call);
+    }
+  }
+
+  /**
+   * Bytes our contenders allocate during their warm-up, at least: past the host allocator's
+   * collection floor (an eighth of the heap, 768 MiB with this machine's default heap), so that
+   * they are timed recycling their memory, as in a long run, not faulting in fresh pages.
+   */
+  private static final long WARM_BYTES = Math.max(1L << 30, Runtime.getRuntime().maxMemory() / 4);
 
   /** Seconds per call, {@code [contender][round]}: warms each up, then alternates them round by round. */
   private double[][] measure(List<Contender> cs) {
     int[] reps = new int[cs.size()];
     for (int i = 0; i < cs.size(); i++) {
-      reps[i] = Math.max(1, (int) (roundSeconds / warmUp(cs.get(i).call())));
+      reps[i] = Math.max(1, (int) (roundSeconds / warmUp(cs.get(i))));
     }
     double[][] seconds = new double[cs.size()][rounds];
     for (int r = 0; r < rounds; r++) {
@@ -205,13 +220,17 @@ public final class CpuBenchmark {
     return seconds;
   }
 
-  /** Runs {@code call} for the warm-up time (at least three times); returns its last seconds per call. */
-  private double warmUp(Runnable call) {
+  /**
+   * Runs a contender for the warm-up time, at least three times and until it has allocated {@link
+   * #WARM_BYTES}; returns its last seconds per call.
+   */
+  private double warmUp(Contender c) {
     long end = System.nanoTime() + (long) (warmupSeconds * 1e9);
     double last = 0;
-    for (int k = 0; k < 3 || System.nanoTime() < end; k++) {
+    long bytes = c.allocates() > 0 ? WARM_BYTES : 0;
+    for (long k = 0; k < 3 || System.nanoTime() < end || k * c.allocates() < bytes; k++) {
       long start = System.nanoTime();
-      call.run();
+      c.call().run();
       last = (System.nanoTime() - start) / 1e9;
     }
     return last;
