@@ -182,10 +182,9 @@ public final class CpuBenchmark {
 
   // ---------------------------------------------------------------- timing and the table
 
-  /** Something to time: a name, the work of one call (flops or bytes), and the call. */
   /**
-   * A timed call: {@code work} units per call, and {@code allocates} bytes of fresh tensors per
-   * call (0 for the baselines), which the warm-up uses.
+   * Something to time: a name, the work of one call (flops or bytes), the bytes of fresh tensors
+   * one call allocates (0 for the baselines; the warm-up uses it), and the call.
    */
   private record Contender(String name, double work, long allocates, Runnable call) {
     Contender(String name, double work, Runnable call) {
