@@ -32,6 +32,7 @@ public final class OptimizerSteps {
       throw new IllegalArgumentException(op + ": a momentum buffer is needed exactly when the momentum is not 0"
           + " (momentum " + step.momentum() + ")");
     }
+    checkParam(op, param);
     check(op, param, "grad", grad);
     if (momentumBuffer != null) {
       checkState(op, param, "momentumBuffer", momentumBuffer);
@@ -59,6 +60,7 @@ public final class OptimizerSteps {
     if (step.step() < 1) {
       throw new IllegalArgumentException(op + ": the step count starts at 1, got " + step.step());
     }
+    checkParam(op, param);
     check(op, param, "grad", grad);
     checkState(op, param, "expAvg", expAvg);
     checkState(op, param, "expAvgSq", expAvgSq);
@@ -76,7 +78,8 @@ public final class OptimizerSteps {
     return t == null ? null : t.data;
   }
 
-  private static void check(String op, Tensor param, String name, Tensor other) {
+  /** Checks what the update asks of the parameter itself, once per update. */
+  private static void checkParam(String op, Tensor param) {
     if (Autograd.isGradEnabled()) {
       throw new IllegalStateException(op + ": parameters are updated in place, which autograd does not record;"
           + " run the update inside Autograd.noGrad()");
@@ -85,6 +88,10 @@ public final class OptimizerSteps {
       throw new IllegalArgumentException(op + ": the parameter must be float32 or float64, got " + param.dtype());
     }
     checkWritable(op, "param", param);
+  }
+
+  /** Checks that {@code other} is on the parameter's device, with its shape and dtype. */
+  private static void check(String op, Tensor param, String name, Tensor other) {
     if (!other.device().equals(param.device())) {
       throw new DeviceMismatchException(param.device(), other.device(), name, op);
     }

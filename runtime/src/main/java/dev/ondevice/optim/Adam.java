@@ -150,7 +150,7 @@ public final class Adam extends Optimizer {
     this.amsgrad = amsgrad;
   }
 
-  /** One Adam step of {@code p}, the weight decay added to a copy of the gradient. */
+  /** One Adam step of {@code p}, the weight decay added to the gradient inside the fused update. */
   @Override
   protected void update(Parameter p, Tensor grad, Map<String, Tensor> state, long step) {
     AdamUpdate.apply(p, grad, state, new AdamStep(learningRate(), beta1, beta2, eps, weightDecay, false, amsgrad,

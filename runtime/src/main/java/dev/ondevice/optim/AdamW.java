@@ -144,7 +144,7 @@ public final class AdamW extends Optimizer {
     this.amsgrad = amsgrad;
   }
 
-  /** One AdamW step of {@code p}: the decay in place, then Adam's update without weight decay. */
+  /** One AdamW step of {@code p}: the decay, then Adam's update without weight decay, in one fused pass. */
   @Override
   protected void update(Parameter p, Tensor grad, Map<String, Tensor> state, long step) {
     AdamUpdate.apply(p, grad, state, new AdamStep(learningRate(), beta1, beta2, eps, weightDecay, true, amsgrad,
