@@ -25,7 +25,7 @@ class DeviceConsistencyTest {
   private static final Device CUDA1 = Device.cuda(1);
 
   static Stream<Device> devices() {
-    return Stream.of(CPU, CUDA0, CUDA1);
+    return TestDevices.withSecondDevice();
   }
 
   // ---------------------------------------------------------------- factories

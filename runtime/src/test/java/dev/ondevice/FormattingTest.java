@@ -12,7 +12,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class FormattingTest {
   /** The device part of the suffix: nothing on the CPU. */
   private static String on(Device d) {
-    return d.isCpu() ? "" : ", device='cuda:0 (emulated)'";
+    return d.isCpu() ? "" : ", device='" + d.describe() + "'";
   }
 
   @ParameterizedTest

@@ -89,7 +89,7 @@ class TransferTest {
   }
 
   static Stream<Device> devices() {
-    return Stream.of(CPU, CUDA0, CUDA1);
+    return TestDevices.withSecondDevice();
   }
 
   @ParameterizedTest

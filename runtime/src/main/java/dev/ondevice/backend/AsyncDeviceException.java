@@ -9,7 +9,7 @@ import dev.ondevice.Device;
 public final class AsyncDeviceException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
-  AsyncDeviceException(Device device, RuntimeException cause) {
+  public AsyncDeviceException(Device device, RuntimeException cause) {
     super("An earlier asynchronous op on " + device.describe() + " failed: " + cause.getMessage()
         + " (device errors surface at the next synchronisation; the op that failed may be far"
         + " before this call)", cause);

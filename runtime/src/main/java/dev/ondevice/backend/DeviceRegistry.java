@@ -1,19 +1,23 @@
 package dev.ondevice.backend;
 
 import dev.ondevice.Device;
+import dev.ondevice.backend.cuda.CudaBackend;
+import dev.ondevice.backend.cuda.CudaRuntime;
 
 /**
- * Resolves devices to backends: the CPU always, and CUDA devices where they exist. Emulated CUDA
- * devices exist only when asked for, with {@code -Dondevice.emulatedCudaDevices=N} or {@link
- * #installEmulation}: nobody gets one by accident. Internal; the public face is {@code Cuda} and
- * {@code EmulatedCuda}.
+ * Resolves devices to backends: the CPU always, and CUDA devices where they exist. The CUDA
+ * driver is loaded on the first question about CUDA (or the first pinned allocation), not before:
+ * a program that stays on the CPU never touches it. Emulated CUDA devices exist only when asked
+ * for, with {@code -Dondevice.emulatedCudaDevices=N} or {@link #installEmulation}, and then
+ * replace the real ones: nobody gets one by accident. Internal; the public face is {@code Cuda}
+ * and {@code EmulatedCuda}.
  */
 public final class DeviceRegistry {
   /** The system property that asks for emulated CUDA devices. */
   public static final String EMULATION_PROPERTY = "ondevice.emulatedCudaDevices";
 
   private static final HostBackend CPU = HostBackend.cpu();
-  private static volatile CudaDevices cuda = CudaDevices.fromProperty(System.getProperty(EMULATION_PROPERTY));
+  private static volatile CudaDevices cuda;
 
   private DeviceRegistry() {}
 
@@ -31,32 +35,56 @@ public final class DeviceRegistry {
     if (device.isCpu()) {
       return CPU;
     }
-    return cuda.backend(device.resolved());
+    return cuda().backend(device.resolved());
+  }
+
+  /** The CUDA devices, set up on the first call. */
+  private static CudaDevices cuda() {
+    CudaDevices c = cuda;
+    if (c == null) {
+      synchronized (DeviceRegistry.class) {
+        c = cuda;
+        if (c == null) {
+          c = CudaDevices.fromProperty(System.getProperty(EMULATION_PROPERTY));
+          cuda = c;
+        }
+      }
+    }
+    return c;
   }
 
   /** Whether at least one CUDA device (real or emulated) can be used. Never throws. */
   public static boolean cudaAvailable() {
-    return cuda.count() > 0;
+    return cuda().count() > 0;
   }
 
   /** The number of CUDA devices. Never throws. */
   public static int cudaDeviceCount() {
-    return cuda.count();
+    return cuda().count();
   }
 
   /** Why CUDA is not available, or null when it is. */
   public static String cudaUnavailableReason() {
-    return cuda.count() > 0 ? null : cuda.reason();
+    CudaDevices c = cuda();
+    return c.count() > 0 ? null : c.reason();
   }
 
   /** Whether the CUDA devices are emulated. */
   public static boolean cudaEmulated() {
-    return cuda.emulated();
+    return cuda().emulated();
+  }
+
+  /** The CUDA backend of {@code device}, or null when it is emulated or does not exist. */
+  public static CudaBackend cudaBackend(Device device) {
+    CudaDevices c = cuda();
+    int i = device.resolved().index();
+    return i >= 0 && i < c.count() && c.backends[i] instanceof CudaBackend b ? b : null;
   }
 
   /** The device for people: {@code cuda:0 (emulated)} for an emulated device. */
   public static String describe(Device device) {
-    if (device.isCuda() && cuda.emulated() && device.resolved().index() < cuda.count()) {
+    CudaDevices c = cuda;
+    if (device.isCuda() && c != null && c.emulated() && device.resolved().index() < c.count()) {
       return device + " (emulated)";
     }
     return device.toString();
@@ -70,7 +98,7 @@ public final class DeviceRegistry {
     if (count < 0) {
       throw new IllegalArgumentException("The number of emulated CUDA devices must be >= 0, got " + count);
     }
-    CudaDevices previous = cuda;
+    CudaDevices previous = cuda();
     CudaDevices installed = CudaDevices.emulated(count, "emulation was switched off");
     cuda = installed;
     return () -> {
@@ -81,15 +109,15 @@ public final class DeviceRegistry {
     };
   }
 
-  /** The CUDA devices of this process: emulated ones, or none with a reason. */
+  /** The CUDA devices of this process: real ones, emulated ones, or none with a reason. */
   private static final class CudaDevices {
-    private static final String NO_BACKEND =
-        "this build has no CUDA backend (run with -D" + EMULATION_PROPERTY + "=N to emulate N devices)";
-    private final HostBackend[] backends;
+    private static final String EMULATION_HINT =
+        " (to test device-agnostic code without a GPU, emulate devices with -D" + EMULATION_PROPERTY + "=N)";
+    private final Backend[] backends;
     private final boolean emulated;
     private final String reason;
 
-    private CudaDevices(HostBackend[] backends, boolean emulated, String reason) {
+    private CudaDevices(Backend[] backends, boolean emulated, String reason) {
       this.backends = backends;
       this.emulated = emulated;
       this.reason = reason;
@@ -97,7 +125,7 @@ public final class DeviceRegistry {
 
     static CudaDevices fromProperty(String value) {
       if (value == null || value.isBlank()) {
-        return new CudaDevices(new HostBackend[0], false, NO_BACKEND);
+        return real();
       }
       int n;
       try {
@@ -106,10 +134,21 @@ public final class DeviceRegistry {
         n = -1;
       }
       if (n < 0 || n > 64) {
-        return new CudaDevices(new HostBackend[0], false,
+        return new CudaDevices(new Backend[0], false,
             "-D" + EMULATION_PROPERTY + "=" + value + " is not a number of devices between 0 and 64");
       }
       return emulated(n, "-D" + EMULATION_PROPERTY + "=0 asks for no devices");
+    }
+
+    /** The devices of the CUDA driver; pinned memory becomes page-locked memory of the driver. */
+    static CudaDevices real() {
+      CudaRuntime runtime = CudaRuntime.load();
+      CudaBackend[] b = runtime.backends();
+      if (b.length == 0) {
+        return new CudaDevices(b, false, runtime.reason() + EMULATION_HINT);
+      }
+      HostAllocator.usePinnedMemory(runtime.pinnedMemory());
+      return new CudaDevices(b, false, null);
     }
 
     static CudaDevices emulated(int count, String reasonIfNone) {
@@ -126,8 +165,10 @@ public final class DeviceRegistry {
 
     /** Stops the streams once their queued work has run. */
     void close() {
-      for (HostBackend b : backends) {
-        b.close();
+      for (Backend b : backends) {
+        if (b instanceof HostBackend h) {
+          h.close();
+        }
       }
     }
 

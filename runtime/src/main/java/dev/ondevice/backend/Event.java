@@ -4,27 +4,55 @@ import dev.ondevice.Device;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
-/** A point in a device's stream: completes when all work submitted before it has run. */
+/**
+ * A point in a device's stream: completes when all work submitted before it has run. Internal to
+ * the runtime; an emulated stream completes its events on its own thread, the CUDA backend backs
+ * them with CUDA events ({@link Completion}).
+ */
 public final class Event {
   private final Device device;
-  /** The stream whose errors a host wait reports; null for work that ran synchronously. */
-  private final Stream stream;
-  private final CompletableFuture<Void> done = new CompletableFuture<>();
+  private final Completion completion;
 
-  Event(Device device, Stream stream) {
+  /**
+   * How an event learns that its work has run, and where the errors of that work surface. Internal
+   * to the runtime: the seam between events and the streams of each backend.
+   */
+  public interface Completion {
+    /** Whether the work before the event has run; never waits. */
+    boolean isDone();
+
+    /** Waits until the work before the event has run. */
+    void await();
+
+    /** Throws, once, the first error the stream's work raised since the last report. */
+    void throwPendingError();
+  }
+
+  private Event(Device device, Completion completion) {
     this.device = device;
-    this.stream = stream;
+    this.completion = completion;
+  }
+
+  /** An event of {@code device} that completes as {@code completion} says. */
+  public static Event of(Device device, Completion completion) {
+    return new Event(device, completion);
+  }
+
+  /** An event completed by {@link Future#complete()} on an emulated stream. */
+  static Future future(Device device, Stream stream) {
+    return new Future(device, stream);
   }
 
   /** Already-completed event, for work that ran synchronously. */
   static Event completed(Device device) {
-    Event e = new Event(device, null);
-    e.complete();
-    return e;
+    Future f = new Future(device, null);
+    f.complete();
+    return f.event();
   }
 
-  void complete() {
-    done.complete(null);
+  /** How this event completes: the backend's handle on it. */
+  public Completion completion() {
+    return completion;
   }
 
   /** The device whose stream this event belongs to. */
@@ -34,7 +62,7 @@ public final class Event {
 
   /** Whether the work before this event has run. */
   public boolean isDone() {
-    return done.isDone();
+    return completion.isDone();
   }
 
   /**
@@ -42,18 +70,16 @@ public final class Event {
    * synchronisation is counted; once complete, the stream's pending error is thrown, as at a wait.
    */
   public boolean query() {
-    if (!done.isDone()) {
+    if (!completion.isDone()) {
       return false;
     }
-    if (stream != null) {
-      stream.throwPendingError();
-    }
+    completion.throwPendingError();
     return true;
   }
 
   /** Waits for the event from a stream: no host synchronisation is counted. */
   void streamWait() {
-    join();
+    completion.await();
   }
 
   /**
@@ -63,20 +89,56 @@ public final class Event {
    */
   public void hostWait() {
     TransferCounters.of(device).recordSync();
-    join();
-    if (stream != null) {
-      stream.throwPendingError();
-    }
+    completion.await();
+    completion.throwPendingError();
   }
 
-  private void join() {
-    try {
-      done.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("Interrupted while waiting for " + device, e);
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("Waiting for " + device + " failed", e.getCause());
+  /** The completion of an event on an emulated stream (or of synchronous work, without a stream). */
+  static final class Future implements Completion {
+    private final Device device;
+    /** The stream whose errors a host wait reports; null for work that ran synchronously. */
+    private final Stream stream;
+    private final CompletableFuture<Void> done = new CompletableFuture<>();
+    private final Event event;
+
+    private Future(Device device, Stream stream) {
+      this.device = device;
+      this.stream = stream;
+      this.event = new Event(device, this);
+    }
+
+    /** The event this completes. */
+    Event event() {
+      return event;
+    }
+
+    /** Marks the work before the event as run. */
+    void complete() {
+      done.complete(null);
+    }
+
+    @Override
+    public boolean isDone() {
+      return done.isDone();
+    }
+
+    @Override
+    public void await() {
+      try {
+        done.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("Interrupted while waiting for " + device, e);
+      } catch (ExecutionException e) {
+        throw new IllegalStateException("Waiting for " + device + " failed", e.getCause());
+      }
+    }
+
+    @Override
+    public void throwPendingError() {
+      if (stream != null) {
+        stream.throwPendingError();
+      }
     }
   }
 }

@@ -5,13 +5,16 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Host memory for tensors: direct buffers, cached by size class and reused when the storage that
  * held them becomes unreachable. Reuse avoids the page faults and zeroing of fresh direct memory.
+ * Pinned storages come from a pool of their own, of page-locked memory where a CUDA driver
+ * provides it ({@link PinnedMemory}); a pinned block is reused only once the last asynchronous
+ * copy that used it has finished ({@link HostBlock}).
  *
  * <p>Since the garbage collector does not see off-heap bytes, the allocator asks for a collection
  * when the live off-heap bytes have doubled since the last one (and exceed a floor, an eighth of
@@ -31,13 +34,19 @@ final class HostAllocator {
   private static final long CACHE_LIMIT =
       Math.min(Runtime.getRuntime().maxMemory() / 2, Long.getLong("ondevice.cpu.cacheMiB", 2048) * MiB);
 
-  private static final Map<Long, ArrayDeque<ByteBuffer>> FREE = new HashMap<>();
+  private static final Pool PAGEABLE = new Pool();
+  private static final Pool PINNED = new Pool();
+  private static volatile PinnedMemory pinnedSource;
   private static final AtomicLong LIVE = new AtomicLong();
-  private static long cached;
   /** The fewest live bytes since the last collection: what survived it, once its garbage is handed back. */
   private static final AtomicLong LOW_WATER = new AtomicLong();
 
   private HostAllocator() {}
+
+  /** Makes pinned storages page-locked memory from {@code source} from now on. */
+  static void usePinnedMemory(PinnedMemory source) {
+    pinnedSource = source;
+  }
 
   /** Rounds a request to its size class: powers of two up to 1 MiB, then whole MiB. */
   static long sizeClass(long bytes) {
@@ -58,17 +67,29 @@ final class HostAllocator {
           "Cannot allocate " + bytes + " bytes on " + backend.device()
               + ": host tensors are limited to 2 GiB each in this runtime");
     }
-    ByteBuffer buffer = takeCached(size);
-    if (buffer == null) {
-      buffer = maybeCollect(size);
+    if (pinned) {
+      DeviceRegistry.cudaDeviceCount(); // the CUDA driver, if there is one, provides the pinned memory
     }
-    if (buffer == null) {
-      buffer = ByteBuffer.allocateDirect((int) size).order(ByteOrder.nativeOrder());
+    Pool pool = pinned ? PINNED : PAGEABLE;
+    HostBlock block = pool.take(size);
+    if (block == null) {
+      maybeCollect(size);
+      block = pool.take(size);
+    }
+    if (block == null) {
+      block = fresh(size, pinned);
     }
     LIVE.addAndGet(size);
-    HostStorage storage = new HostStorage(backend, buffer, bytes, pinned);
-    CLEANER.register(storage, new Release(buffer, size));
+    HostStorage storage = new HostStorage(backend, block, bytes);
+    CLEANER.register(storage, new Release(block));
     return storage;
+  }
+
+  private static HostBlock fresh(long size, boolean pinned) {
+    PinnedMemory source = pinnedSource;
+    ByteBuffer buffer = pinned && source != null ? source.allocate(size)
+        : ByteBuffer.allocateDirect((int) size).order(ByteOrder.nativeOrder());
+    return new HostBlock(buffer, size, pinned, pinned && source != null);
   }
 
   /** Bytes held by live storages. */
@@ -77,78 +98,98 @@ final class HostAllocator {
   }
 
   /** Bytes cached for reuse. */
-  static synchronized long cachedBytes() {
-    return cached;
+  static long cachedBytes() {
+    return PAGEABLE.cached() + PINNED.cached();
   }
 
-  /** Drops every cached block. */
-  static synchronized void emptyCache() {
-    FREE.clear();
-    cached = 0;
+  /** Drops every cached block; page-locked ones are freed once no copy uses them. */
+  static void emptyCache() {
+    PAGEABLE.drain().forEach(HostAllocator::free);
+    PINNED.drain().forEach(HostAllocator::free);
   }
 
-  private static synchronized ByteBuffer takeCached(long size) {
-    ArrayDeque<ByteBuffer> q = FREE.get(size);
-    if (q == null || q.isEmpty()) {
-      return null;
+  private static void free(HostBlock block) {
+    PinnedMemory source = pinnedSource;
+    if (block.pageLocked && source != null) {
+      block.awaitIdle();
+      source.free(block.buffer);
     }
-    cached -= size;
-    return q.pop();
-  }
-
-  private static synchronized void giveBack(ByteBuffer buffer, long size) {
-    if (cached + size > CACHE_LIMIT) {
-      return;
-    }
-    FREE.computeIfAbsent(size, s -> new ArrayDeque<>()).push(buffer);
-    cached += size;
   }
 
   /**
    * Collects when the live bytes passed twice what survived the last collection (and the floor),
-   * then waits for the cleaner (its own thread, as for the JDK's direct memory) to hand the
-   * unreachable blocks back, so that this request reuses one rather than faulting in fresh memory.
-   * What survived is the low-water mark of the live bytes, not their count right after the
-   * collection: that still holds garbage the cleaner has not reached, and a threshold built on it
-   * ratchets up at each collection until fresh allocations, slow page faults, are the norm.
-   * Returns a cached block of {@code size}, or null.
+   * so that this request reuses a block rather than faulting in fresh memory. What survived is the
+   * low-water mark of the live bytes, not their count right after the collection: that still
+   * holds garbage the cleaner has not reached, and a threshold built on it ratchets up at each
+   * collection until fresh allocations, slow page faults, are the norm.
    */
-  private static ByteBuffer maybeCollect(long size) {
+  private static void maybeCollect(long size) {
     if (LIVE.get() + size <= Math.max(GC_FLOOR, 2 * LOW_WATER.get())) {
+      return;
+    }
+    LOW_WATER.set(UnreachableMemory.collect(LIVE::get));
+  }
+
+  /** Cached blocks of one kind, by size class. */
+  private static final class Pool {
+    private final Map<Long, ArrayDeque<HostBlock>> free = new HashMap<>();
+    private long cached;
+
+    /** A cached block of {@code size} that no copy uses any more, or null. */
+    synchronized HostBlock take(long size) {
+      ArrayDeque<HostBlock> q = free.get(size);
+      if (q == null) {
+        return null;
+      }
+      for (Iterator<HostBlock> it = q.iterator(); it.hasNext(); ) {
+        HostBlock b = it.next();
+        if (b.idle()) {
+          it.remove();
+          cached -= size;
+          return b;
+        }
+      }
       return null;
     }
-    System.gc();
-    // Polls every 0.2 ms until the releases have started and then paused; at most about 10 ms.
-    long last = LIVE.get();
-    boolean released = false;
-    for (int i = 0; i < 50; i++) {
-      LockSupport.parkNanos(200_000);
-      long now = LIVE.get();
-      if (now != last) {
-        released = true;
-        last = now;
-      } else if (released) {
-        break;
+
+    /** Caches {@code block}; returns false when the cache is full. */
+    synchronized boolean give(HostBlock block) {
+      if (cached + block.size > CACHE_LIMIT) {
+        return false;
       }
+      free.computeIfAbsent(block.size, s -> new ArrayDeque<>()).push(block);
+      cached += block.size;
+      return true;
     }
-    LOW_WATER.set(LIVE.get());
-    return takeCached(size);
+
+    synchronized long cached() {
+      return cached;
+    }
+
+    /** Removes and returns every cached block. */
+    synchronized ArrayDeque<HostBlock> drain() {
+      ArrayDeque<HostBlock> all = new ArrayDeque<>();
+      free.values().forEach(all::addAll);
+      free.clear();
+      cached = 0;
+      return all;
+    }
   }
 
   /** Returns a block to the cache once its storage is unreachable. Holds no reference to it. */
   private static final class Release implements Runnable {
-    private final ByteBuffer buffer;
-    private final long size;
+    private final HostBlock block;
 
-    Release(ByteBuffer buffer, long size) {
-      this.buffer = buffer;
-      this.size = size;
+    Release(HostBlock block) {
+      this.block = block;
     }
 
     @Override
     public void run() {
-      LOW_WATER.accumulateAndGet(LIVE.addAndGet(-size), Math::min);
-      giveBack(buffer, size);
+      LOW_WATER.accumulateAndGet(LIVE.addAndGet(-block.size), Math::min);
+      if (!(block.pinned ? PINNED : PAGEABLE).give(block)) {
+        free(block);
+      }
     }
   }
 }

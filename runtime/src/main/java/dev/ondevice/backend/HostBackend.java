@@ -67,7 +67,7 @@ public final class HostBackend implements Backend {
   }
 
   /** Page-locked host memory; only meaningful on the CPU backend. */
-  HostStorage allocatePinned(long bytes) {
+  public HostStorage allocatePinned(long bytes) {
     return HostAllocator.allocate(this, bytes, true);
   }
 

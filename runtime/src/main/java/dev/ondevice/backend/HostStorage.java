@@ -14,17 +14,17 @@ import java.nio.LongBuffer;
  * stale value can never be observed.
  */
 public final class HostStorage extends Storage {
+  private final HostBlock block;
   private final ByteBuffer bytes;
-  private final boolean pinned;
   private FloatBuffer floats;
   private DoubleBuffer doubles;
   private LongBuffer longs;
   private volatile Event pending;
 
-  HostStorage(Backend backend, ByteBuffer bytes, long byteSize, boolean pinned) {
+  HostStorage(Backend backend, HostBlock block, long byteSize) {
     super(backend, byteSize);
-    this.bytes = bytes;
-    this.pinned = pinned;
+    this.block = block;
+    this.bytes = block.buffer;
   }
 
   /** The bytes, native order, position 0. Shared: use absolute access only. */
@@ -62,18 +62,34 @@ public final class HostStorage extends Storage {
     return l;
   }
 
+  /**
+   * Whether this is page-locked memory from a CUDA driver, which copies to and from a device can
+   * reach asynchronously; false for pinned storages of emulated devices, which only carry the flag.
+   */
+  public boolean isPageLocked() {
+    return block.pageLocked;
+  }
+
   /** Whether this is page-locked memory, the source of truly asynchronous host-to-device copies. */
   public boolean isPinned() {
-    return pinned;
+    return block.pinned;
+  }
+
+  /**
+   * Records that an asynchronous copy reads or writes this memory until {@code event}: the block
+   * is not handed to another storage before then, even if this one becomes unreachable.
+   */
+  public void usedUntil(Event event) {
+    block.usedUntil(event);
   }
 
   /** Marks this storage as the destination of a copy that completes with {@code event}. */
-  void setPending(Event event) {
+  public void setPending(Event event) {
     pending = event;
   }
 
   /** The unfinished copy into this storage, or null. */
-  Event pending() {
+  public Event pending() {
     return pending;
   }
 

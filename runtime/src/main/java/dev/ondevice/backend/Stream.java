@@ -40,9 +40,9 @@ final class Stream {
   /** An event that completes when everything queued so far has run. */
   Event record() {
     checkOpen();
-    Event e = new Event(device, this);
-    put(e::complete);
-    return e;
+    Event.Future f = Event.future(device, this);
+    put(f::complete);
+    return f.event();
   }
 
   private void put(Runnable work) {

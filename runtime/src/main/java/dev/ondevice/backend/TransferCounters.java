@@ -40,7 +40,8 @@ public final class TransferCounters {
     deviceToDeviceBytes.set(0);
   }
 
-  void recordSync() {
+  /** Counts a host synchronisation with this device. */
+  public void recordSync() {
     syncs.incrementAndGet();
   }
 
@@ -49,17 +50,20 @@ public final class TransferCounters {
     syncs.incrementAndGet();
   }
 
-  void recordHostToDevice(long bytes) {
+  /** Counts a copy of {@code bytes} from the host to this device. */
+  public void recordHostToDevice(long bytes) {
     hostToDevice.incrementAndGet();
     hostToDeviceBytes.addAndGet(bytes);
   }
 
-  void recordDeviceToHost(long bytes) {
+  /** Counts a copy of {@code bytes} from this device to the host. */
+  public void recordDeviceToHost(long bytes) {
     deviceToHost.incrementAndGet();
     deviceToHostBytes.addAndGet(bytes);
   }
 
-  void recordDeviceToDevice(long bytes) {
+  /** Counts a copy of {@code bytes} from another device to this one. */
+  public void recordDeviceToDevice(long bytes) {
     deviceToDevice.incrementAndGet();
     deviceToDeviceBytes.addAndGet(bytes);
   }

@@ -20,19 +20,39 @@ import dev.ondevice.cpu.CopyKernels;
 public final class Transfers {
   private Transfers() {}
 
-  /** A contiguous copy of {@code src} on {@code target}. */
+  /**
+   * A contiguous copy of {@code src} on {@code target}. A non-blocking copy from a {@link
+   * CopyEngine} device to the host lands in pinned memory, as in PyTorch, so that it can be
+   * asynchronous.
+   */
   public static Strided copy(Strided src, Device target, boolean nonBlocking) {
-    HostBackend from = (HostBackend) src.storage().backend();
-    HostBackend to = (HostBackend) DeviceRegistry.backend(target);
-    Strided dst = Strided.contiguous(to.allocate((long) src.numel() * src.dtype().byteSize()),
-        src.dtype(), src.sizes().clone());
-    copyInto(src, from, dst, to, nonBlocking);
+    Backend from = src.storage().backend();
+    Backend to = DeviceRegistry.backend(target);
+    long bytes = (long) src.numel() * src.dtype().byteSize();
+    Storage memory = nonBlocking && from instanceof CopyEngine && to == DeviceRegistry.cpu()
+        ? DeviceRegistry.cpu().allocatePinned(bytes) : to.allocate(bytes);
+    Strided dst = Strided.contiguous(memory, src.dtype(), src.sizes().clone());
+    copyInto(src, dst, nonBlocking);
     return dst;
   }
 
   /** Copies {@code src} into the existing {@code dst} of equal sizes, on any two devices. */
   public static void copyInto(Strided src, Strided dst, boolean nonBlocking) {
-    copyInto(src, (HostBackend) src.storage().backend(), dst, (HostBackend) dst.storage().backend(), nonBlocking);
+    Backend from = src.storage().backend();
+    Backend to = dst.storage().backend();
+    if (from instanceof HostBackend h && to instanceof HostBackend d) {
+      copyInto(src, h, dst, d, nonBlocking);
+    } else if (from == to) {
+      from.copy(src, dst);
+    } else if (to instanceof CopyEngine e && from == DeviceRegistry.cpu()) {
+      e.copyFromHost(src, dst, nonBlocking);
+    } else if (from instanceof CopyEngine e && to == DeviceRegistry.cpu()) {
+      e.copyToHost(src, dst, nonBlocking);
+    } else if (to instanceof CopyEngine e && from instanceof CopyEngine) {
+      e.copyFromPeer(src, dst);
+    } else {
+      throw new IllegalStateException("Cannot copy from " + from.describe() + " to " + to.describe());
+    }
   }
 
   private static void copyInto(Strided src, HostBackend from, Strided dst, HostBackend to, boolean nonBlocking) {
@@ -84,6 +104,12 @@ public final class Transfers {
    * waits for the device.
    */
   public static Strided readable(Strided src) {
+    if (src.storage().backend() instanceof CopyEngine e) {
+      Strided host = Strided.contiguous(DeviceRegistry.cpu().allocate((long) src.numel() * src.dtype().byteSize()),
+          src.dtype(), src.sizes().clone());
+      e.copyToHost(src, host, false);
+      return host;
+    }
     HostBackend from = (HostBackend) src.storage().backend();
     if (!from.isAsync()) {
       src.host().awaitReady();

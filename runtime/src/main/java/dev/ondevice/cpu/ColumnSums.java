@@ -1,6 +1,7 @@
 package dev.ondevice.cpu;
 
 import dev.ondevice.DType;
+import dev.ondevice.backend.Coalesced;
 import dev.ondevice.backend.ReduceOp;
 import dev.ondevice.backend.Strided;
 import java.nio.DoubleBuffer;
@@ -24,14 +25,14 @@ final class ColumnSums {
    * Whether a float sum or mean reduces one dimension whose stride spans the kept elements, which
    * are contiguous in the input: the rows and columns of a row-major matrix.
    */
-  static boolean applies(ReduceOp op, DType dtype, Loops.Coalesced kept, Loops.Coalesced reduced, int columns) {
+  static boolean applies(ReduceOp op, DType dtype, Coalesced kept, Coalesced reduced, int columns) {
     return (op == ReduceOp.SUM || op == ReduceOp.MEAN) && dtype.isFloatingPoint() && kept.sizes.length == 1
         && reduced.sizes.length == 1 && kept.strides[0][0] == 1 && reduced.strides[0][0] >= columns
         && columns >= 16 && reduced.sizes[0] > 1;
   }
 
   /** Writes the sums (or means) of the {@code count} rows into {@code out}. */
-  static void run(boolean mean, Strided in, Loops.Coalesced kept, Loops.Coalesced reduced, Strided out, int count) {
+  static void run(boolean mean, Strided in, Coalesced kept, Coalesced reduced, Strided out, int count) {
     int columns = kept.sizes[0];
     int rowStride = reduced.strides[0][0];
     int outStride = kept.strides[1][0];

@@ -1,5 +1,7 @@
 package dev.ondevice.cpu;
 
+import dev.ondevice.backend.Coalesced;
+
 /**
  * Iteration over strided index spaces: dimensions are coalesced where every operand allows it,
  * the space is split over threads, and a row kernel handles each run along the innermost
@@ -34,66 +36,12 @@ final class Loops {
     if (total == 0) {
       return;
     }
-    Coalesced c = coalesce(sizes, strides);
+    Coalesced c = Coalesced.of(sizes, strides);
     if (parallel) {
       Parallel.forRange(total, GRAIN, (from, to) -> runRange(c, offsets, row, from, to));
     } else {
       runRange(c, offsets, row, 0, total);
     }
-  }
-
-  /** Sizes and strides with size-1 dimensions dropped and mergeable neighbours merged; rank at least 1. */
-  static final class Coalesced {
-    final int[] sizes;
-    final int[][] strides;
-
-    Coalesced(int[] sizes, int[][] strides) {
-      this.sizes = sizes;
-      this.strides = strides;
-    }
-  }
-
-  static Coalesced coalesce(int[] sizes, int[][] strides) {
-    int k = strides.length;
-    int[] cs = new int[Math.max(1, sizes.length)];
-    int[][] cst = new int[k][Math.max(1, sizes.length)];
-    int r = 0;
-    for (int d = 0; d < sizes.length; d++) {
-      if (sizes[d] == 1) {
-        continue;
-      }
-      if (r > 0 && mergeable(cs[r - 1], cst, r - 1, strides, d, sizes[d])) {
-        cs[r - 1] *= sizes[d];
-        for (int j = 0; j < k; j++) {
-          cst[j][r - 1] = strides[j][d];
-        }
-        continue;
-      }
-      cs[r] = sizes[d];
-      for (int j = 0; j < k; j++) {
-        cst[j][r] = strides[j][d];
-      }
-      r++;
-    }
-    if (r == 0) {
-      return new Coalesced(new int[] {1}, new int[k][1]);
-    }
-    int[] fs = java.util.Arrays.copyOf(cs, r);
-    int[][] fst = new int[k][];
-    for (int j = 0; j < k; j++) {
-      fst[j] = java.util.Arrays.copyOf(cst[j], r);
-    }
-    return new Coalesced(fs, fst);
-  }
-
-  /** Whether outer dimension (kept at {@code outer}) can absorb inner dimension {@code d}. */
-  private static boolean mergeable(int outerSize, int[][] cst, int outer, int[][] strides, int d, int innerSize) {
-    for (int j = 0; j < strides.length; j++) {
-      if ((long) cst[j][outer] != (long) strides[j][d] * innerSize) {
-        return false;
-      }
-    }
-    return outerSize > 0;
   }
 
   static void runRange(Coalesced c, int[] base, Row row, int from, int to) {

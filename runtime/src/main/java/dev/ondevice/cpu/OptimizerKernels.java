@@ -138,8 +138,19 @@ public final class OptimizerKernels {
    * Whether the second moment may be flushed: a flushed {@code v} changes the denominator {@code
    * √v / √(1 − β2^t) + eps} by less than {@code √minNormal / √(1 − β2^t)}, which must stay below
    * the rounding of {@code eps} ({@code eps · 2^-mantissaBits}). With the default eps of 1e-8 it
-   * always may; with an eps near zero it may not, and only the first moment is flushed.
+   * always may; with an eps near zero it may not, and only the first moment is flushed. The CUDA
+   * kernels take the same decision from here.
    */
+  public static boolean flushesSecondMoment(AdamStep h, boolean float32) {
+    if (float32) {
+      float correction2 = (float) Math.sqrt(1 - Math.pow(h.beta2(), (double) h.step()));
+      return flushesSecondMoment(h.eps() * correction2, Float.MIN_NORMAL, 24);
+    }
+    double correction2 = Math.sqrt(1 - Math.pow(h.beta2(), (double) h.step()));
+    return flushesSecondMoment(h.eps() * correction2, Double.MIN_NORMAL, 53);
+  }
+
+  /** The test of {@link #flushesSecondMoment(AdamStep, boolean)} for one precision. */
   private static boolean flushesSecondMoment(double epsTimesCorrection, double minNormal, int mantissaBits) {
     return epsTimesCorrection >= Math.sqrt(minNormal) * Math.scalb(1.0, mantissaBits);
   }
@@ -229,7 +240,7 @@ public final class OptimizerKernels {
     float eps = (float) h.eps();
     float stepSize = (float) (h.lr() / (1 - Math.pow(h.beta1(), (double) h.step())));
     float correction2 = (float) Math.sqrt(1 - Math.pow(h.beta2(), (double) h.step()));
-    boolean flushSecond = flushesSecondMoment(h.eps() * correction2, Float.MIN_NORMAL, 24);
+    boolean flushSecond = flushesSecondMoment(h, true);
     IntBuffer mi = s[2].host().bytes().asIntBuffer();
     IntBuffer vi = s[3].host().bytes().asIntBuffer();
     return (n, off, st) -> {
@@ -312,7 +323,7 @@ public final class OptimizerKernels {
     double eps = h.eps();
     double stepSize = h.lr() / (1 - Math.pow(h.beta1(), (double) h.step()));
     double correction2 = Math.sqrt(1 - Math.pow(h.beta2(), (double) h.step()));
-    boolean flushSecond = flushesSecondMoment(eps * correction2, Double.MIN_NORMAL, 53);
+    boolean flushSecond = flushesSecondMoment(h, false);
     return (n, off, st) -> {
       int xs = xf == null ? 0 : st[4];
       for (int i = 0, p = off[0], g = off[1], a = off[2], q = off[3], x = xf == null ? 0 : off[4]; i < n;

@@ -1,6 +1,7 @@
 package dev.ondevice.cpu;
 
 import dev.ondevice.DType;
+import dev.ondevice.backend.Coalesced;
 import dev.ondevice.backend.HostStorage;
 import dev.ondevice.backend.ReduceOp;
 import dev.ondevice.backend.Strided;
@@ -52,8 +53,8 @@ public final class ReduceKernels {
         keptVal[k++] = values == null ? 0 : values.stride(d);
       }
     }
-    Loops.Coalesced keptC = Loops.coalesce(keptSizes, new int[][] {keptIn, keptOut, keptVal});
-    Loops.Coalesced redC = Loops.coalesce(redSizes, new int[][] {redStrides});
+    Coalesced keptC = Coalesced.of(keptSizes, new int[][] {keptIn, keptOut, keptVal});
+    Coalesced redC = Coalesced.of(redSizes, new int[][] {redStrides});
     int numOut = 1;
     for (int s : keptSizes) {
       numOut *= s;
@@ -113,7 +114,7 @@ public final class ReduceKernels {
   }
 
   /** Offsets of output number {@code j} in the input, the output and the values output. */
-  private static void offsets(Loops.Coalesced c, int j, int in0, int out0, int val0, int[] base) {
+  private static void offsets(Coalesced c, int j, int in0, int out0, int val0, int[] base) {
     int a = in0;
     int b = out0;
     int v = val0;
@@ -130,7 +131,7 @@ public final class ReduceKernels {
     base[2] = v;
   }
 
-  private static void visit(HostStorage s, Loops.Coalesced region, int base, int from, int to, Accumulator acc) {
+  private static void visit(HostStorage s, Coalesced region, int base, int from, int to, Accumulator acc) {
     if (from >= to) {
       return;
     }

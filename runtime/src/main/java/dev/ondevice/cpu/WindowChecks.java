@@ -10,11 +10,11 @@ import java.util.Arrays;
  * and every element a view can address inside its storage. Each failure names the kernel, the
  * operand and the sizes, so a caller's mistake never surfaces as a bare buffer index error.
  */
-final class WindowChecks {
+public final class WindowChecks {
   private WindowChecks() {}
 
   /** Throws unless {@code s} is a floating-point operand of rank {@code rank}. */
-  static void floating(String op, String name, Strided s, int rank) {
+  public static void floating(String op, String name, Strided s, int rank) {
     if (s.rank() != rank) {
       throw new IllegalArgumentException(op + ": " + name + " must have " + rank + " dimensions, got sizes "
           + Arrays.toString(s.sizes()));
@@ -25,14 +25,14 @@ final class WindowChecks {
   }
 
   /** Throws unless {@code s} has the dtype of {@code reference}. */
-  static void sameType(String op, String name, Strided s, DType reference) {
+  public static void sameType(String op, String name, Strided s, DType reference) {
     if (s.dtype() != reference) {
       throw new IllegalArgumentException(op + ": " + name + " is " + s.dtype() + " but the input is " + reference);
     }
   }
 
   /** Throws unless {@code s} has exactly the sizes {@code expected}. */
-  static void sizes(String op, String name, Strided s, int[] expected, Window2d window) {
+  public static void sizes(String op, String name, Strided s, int[] expected, Window2d window) {
     if (!Arrays.equals(s.sizes(), expected)) {
       throw new IllegalArgumentException(op + ": " + name + " has sizes " + Arrays.toString(s.sizes())
           + " but the window (" + window + ") needs " + Arrays.toString(expected));
@@ -40,7 +40,7 @@ final class WindowChecks {
   }
 
   /** Throws unless every element of {@code s} lies inside its storage. */
-  static void inStorage(String op, String name, Strided s) {
+  public static void inStorage(String op, String name, Strided s) {
     if (s.numel() == 0) {
       return;
     }

@@ -10,6 +10,7 @@ import dev.ondevice.Device;
 import dev.ondevice.Parameter;
 import dev.ondevice.Shape;
 import dev.ondevice.Tensor;
+import dev.ondevice.TestDevices;
 import java.util.Arrays;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.function.Executable;
@@ -29,9 +30,9 @@ final class OptimFixtures {
 
   private OptimFixtures() {}
 
-  /** For {@code @MethodSource}: the CPU and the emulated {@code cuda:0}. */
+  /** For {@code @MethodSource}: the devices of {@link TestDevices#all()}. */
   static Stream<Device> devices() {
-    return Stream.of(Device.cpu(), Device.cuda(0));
+    return TestDevices.all();
   }
 
   /** A float64 parameter on {@code device}. */

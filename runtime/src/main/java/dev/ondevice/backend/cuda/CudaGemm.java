@@ -1,0 +1,155 @@
+package dev.ondevice.backend.cuda;
+
+import dev.ondevice.DType;
+import dev.ondevice.backend.Strided;
+import dev.ondevice.backend.cuda.KernelLibrary.Module;
+import java.lang.ref.Reference;
+
+/**
+ * Batched matrix products on a CUDA device: cuBLAS where {@code libcublas.so.12} loads (float32
+ * and float64), otherwise, and for int64, the tiled kernels of {@code gemm.cu}. Transposed
+ * operands are passed as strides, never copied; an operand with neither of its matrix dimensions
+ * contiguous is made contiguous first. Internal to the runtime.
+ */
+final class CudaGemm {
+  /** The tile shapes of {@code gemm.cu}: edge length per kernel, largest first, by dtype. */
+  private static final int[] F32_TILES = {128, 64, 32};
+  private static final int[] F64_TILES = {64, 32};
+  private static final int[] I64_TILES = {32};
+  /** The K slice of the kernels ({@code BK}); split-K chunks are multiples of it. */
+  static final int SLICE = 8;
+  /** Fewest K per split: below it a split's partial product costs more than it saves. */
+  static final int MIN_SPLIT_K = 256;
+  static final int MAX_SPLITS = 16;
+
+  private final Cublas cublas;
+
+  CudaGemm(Cublas cublas) {
+    this.cublas = cublas;
+  }
+
+  /** Which kernels run the products, for people. */
+  String describe() {
+    return cublas.available() ? "cuBLAS (float32, float64) and OnDevice's kernels (int64)"
+        : "OnDevice's tiled kernels (" + cublas.reason() + ")";
+  }
+
+  /** A product's operand as the kernels read it: its strides over [batch, rows, columns]. */
+  record Operand(Strided data, int batchStride, int rowStride, int columnStride) {
+    /** Whether the columns (K for A, N for B) are contiguous. */
+    boolean rowMajor() {
+      return columnStride == 1;
+    }
+  }
+
+  /**
+   * {@code m} ({@code [B, R, C]}) with the strides of size-1 dimensions normalised, or a
+   * contiguous copy when neither matrix dimension has stride 1.
+   */
+  static Operand operand(CudaBackend b, Strided m) {
+    int rows = m.size(1);
+    int cols = m.size(2);
+    int bs = m.size(0) == 1 ? 0 : m.stride(0);
+    int rs = m.stride(1);
+    int cs = m.stride(2);
+    if (cols == 1) {
+      cs = 1;
+    }
+    if (rows == 1 && cs != 1) {
+      rs = 1;
+    }
+    if (rows == 1 && cs == 1) {
+      rs = cols;
+    }
+    if (cs == 1 || rs == 1) {
+      return new Operand(m, bs, rs, cs);
+    }
+    Strided dense = b.empty(m.dtype(), m.sizes());
+    b.copy(m, dense);
+    return new Operand(dense, m.size(0) == 1 ? 0 : rows * cols, cols, 1);
+  }
+
+  /** How the kernels run one product. */
+  record Plan(int tile, int splits, int chunk) {}
+
+  /** The plan for {@code batches} products of {@code [M, K] x [K, N]} on {@code multiprocessors}. */
+  static Plan plan(DType dtype, int batches, int m, int n, int k, int multiprocessors) {
+    int[] tiles = dtype == DType.FLOAT32 ? F32_TILES : dtype == DType.FLOAT64 ? F64_TILES : I64_TILES;
+    int tile = tiles[tiles.length - 1];
+    for (int t : tiles) {
+      if (blocks(t, batches, m, n) >= multiprocessors) {
+        tile = t;
+        break;
+      }
+    }
+    long blocks = blocks(tile, batches, m, n);
+    int splits = 1;
+    if (blocks < multiprocessors && k >= 2 * MIN_SPLIT_K) {
+      splits = (int) Math.min(Math.min(MAX_SPLITS, k / MIN_SPLIT_K), (2L * multiprocessors + blocks - 1) / blocks);
+      splits = (int) Math.max(1, Math.min(splits, LaunchConfig.MAX_GRID_YZ / Math.max(1, batches)));
+    }
+    int chunk = ((k + splits - 1) / splits + SLICE - 1) / SLICE * SLICE;
+    splits = (k + chunk - 1) / chunk;
+    return new Plan(tile, Math.max(1, splits), chunk);
+  }
+
+  private static long blocks(int tile, int batches, int m, int n) {
+    return (long) ((m + tile - 1) / tile) * ((n + tile - 1) / tile) * batches;
+  }
+
+  /** {@code out[b] = a[b] @ bm[b]} for {@code [B,M,K] x [B,K,N]}; out contiguous. */
+  void matmul(CudaBackend backend, Strided a, Strided bm, Strided out) {
+    int batches = a.size(0);
+    int m = a.size(1);
+    int k = a.size(2);
+    int n = bm.size(2);
+    if (m == 0 || n == 0 || batches == 0) {
+      return;
+    }
+    if (k == 0) {
+      backend.fill(out, 0);
+      return;
+    }
+    if (a.dtype() == DType.BOOL) {
+      throw new IllegalArgumentException("matmul: not defined for bool tensors");
+    }
+    Operand pa = operand(backend, a);
+    Operand pb = operand(backend, bm);
+    if (cublas.available() && a.dtype().isFloatingPoint() && cublas.matmul(backend, pa, pb, out, batches, m, n, k)) {
+      return;
+    }
+    Plan plan = plan(a.dtype(), batches, m, n, k, backend.multiprocessors());
+    CudaStorage work = plan.splits() > 1
+        ? backend.allocate((long) plan.splits() * batches * m * n * a.dtype().byteSize()) : null;
+    String type = CudaBackend.suffix(a.dtype());
+    int perLaunch = Math.max(1, LaunchConfig.MAX_GRID_YZ / plan.splits());
+    for (int first = 0; first < batches; first += perLaunch) {
+      int count = Math.min(perLaunch, batches - first);
+      pack(pa, pb, out, first, count, m, n, k, plan, work);
+      backend.launch(Module.GEMM, "gemm_" + type + "_" + plan.tile(), new LaunchConfig((n + plan.tile() - 1)
+          / plan.tile(), (m + plan.tile() - 1) / plan.tile(), count * plan.splits(), 256));
+      if (plan.splits() > 1) {
+        backend.launch(Module.GEMM, "gemm_splitk_sum_" + type,
+            LaunchConfig.elementwise((long) count * m * n, backend.multiprocessors()));
+      }
+    }
+    Reference.reachabilityFence(work);
+    Reference.reachabilityFence(pa);
+    Reference.reachabilityFence(pb);
+  }
+
+  /** {@code GemmArgs} for batches {@code [first, first + count)}. */
+  private static void pack(Operand a, Operand b, Strided out, int first, int count, int m, int n, int k, Plan plan,
+      CudaStorage work) {
+    int es = a.data().dtype().byteSize();
+    Launcher.args()
+        .view(CudaBackend.address(a.data()) + (long) first * a.batchStride() * es,
+            new int[] {a.batchStride(), a.rowStride(), a.columnStride()})
+        .view(CudaBackend.address(b.data()) + (long) first * b.batchStride() * es,
+            new int[] {b.batchStride(), b.rowStride(), b.columnStride()})
+        .view(CudaBackend.address(out) + (long) first * out.stride(0) * es,
+            new int[] {out.stride(0), out.stride(1), out.stride(2)})
+        .pointer(work == null ? 0 : work.address())
+        .i32(m).i32(n).i32(k).i32(count).i32(plan.splits()).i32(plan.chunk());
+  }
+}

@@ -1,0 +1,66 @@
+package dev.ondevice.backend.cuda;
+
+import dev.ondevice.backend.PinnedMemory;
+
+/**
+ * The CUDA devices of this process, set up on first use: the driver loaded ({@link CudaDriver}),
+ * then each device's context, stream, allocator and kernels, and cuBLAS where it loads. When any of
+ * it fails there are no devices, and {@link #reason()} says why in one line. Internal; {@code
+ * DeviceRegistry} asks for it.
+ */
+public final class CudaRuntime {
+  private final CudaBackend[] backends;
+  private final String reason;
+  private final int driverVersion;
+  private final PinnedMemory pinned;
+
+  private CudaRuntime(CudaBackend[] backends, String reason, int driverVersion, PinnedMemory pinned) {
+    this.backends = backends;
+    this.reason = reason;
+    this.driverVersion = driverVersion;
+    this.pinned = pinned;
+  }
+
+  /** Loads the driver and sets up every device. Never throws. */
+  public static CudaRuntime load() {
+    CudaDriver.Status status = CudaDriver.status();
+    if (status.deviceCount() == 0) {
+      return new CudaRuntime(new CudaBackend[0], status.reason(), status.driverVersion(), null);
+    }
+    try {
+      CudaDevice[] devices = new CudaDevice[status.deviceCount()];
+      for (int i = 0; i < devices.length; i++) {
+        devices[i] = new CudaDevice(i);
+      }
+      CudaGemm gemm = new CudaGemm(Cublas.load(devices[0]));
+      CudaBackend[] backends = new CudaBackend[devices.length];
+      for (int i = 0; i < devices.length; i++) {
+        backends[i] = new CudaBackend(devices[i], gemm);
+      }
+      return new CudaRuntime(backends, null, status.driverVersion(), new CudaPinnedMemory(devices[0]));
+    } catch (RuntimeException | LinkageError e) {
+      return new CudaRuntime(new CudaBackend[0], "the CUDA devices could not be set up (" + e.getMessage() + ")",
+          status.driverVersion(), null);
+    }
+  }
+
+  /** The backends, one per device, by index; empty when CUDA is not available. */
+  public CudaBackend[] backends() {
+    return backends.clone();
+  }
+
+  /** Why there are no devices; null when there are. */
+  public String reason() {
+    return reason;
+  }
+
+  /** The driver's CUDA version as {@code 12.4}, or null when no driver loaded. */
+  public String driverVersion() {
+    return driverVersion == 0 ? null : driverVersion / 1000 + "." + driverVersion % 1000 / 10;
+  }
+
+  /** The driver's page-locked host memory; null when CUDA is not available. */
+  public PinnedMemory pinnedMemory() {
+    return pinned;
+  }
+}

@@ -1,0 +1,114 @@
+package dev.ondevice.backend.cuda;
+
+import static dev.ondevice.backend.cuda.CudaDriver.check;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmodule;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * The kernels of one device: the PTX modules shipped in the jar ({@code dev/ondevice/cuda/*.ptx},
+ * compiled from {@code runtime/src/main/cuda} at build time), each loaded into the device's
+ * context (the driver compiles it for the device, and caches the result) the first time one of
+ * its kernels is used. Internal to the runtime.
+ */
+final class KernelLibrary {
+  /** The PTX modules, one per source file. */
+  enum Module {
+    ELEMENTWISE("elementwise"), REDUCE("reduce"), INDEX("index"), WINDOW("window"), OPTIM("optim"), GEMM("gemm");
+
+    private final String file;
+
+    Module(String file) {
+      this.file = file;
+    }
+
+    /** The class path resource of the module's PTX. */
+    String resource() {
+      return "/dev/ondevice/cuda/" + file + ".ptx";
+    }
+  }
+
+  private static final Pattern ENTRY = Pattern.compile("\\.entry\\s+(\\w+)\\(\\s*\\.param\\s+\\.align\\s+\\d+\\s+\\.b8\\s+\\w+\\[(\\d+)\\]");
+
+  private final CudaDevice device;
+  private final Map<Module, CUmodule> modules = new EnumMap<>(Module.class);
+  private final Map<String, Kernel> kernels = new ConcurrentHashMap<>();
+
+  /** A loaded kernel and the size of its one struct argument, as its PTX declares it. */
+  record Kernel(String name, CUfunction function, int argumentBytes) {}
+
+  KernelLibrary(CudaDevice device) {
+    this.device = device;
+  }
+
+  /** The kernel {@code name} of {@code module}. */
+  Kernel kernel(Module module, String name) {
+    Kernel k = kernels.get(name);
+    if (k == null) {
+      k = load(module, name);
+    }
+    return k;
+  }
+
+  private synchronized Kernel load(Module module, String name) {
+    Kernel k = kernels.get(name);
+    if (k != null) {
+      return k;
+    }
+    Integer bytes = argumentSizes(module).get(name);
+    if (bytes == null) {
+      throw new IllegalStateException("The CUDA kernel " + name + " is not in " + module.resource());
+    }
+    device.makeCurrent();
+    CUmodule m = modules.computeIfAbsent(module, this::loadModule);
+    CUfunction f = new CUfunction();
+    check(JCudaDriver.cuModuleGetFunction(f, m, name), "cuModuleGetFunction(" + name + ")", device.device());
+    k = new Kernel(name, f, bytes);
+    kernels.put(name, k);
+    return k;
+  }
+
+  /** Each kernel of {@code module} and the bytes of its struct argument, from the PTX. */
+  static Map<String, Integer> argumentSizes(Module module) {
+    Map<String, Integer> sizes = new HashMap<>();
+    Matcher m = ENTRY.matcher(new String(ptx(module), StandardCharsets.US_ASCII));
+    while (m.find()) {
+      sizes.put(m.group(1), Integer.parseInt(m.group(2)));
+    }
+    return sizes;
+  }
+
+  private CUmodule loadModule(Module module) {
+    byte[] ptx = ptx(module);
+    CUmodule m = new CUmodule();
+    check(JCudaDriver.cuModuleLoadData(m, ptx), "cuModuleLoadData(" + module.resource() + ")", device.device());
+    return m;
+  }
+
+  /** The PTX of {@code module}, zero-terminated as the driver wants it. */
+  static byte[] ptx(Module module) {
+    try (InputStream in = KernelLibrary.class.getResourceAsStream(module.resource())) {
+      if (in == null) {
+        throw new IllegalStateException("The CUDA kernels " + module.resource() + " are missing from the class"
+            + " path: the runtime jar was built without them");
+      }
+      byte[] text = in.readAllBytes();
+      byte[] terminated = new byte[text.length + 1];
+      System.arraycopy(text, 0, terminated, 0, text.length);
+      return terminated;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read " + module.resource(), e);
+    }
+  }
+}
