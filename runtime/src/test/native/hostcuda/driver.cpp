@@ -10,7 +10,7 @@
 // the allocator, the kernels' arithmetic), not its speed or the device's memory model.
 //
 // Configuration: ONDEVICE_HOSTCUDA_DEVICES (default 2), ONDEVICE_HOSTCUDA_MEMORY_MIB (per device,
-// default 4096). Functions the backend does not use return CUDA_ERROR_NOT_SUPPORTED (stubs.inc).
+// default 1024). Functions the backend does not use return CUDA_ERROR_NOT_SUPPORTED (stubs.inc).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,7 +336,7 @@ long ptxParamSize(const std::string& image, const std::string& name) {
 API CUresult cuInit(unsigned int) {
   if (!initialized) {
     deviceCount = envInt("ONDEVICE_HOSTCUDA_DEVICES", 2);
-    deviceMemory = static_cast<size_t>(envInt("ONDEVICE_HOSTCUDA_MEMORY_MIB", 4096)) << 20;
+    deviceMemory = static_cast<size_t>(envInt("ONDEVICE_HOSTCUDA_MEMORY_MIB", 1024)) << 20;
     memory.used.assign(deviceCount, 0);
     for (int i = 0; i < deviceCount; i++) contexts.push_back(new Context{i, {}});
     initialized = true;

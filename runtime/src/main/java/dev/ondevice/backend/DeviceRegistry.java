@@ -81,6 +81,32 @@ public final class DeviceRegistry {
     return i >= 0 && i < c.count() && c.backends[i] instanceof CudaBackend b ? b : null;
   }
 
+  /**
+   * Memory of {@code device}: {@code [allocated, reserved, peak allocated]} bytes. The CUDA
+   * backend's allocator tells all three; an emulated device counts its live storages, and
+   * reserves what it allocates.
+   */
+  public static long[] memory(Device device) {
+    Backend b = backend(device);
+    if (b instanceof CudaBackend c) {
+      return new long[] {c.allocatedBytes(), c.reservedBytes(), c.peakAllocatedBytes()};
+    }
+    HostBackend h = (HostBackend) b;
+    long live = h.liveBytes().get();
+    return new long[] {live, live, h.peakBytes().get()};
+  }
+
+  /** Returns the cached, unused memory of every CUDA device (and host blocks) to the system. */
+  public static void emptyCache() {
+    CudaDevices c = cuda();
+    for (Backend b : c.backends) {
+      if (b instanceof CudaBackend cb) {
+        cb.emptyCache();
+      }
+    }
+    HostAllocator.emptyCache();
+  }
+
   /** The device for people: {@code cuda:0 (emulated)} for an emulated device. */
   public static String describe(Device device) {
     CudaDevices c = cuda;

@@ -80,8 +80,13 @@ final class HostAllocator {
       block = fresh(size, pinned);
     }
     LIVE.addAndGet(size);
+    AtomicLong owner = null;
+    if (backend instanceof HostBackend h) {
+      owner = h.liveBytes();
+      h.peakBytes().accumulateAndGet(owner.addAndGet(size), Math::max);
+    }
     HostStorage storage = new HostStorage(backend, block, bytes);
-    CLEANER.register(storage, new Release(block));
+    CLEANER.register(storage, new Release(block, owner));
     return storage;
   }
 
@@ -179,13 +184,18 @@ final class HostAllocator {
   /** Returns a block to the cache once its storage is unreachable. Holds no reference to it. */
   private static final class Release implements Runnable {
     private final HostBlock block;
+    private final AtomicLong owner;
 
-    Release(HostBlock block) {
+    Release(HostBlock block, AtomicLong owner) {
       this.block = block;
+      this.owner = owner;
     }
 
     @Override
     public void run() {
+      if (owner != null) {
+        owner.addAndGet(-block.size);
+      }
       LOW_WATER.accumulateAndGet(LIVE.addAndGet(-block.size), Math::min);
       if (!(block.pinned ? PINNED : PAGEABLE).give(block)) {
         free(block);

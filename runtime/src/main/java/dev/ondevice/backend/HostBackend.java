@@ -13,6 +13,7 @@ import dev.ondevice.cpu.ReduceKernels;
 import dev.ondevice.cpu.SoftmaxKernels;
 import dev.ondevice.cpu.UnaryKernels;
 import dev.ondevice.cpu.UnfoldKernels;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A backend on host memory that runs the CPU kernels: the CPU itself (kernels run on the calling
@@ -22,6 +23,8 @@ import dev.ondevice.cpu.UnfoldKernels;
 public final class HostBackend implements Backend {
   private final Device device;
   private final Stream stream;
+  private final AtomicLong liveBytes = new AtomicLong();
+  private final AtomicLong peakBytes = new AtomicLong();
 
   private HostBackend(Device device, Stream stream) {
     this.device = device;
@@ -54,6 +57,16 @@ public final class HostBackend implements Backend {
     if (stream != null) {
       stream.close();
     }
+  }
+
+  /** Bytes of this device's storages that are still reachable, by size class. */
+  AtomicLong liveBytes() {
+    return liveBytes;
+  }
+
+  /** The most bytes of this device's storages that were reachable at once. */
+  AtomicLong peakBytes() {
+    return peakBytes;
   }
 
   /** Whether work runs asynchronously on a stream (an emulated device). */

@@ -58,9 +58,30 @@ public final class CudaBackend implements CopyEngine {
     return device + ", " + CachingAllocator.human(device.totalMemory()) + ", matrix products by " + gemm.describe();
   }
 
-  /** The device's caching allocator. */
-  CachingAllocator allocator() {
-    return device.allocator();
+  /** Bytes held by this device's live tensors. */
+  public long allocatedBytes() {
+    return device.allocator().allocatedBytes();
+  }
+
+  /** Bytes this device's caching allocator holds from the driver. */
+  public long reservedBytes() {
+    return device.allocator().reservedBytes();
+  }
+
+  /** The most bytes this device's tensors held at once. */
+  public long peakAllocatedBytes() {
+    return device.allocator().peakAllocatedBytes();
+  }
+
+  /** Frees this device's cached blocks; waits for its queued work first, as cuMemFree does. */
+  public void emptyCache() {
+    device.drain();
+    device.allocator().emptyCache();
+  }
+
+  /** The device's name, as {@code NVIDIA H200}. */
+  public String name() {
+    return device.name();
   }
 
   @Override
@@ -169,7 +190,7 @@ public final class CudaBackend implements CopyEngine {
       throw new IllegalArgumentException(op + " is not defined on bool operands");
     }
     Packed p = pack(out.sizes(), in, out);
-    p.args().i32(op.ordinal());
+    p.args().i32(KernelCodes.of(op));
     launch(Module.ELEMENTWISE, name, p.numel());
   }
 
@@ -177,7 +198,7 @@ public final class CudaBackend implements CopyEngine {
   public void binary(BinaryOp op, Strided a, Strided b, Strided out) {
     checkBinary(op, a.dtype());
     Packed p = pack(out.sizes(), a, b, out);
-    p.args().i32(op.ordinal());
+    p.args().i32(KernelCodes.of(op));
     launch(Module.ELEMENTWISE, "binary_" + suffix(a.dtype()), p.numel());
   }
 
@@ -185,7 +206,7 @@ public final class CudaBackend implements CopyEngine {
   public void binaryScalar(BinaryOp op, Strided a, double s, boolean scalarFirst, Strided out) {
     checkBinary(op, a.dtype());
     Packed p = pack(out.sizes(), a, out);
-    p.args().f64(s).i32(op.ordinal()).i32(scalarFirst ? 1 : 0);
+    p.args().f64(s).i32(KernelCodes.of(op)).i32(scalarFirst ? 1 : 0);
     launch(Module.ELEMENTWISE, "binary_scalar_" + suffix(a.dtype()), p.numel());
   }
 
@@ -239,7 +260,7 @@ public final class CudaBackend implements CopyEngine {
     // Draws are numbered in row-major order of out, as the CPU numbers its elements; coalescing
     // keeps that order.
     Packed packed = pack(out.sizes(), out);
-    packed.args().f64(a).f64(b).i64(seed).i64(counter).i32(kind.ordinal());
+    packed.args().f64(a).f64(b).i64(seed).i64(counter).i32(KernelCodes.of(kind));
     launch(Module.ELEMENTWISE, "random_" + suffix(out.dtype()), packed.numel());
   }
 

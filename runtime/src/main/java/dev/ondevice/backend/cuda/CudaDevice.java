@@ -23,7 +23,8 @@ import jcuda.driver.JCudaDriver;
  */
 final class CudaDevice {
   private static final Cleaner CLEANER = Cleaner.create();
-  private static final ThreadLocal<CUcontext> CURRENT = new ThreadLocal<>();
+  /** The device whose context is current on each thread, as far as this runtime set it. */
+  private static final ThreadLocal<CudaDevice> CURRENT = new ThreadLocal<>();
 
   private final Device device;
   private final CUdevice handle = new CUdevice();
@@ -116,9 +117,9 @@ final class CudaDevice {
 
   /** Makes this device's context current on the calling thread. */
   void makeCurrent() {
-    if (CURRENT.get() != context) {
+    if (CURRENT.get() != this) {
       check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent", device);
-      CURRENT.set(context);
+      CURRENT.set(this);
     }
   }
 

@@ -86,7 +86,7 @@ final class CudaGemm {
     int splits = 1;
     if (blocks < multiprocessors && k >= 2 * MIN_SPLIT_K) {
       splits = (int) Math.min(Math.min(MAX_SPLITS, k / MIN_SPLIT_K), (2L * multiprocessors + blocks - 1) / blocks);
-      splits = (int) Math.max(1, Math.min(splits, LaunchConfig.MAX_GRID_YZ / Math.max(1, batches)));
+      splits = Math.max(1, Math.min(splits, LaunchConfig.MAX_GRID_YZ / Math.max(1, batches)));
     }
     int chunk = ((k + splits - 1) / splits + SLICE - 1) / SLICE * SLICE;
     splits = (k + chunk - 1) / chunk;
@@ -123,19 +123,23 @@ final class CudaGemm {
         ? backend.allocate((long) plan.splits() * batches * m * n * a.dtype().byteSize()) : null;
     String type = CudaBackend.suffix(a.dtype());
     int perLaunch = Math.max(1, LaunchConfig.MAX_GRID_YZ / plan.splits());
-    for (int first = 0; first < batches; first += perLaunch) {
-      int count = Math.min(perLaunch, batches - first);
-      pack(pa, pb, out, first, count, m, n, k, plan, work);
-      backend.launch(Module.GEMM, "gemm_" + type + "_" + plan.tile(), new LaunchConfig((n + plan.tile() - 1)
-          / plan.tile(), (m + plan.tile() - 1) / plan.tile(), count * plan.splits(), 256));
-      if (plan.splits() > 1) {
-        backend.launch(Module.GEMM, "gemm_splitk_sum_" + type,
-            LaunchConfig.elementwise((long) count * m * n, backend.multiprocessors()));
+    try {
+      for (int first = 0; first < batches; first += perLaunch) {
+        int count = Math.min(perLaunch, batches - first);
+        pack(pa, pb, out, first, count, m, n, k, plan, work);
+        backend.launch(Module.GEMM, "gemm_" + type + "_" + plan.tile(), new LaunchConfig((n + plan.tile() - 1)
+            / plan.tile(), (m + plan.tile() - 1) / plan.tile(), count * plan.splits(), 256));
+        if (plan.splits() > 1) {
+          backend.launch(Module.GEMM, "gemm_splitk_sum_" + type,
+              LaunchConfig.elementwise((long) count * m * n, backend.multiprocessors()));
+        }
       }
+    } finally {
+      // Temporaries stay out of the cache until every launch that reads them is queued.
+      Reference.reachabilityFence(work);
+      Reference.reachabilityFence(pa);
+      Reference.reachabilityFence(pb);
     }
-    Reference.reachabilityFence(work);
-    Reference.reachabilityFence(pa);
-    Reference.reachabilityFence(pb);
   }
 
   /** {@code GemmArgs} for batches {@code [first, first + count)}. */

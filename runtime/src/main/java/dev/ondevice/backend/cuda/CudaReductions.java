@@ -106,20 +106,23 @@ final class CudaReductions {
         .view(values == null ? CudaBackend.address(out) : CudaBackend.address(values), keptC.strides[2])
         .dims(redC.sizes).view(inAddress, redC.strides[0])
         .pointer(work == null ? 0 : work.address())
-        .i32(op.ordinal()).i32(plan.parts()).i32(values == null ? 0 : 1).i32(numRed);
-    if (plan.perThread()) {
-      b.launch(Module.REDUCE, "reduce_rows_" + suffix, LaunchConfig.elementwise(numOut, b.multiprocessors()));
-      return;
+        .i32(KernelCodes.of(op)).i32(plan.parts()).i32(values == null ? 0 : 1).i32(numRed);
+    try {
+      if (plan.perThread()) {
+        b.launch(Module.REDUCE, "reduce_rows_" + suffix, LaunchConfig.elementwise(numOut, b.multiprocessors()));
+        return;
+      }
+      b.launch(Module.REDUCE, "reduce_blocks_" + suffix,
+          LaunchConfig.blocks((long) numOut * plan.parts(), REDUCE_THREADS, b.multiprocessors()));
+      if (plan.parts() > 1) {
+        // The argument buffer still holds the same struct: the finishing kernel reads the parts.
+        b.launch(Module.REDUCE, "reduce_finish_" + suffix, LaunchConfig.elementwise(numOut, b.multiprocessors()));
+      }
+    } finally {
+      // The workspace must not go back to the cache (and to another thread's work) before both
+      // launches are queued; after that, the stream orders any later use after them.
+      Reference.reachabilityFence(work);
     }
-    b.launch(Module.REDUCE, "reduce_blocks_" + suffix,
-        LaunchConfig.blocks((long) numOut * plan.parts(), REDUCE_THREADS, b.multiprocessors()));
-    if (plan.parts() > 1) {
-      // The argument buffer still holds the same struct: the finishing kernel reads the parts.
-      b.launch(Module.REDUCE, "reduce_finish_" + suffix, LaunchConfig.elementwise(numOut, b.multiprocessors()));
-    }
-    // The workspace must not go back to the cache (and to another thread's work) before both
-    // launches are queued; after that, the stream orders any later use after them.
-    Reference.reachabilityFence(work);
   }
 
   /** Softmax (or log-softmax) of {@code in} along {@code dim} into contiguous {@code out}. */

@@ -22,7 +22,7 @@ final class DeviceErrors {
   static final int PROBABILITY = 2;
   static final int POSITION = 3;
   /** {@code ErrorOp} of {@code ondevice.cuh}, by value. */
-  private static final String[] OPS = {"gather", "scatterAdd", "indexSelect", "indexAdd", "bernoulli",
+  static final String[] OPS = {"gather", "scatterAdd", "indexSelect", "indexAdd", "bernoulli",
       "maxPool2dBackward"};
   private static final int SIZE = 32;
 

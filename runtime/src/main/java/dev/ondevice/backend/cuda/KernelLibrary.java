@@ -82,7 +82,7 @@ final class KernelLibrary {
   /** Each kernel of {@code module} and the bytes of its struct argument, from the PTX. */
   static Map<String, Integer> argumentSizes(Module module) {
     Map<String, Integer> sizes = new HashMap<>();
-    Matcher m = ENTRY.matcher(new String(ptx(module), StandardCharsets.US_ASCII));
+    Matcher m = ENTRY.matcher(source(module));
     while (m.find()) {
       sizes.put(m.group(1), Integer.parseInt(m.group(2)));
     }
@@ -98,15 +98,20 @@ final class KernelLibrary {
 
   /** The PTX of {@code module}, zero-terminated as the driver wants it. */
   static byte[] ptx(Module module) {
+    byte[] text = source(module).getBytes(StandardCharsets.US_ASCII);
+    byte[] terminated = new byte[text.length + 1];
+    System.arraycopy(text, 0, terminated, 0, text.length);
+    return terminated;
+  }
+
+  /** The PTX text of {@code module}. */
+  static String source(Module module) {
     try (InputStream in = KernelLibrary.class.getResourceAsStream(module.resource())) {
       if (in == null) {
         throw new IllegalStateException("The CUDA kernels " + module.resource() + " are missing from the class"
             + " path: the runtime jar was built without them");
       }
-      byte[] text = in.readAllBytes();
-      byte[] terminated = new byte[text.length + 1];
-      System.arraycopy(text, 0, terminated, 0, text.length);
-      return terminated;
+      return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read " + module.resource(), e);
     }
