@@ -24,6 +24,13 @@
   OD_REGISTER(name, Args, blockSync)                      \
   extern "C" __global__ void name(const Args a)
 
+// OD_KERNEL with launch bounds: at most `threads` per block, and registers for `blocks` blocks
+// resident per multiprocessor.
+#define OD_KERNEL_BOUNDED(name, Args, blockSync, threads, blocks)                      \
+  extern "C" __global__ void __launch_bounds__(threads, blocks) name(const Args a);    \
+  OD_REGISTER(name, Args, blockSync)                                                   \
+  extern "C" __global__ void __launch_bounds__(threads, blocks) name(const Args a)
+
 typedef long long i64;
 typedef unsigned long long u64;
 typedef unsigned char u8;

@@ -127,7 +127,7 @@ final class CudaGemm {
       for (int first = 0; first < batches; first += perLaunch) {
         int count = Math.min(perLaunch, batches - first);
         pack(pa, pb, out, first, count, m, n, k, plan, work);
-        backend.launch(Module.GEMM, "gemm_" + type + "_" + plan.tile(), new LaunchConfig((n + plan.tile() - 1)
+        backend.launch(Module.GEMM, kernel(a.dtype(), plan.tile(), pa, pb), new LaunchConfig((n + plan.tile() - 1)
             / plan.tile(), (m + plan.tile() - 1) / plan.tile(), count * plan.splits(), 256));
         if (plan.splits() > 1) {
           backend.launch(Module.GEMM, "gemm_splitk_sum_" + type,
@@ -142,6 +142,31 @@ final class CudaGemm {
     }
   }
 
+  /**
+   * The kernel for a tile: float32's largest tiles have a kernel per layout ({@code sgemm128_nt}:
+   * A's K contiguous, B's K contiguous), the others read any layout.
+   */
+  static String kernel(DType dtype, int tile, Operand a, Operand b) {
+    if (dtype == DType.FLOAT32 && tile == 128) {
+      return "sgemm128_" + (a.rowMajor() ? "n" : "t") + (b.rowMajor() ? "n" : "t");
+    }
+    return "gemm_" + CudaBackend.suffix(dtype) + "_" + tile;
+  }
+
+  /**
+   * Whether the float4 paths of {@code sgemm128} may be taken: every operand's first element and
+   * every row of its contiguous dimension on a 16-byte boundary.
+   */
+  static boolean vectorisable(Operand a, Operand b, Strided out) {
+    return aligned(CudaBackend.address(a.data()), a.batchStride(), a.rowMajor() ? a.rowStride() : a.columnStride())
+        && aligned(CudaBackend.address(b.data()), b.batchStride(), b.rowMajor() ? b.rowStride() : b.columnStride())
+        && aligned(CudaBackend.address(out), out.stride(0), out.stride(1));
+  }
+
+  private static boolean aligned(long address, int batchStride, int leadingStride) {
+    return address % 16 == 0 && batchStride % 4 == 0 && leadingStride % 4 == 0;
+  }
+
   /** {@code GemmArgs} for batches {@code [first, first + count)}. */
   private static void pack(Operand a, Operand b, Strided out, int first, int count, int m, int n, int k, Plan plan,
       CudaStorage work) {
@@ -154,6 +179,7 @@ final class CudaGemm {
         .view(CudaBackend.address(out) + (long) first * out.stride(0) * es,
             new int[] {out.stride(0), out.stride(1), out.stride(2)})
         .pointer(work == null ? 0 : work.address())
-        .i32(m).i32(n).i32(k).i32(count).i32(plan.splits()).i32(plan.chunk());
+        .i32(m).i32(n).i32(k).i32(count).i32(plan.splits()).i32(plan.chunk())
+        .i32(vectorisable(a, b, out) ? 1 : 0);
   }
 }

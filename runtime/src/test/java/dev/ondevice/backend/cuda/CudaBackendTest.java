@@ -150,6 +150,14 @@ class CudaBackendTest {
     sameAsCpu("odd sizes", d, pair.apply(new long[] {17, 33}, new long[] {33, 9}), t -> t[0].matmul(t[1]), 1e-5);
     sameAsCpu("128x128 tiles", d, pair.apply(new long[] {300, 260}, new long[] {260, 280}), t -> t[0].matmul(t[1]),
         1e-4);
+    sameAsCpu("128x128 tiles, A transposed", d, pair.apply(new long[] {200, 260}, new long[] {200, 270}),
+        t -> t[0].t().matmul(t[1]), 1e-4);
+    sameAsCpu("128x128 tiles, B transposed", d, pair.apply(new long[] {260, 200}, new long[] {270, 200}),
+        t -> t[0].matmul(t[1].t()), 1e-4);
+    sameAsCpu("128x128 tiles, both transposed", d, pair.apply(new long[] {200, 260}, new long[] {270, 200}),
+        t -> t[0].t().matmul(t[1].t()), 1e-4);
+    sameAsCpu("128x128 tiles, rows not 16-byte aligned", d,
+        pair.apply(new long[] {257, 259}, new long[] {259, 261}), t -> t[0].matmul(t[1]), 1e-4);
     sameAsCpu("split K", d, pair.apply(new long[] {128, 784}, new long[] {784, 512}), t -> t[0].matmul(t[1]), 1e-4);
     sameAsCpu("A transposed", d, pair.apply(new long[] {70, 50}, new long[] {70, 60}), t -> t[0].t().matmul(t[1]),
         1e-5);

@@ -73,7 +73,7 @@ class PtxTest {
       window.addAll(List.of("unfold2d_" + t, "fold2d_" + t, "max_pool2d_" + t, "max_pool2d_backward_" + t));
       optim.addAll(List.of("sgd_" + t, "adam_" + t));
     }
-    List<String> gemm = List.of("gemm_f32_128", "gemm_f32_64", "gemm_f32_32", "gemm_f64_64", "gemm_f64_32",
+    List<String> gemm = List.of("sgemm128_nn", "sgemm128_nt", "sgemm128_tn", "sgemm128_tt", "gemm_f32_64", "gemm_f32_32", "gemm_f64_64", "gemm_f64_32",
         "gemm_i64_32", "gemm_splitk_sum_f32", "gemm_splitk_sum_f64", "gemm_splitk_sum_i64");
     return Map.of(Module.ELEMENTWISE, elementwise, Module.REDUCE, reduce, Module.INDEX, index, Module.WINDOW,
         window, Module.OPTIM, optim, Module.GEMM, gemm);
