@@ -28,7 +28,7 @@ class KernelCodesTest {
       throw new AssertionError("enum " + name + " is not in " + HEADER);
     }
     List<String> out = new ArrayList<>();
-    for (String c : m.group(1).split(",")) {
+    for (String c : m.group(1).split(",", -1)) {
       String t = c.trim();
       if (!t.isEmpty()) {
         out.add(t.replaceFirst("^OD_(OP_)?", ""));
