@@ -34,6 +34,14 @@ public final class Cuda {
     return DeviceRegistry.cudaEmulated();
   }
 
+  /**
+   * The CUDA devices for people, in one line: the driver's version, each device's name, compute
+   * capability and memory, and what runs matrix products; or why there are none. Never throws.
+   */
+  public static String summary() {
+    return DeviceRegistry.cudaSummary();
+  }
+
   /** Why CUDA is not available, in one line; empty when it is. */
   public static Optional<String> unavailableReason() {
     return Optional.ofNullable(DeviceRegistry.cudaUnavailableReason());

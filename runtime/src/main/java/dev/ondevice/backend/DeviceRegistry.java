@@ -74,6 +74,11 @@ public final class DeviceRegistry {
     return cuda().emulated();
   }
 
+  /** The CUDA devices and the driver for people, in one line. Never throws. */
+  public static String cudaSummary() {
+    return cuda().summary;
+  }
+
   /** The CUDA backend of {@code device}, or null when it is emulated or does not exist. */
   public static CudaBackend cudaBackend(Device device) {
     CudaDevices c = cuda();
@@ -142,11 +147,19 @@ public final class DeviceRegistry {
     private final Backend[] backends;
     private final boolean emulated;
     private final String reason;
+    private final String summary;
 
     private CudaDevices(Backend[] backends, boolean emulated, String reason) {
+      this(backends, emulated, reason, null);
+    }
+
+    private CudaDevices(Backend[] backends, boolean emulated, String reason, String summary) {
       this.backends = backends;
       this.emulated = emulated;
       this.reason = reason;
+      this.summary = summary != null ? summary
+          : backends.length == 0 ? "CUDA is not available: " + reason
+          : backends.length + " emulated CUDA device" + (backends.length == 1 ? "" : "s") + " (the CPU's kernels)";
     }
 
     static CudaDevices fromProperty(String value) {
@@ -174,7 +187,7 @@ public final class DeviceRegistry {
         return new CudaDevices(b, false, runtime.reason() + EMULATION_HINT);
       }
       HostAllocator.usePinnedMemory(runtime.pinnedMemory());
-      return new CudaDevices(b, false, null);
+      return new CudaDevices(b, false, null, runtime.summary());
     }
 
     static CudaDevices emulated(int count, String reasonIfNone) {

@@ -53,9 +53,14 @@ public final class CudaBackend implements CopyEngine {
     return device.device().toString();
   }
 
-  /** The device, its driver and its matrix products, for people. */
+  /** The device, its compute capability and memory, for people. */
   public String details() {
-    return device + ", " + CachingAllocator.human(device.totalMemory()) + ", matrix products by " + gemm.describe();
+    return device + ", " + CachingAllocator.human(device.totalMemory());
+  }
+
+  /** What runs this device's matrix products, for people. */
+  public String gemmDescription() {
+    return gemm.describe();
   }
 
   /** Bytes held by this device's live tensors. */

@@ -59,6 +59,19 @@ public final class CudaRuntime {
     return driverVersion == 0 ? null : driverVersion / 1000 + "." + driverVersion % 1000 / 10;
   }
 
+  /** The driver and the devices for people, in one line. */
+  public String summary() {
+    if (backends.length == 0) {
+      return "CUDA is not available: " + reason;
+    }
+    StringBuilder b = new StringBuilder("CUDA driver " + driverVersion() + ", " + backends.length + " device"
+        + (backends.length == 1 ? "" : "s") + ": ");
+    for (int i = 0; i < backends.length; i++) {
+      b.append(i == 0 ? "" : "; ").append(backends[i].details());
+    }
+    return b.append("; matrix products by ").append(backends[0].gemmDescription()).toString();
+  }
+
   /** The driver's page-locked host memory; null when CUDA is not available. */
   public PinnedMemory pinnedMemory() {
     return pinned;
