@@ -122,16 +122,23 @@ final class CudaGemm {
     CudaStorage work = plan.splits() > 1
         ? backend.allocate((long) plan.splits() * batches * m * n * a.dtype().byteSize()) : null;
     String type = CudaBackend.suffix(a.dtype());
+    // Grids are at most 65535 tiles of rows and 65535 batches times splits: larger products
+    // launch in pieces.
     int perLaunch = Math.max(1, LaunchConfig.MAX_GRID_YZ / plan.splits());
+    int rowsPerLaunch = LaunchConfig.MAX_GRID_YZ * plan.tile();
+    boolean vec = vectorisable(pa, pb, out);
     try {
       for (int first = 0; first < batches; first += perLaunch) {
         int count = Math.min(perLaunch, batches - first);
-        pack(pa, pb, out, first, count, m, n, k, plan, work);
-        backend.launch(Module.GEMM, kernel(a.dtype(), plan.tile(), pa, pb), new LaunchConfig((n + plan.tile() - 1)
-            / plan.tile(), (m + plan.tile() - 1) / plan.tile(), count * plan.splits(), 256));
-        if (plan.splits() > 1) {
-          backend.launch(Module.GEMM, "gemm_splitk_sum_" + type,
-              LaunchConfig.elementwise((long) count * m * n, backend.multiprocessors()));
+        for (int row = 0; row < m; row += rowsPerLaunch) {
+          int rows = Math.min(rowsPerLaunch, m - row);
+          pack(new Piece(first, count, row, rows), pa, pb, out, n, k, plan, work, vec);
+          backend.launch(Module.GEMM, kernel(a.dtype(), plan.tile(), pa, pb), new LaunchConfig(
+              (n + plan.tile() - 1) / plan.tile(), (rows + plan.tile() - 1) / plan.tile(), count * plan.splits(), 256));
+          if (plan.splits() > 1) {
+            backend.launch(Module.GEMM, "gemm_splitk_sum_" + type,
+                LaunchConfig.elementwise((long) count * rows * n, backend.multiprocessors()));
+          }
         }
       }
     } finally {
@@ -167,19 +174,21 @@ final class CudaGemm {
     return address % 16 == 0 && batchStride % 4 == 0 && leadingStride % 4 == 0;
   }
 
-  /** {@code GemmArgs} for batches {@code [first, first + count)}. */
-  private static void pack(Operand a, Operand b, Strided out, int first, int count, int m, int n, int k, Plan plan,
-      CudaStorage work) {
+  /** The batches {@code [firstBatch, firstBatch + batches)} and rows {@code [firstRow, firstRow + rows)} of one launch. */
+  private record Piece(int firstBatch, int batches, int firstRow, int rows) {}
+
+  /** {@code GemmArgs} for one piece of the product. */
+  private static void pack(Piece p, Operand a, Operand b, Strided out, int n, int k, Plan plan, CudaStorage work,
+      boolean vec) {
     int es = a.data().dtype().byteSize();
     Launcher.args()
-        .view(CudaBackend.address(a.data()) + (long) first * a.batchStride() * es,
-            new int[] {a.batchStride(), a.rowStride(), a.columnStride()})
-        .view(CudaBackend.address(b.data()) + (long) first * b.batchStride() * es,
+        .view(CudaBackend.address(a.data()) + ((long) p.firstBatch() * a.batchStride()
+            + (long) p.firstRow() * a.rowStride()) * es, new int[] {a.batchStride(), a.rowStride(), a.columnStride()})
+        .view(CudaBackend.address(b.data()) + (long) p.firstBatch() * b.batchStride() * es,
             new int[] {b.batchStride(), b.rowStride(), b.columnStride()})
-        .view(CudaBackend.address(out) + (long) first * out.stride(0) * es,
-            new int[] {out.stride(0), out.stride(1), out.stride(2)})
+        .view(CudaBackend.address(out) + ((long) p.firstBatch() * out.stride(0) + (long) p.firstRow() * out.stride(1))
+            * es, new int[] {out.stride(0), out.stride(1), out.stride(2)})
         .pointer(work == null ? 0 : work.address())
-        .i32(m).i32(n).i32(k).i32(count).i32(plan.splits()).i32(plan.chunk())
-        .i32(vectorisable(a, b, out) ? 1 : 0);
+        .i32(p.rows()).i32(n).i32(k).i32(p.batches()).i32(plan.splits()).i32(plan.chunk()).i32(vec ? 1 : 0);
   }
 }

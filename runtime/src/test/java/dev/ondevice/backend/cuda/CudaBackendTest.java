@@ -169,6 +169,9 @@ class CudaBackendTest {
         t -> t[0].matmul(t[1]), 1e-5);
     sameAsCpu("a strided slice", d, pair.apply(new long[] {40, 90}, new long[] {30, 20}),
         t -> t[0].slice(1, 0, 90, 3).matmul(t[1]), 1e-5);
+    sameAsCpu("more rows than one grid holds", d,
+        pair.apply(new long[] {LaunchConfig.MAX_GRID_YZ * 128L + 300, 4}, new long[] {4, 2}), t -> t[0].matmul(t[1]),
+        1e-6);
     sameAsCpu("float64", d, new Tensor[] {random(g, 65, 70).to(DType.FLOAT64), random(g, 70, 66).to(DType.FLOAT64)},
         t -> t[0].matmul(t[1]), 1e-12);
     sameAsCpu("int64", d, new Tensor[] {random(g, 33, 40).mul(10).to(DType.INT64),
