@@ -444,7 +444,7 @@ class CreationTest {
     // Normal draws go through log and cos, which a GPU's math library rounds its own way: the
     // same draws to a few units in the last place. (Uniform and integer draws are bit for bit.)
     for (int i = 0; i < n1.length; i++) {
-      assertEquals(n1[i], n2[i], 4 * Math.ulp(n1[i]), "draw " + i);
+      assertEquals(n1[i], n2[i], 16 * Math.ulp(n1[i]), "draw " + i);
     }
     // The generators advanced alike: the next draws agree too, and differ from the first.
     long[] i1 = Tensor.randint(0, 1000, Shape.of(200), CPU, g1).toLongArray();

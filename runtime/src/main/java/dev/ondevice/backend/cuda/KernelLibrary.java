@@ -12,8 +12,12 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import jcuda.Pointer;
 import jcuda.driver.CUfunction;
+import jcuda.driver.CUjit_option;
 import jcuda.driver.CUmodule;
+import jcuda.driver.CUresult;
+import jcuda.driver.JITOptions;
 import jcuda.driver.JCudaDriver;
 
 /**
@@ -39,6 +43,7 @@ final class KernelLibrary {
     }
   }
 
+  private static final int LOG_BYTES = 16 * 1024;
   private static final Pattern ENTRY = Pattern.compile("\\.entry\\s+(\\w+)\\(\\s*\\.param\\s+\\.align\\s+\\d+\\s+\\.b8\\s+\\w+\\[(\\d+)\\]");
 
   private final CudaDevice device;
@@ -89,10 +94,21 @@ final class KernelLibrary {
     return sizes;
   }
 
+  /** Loads the PTX of {@code module}; a failure carries the driver's compiler log. */
   private CUmodule loadModule(Module module) {
     byte[] ptx = ptx(module);
     CUmodule m = new CUmodule();
-    check(JCudaDriver.cuModuleLoadData(m, ptx), "cuModuleLoadData(" + module.resource() + ")", device.device());
+    JITOptions options = new JITOptions();
+    options.putBytes(CUjit_option.CU_JIT_ERROR_LOG_BUFFER, new byte[LOG_BYTES]);
+    options.putInt(CUjit_option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, LOG_BYTES);
+    int r = JCudaDriver.cuModuleLoadDataJIT(m, Pointer.to(ptx), options);
+    if (r != CUresult.CUDA_SUCCESS) {
+      String log = options.getString(CUjit_option.CU_JIT_ERROR_LOG_BUFFER);
+      throw new IllegalStateException("The driver could not load the CUDA kernels " + module.resource() + " on "
+          + device + ": " + CUresult.stringFor(r) + (log == null || log.isBlank() ? "" : "; " + log.trim())
+          + " (the kernels are PTX ISA 8.0 for sm_80: drivers for CUDA 12.0 and newer, GPUs of compute"
+          + " capability 8.0 and newer)");
+    }
     return m;
   }
 
