@@ -20,16 +20,7 @@ public final class PoolKernels {
    * indices}. The padding never wins; a NaN does, as in PyTorch.
    */
   public static void maxPool2d(Strided in, Window2d window, Strided values, Strided indices) {
-    WindowChecks.floating("maxPool2d", "input", in, 4);
-    WindowGrid grid = new WindowGrid("maxPool2d", window, in.size(2), in.size(3));
-    int[] outSizes = {in.size(0), in.size(1), grid.outHeight(), grid.outWidth()};
-    WindowChecks.sameType("maxPool2d", "values", values, in.dtype());
-    WindowChecks.sizes("maxPool2d", "values", values, outSizes, window);
-    WindowChecks.sizes("maxPool2d", "indices", indices, outSizes, window);
-    checkIndexType("maxPool2d", indices);
-    WindowChecks.inStorage("maxPool2d", "input", in);
-    WindowChecks.inStorage("maxPool2d", "values", values);
-    WindowChecks.inStorage("maxPool2d", "indices", indices);
+    WindowGrid grid = WindowChecks.maxPool(in, window, values, indices);
     int channels = in.size(1);
     int[] is = in.strides();
     int[] vs = values.strides();
@@ -59,19 +50,7 @@ public final class PoolKernels {
    * @throws IndexOutOfBoundsException naming the position when one lies outside its plane
    */
   public static void maxPool2dBackward(Strided gradOut, Strided indices, Strided out) {
-    WindowChecks.floating("maxPool2dBackward", "out", out, 4);
-    WindowChecks.floating("maxPool2dBackward", "gradOut", gradOut, 4);
-    WindowChecks.sameType("maxPool2dBackward", "gradOut", gradOut, out.dtype());
-    checkIndexType("maxPool2dBackward", indices);
-    if (!Arrays.equals(gradOut.sizes(), indices.sizes()) || gradOut.size(0) != out.size(0)
-        || gradOut.size(1) != out.size(1)) {
-      throw new IllegalArgumentException("maxPool2dBackward: gradOut " + Arrays.toString(gradOut.sizes())
-          + ", indices " + Arrays.toString(indices.sizes()) + " and out " + Arrays.toString(out.sizes())
-          + " must agree on N and C, and gradOut and indices on every size");
-    }
-    WindowChecks.inStorage("maxPool2dBackward", "gradOut", gradOut);
-    WindowChecks.inStorage("maxPool2dBackward", "indices", indices);
-    WindowChecks.inStorage("maxPool2dBackward", "out", out);
+    WindowChecks.maxPoolBackward(gradOut, indices, out);
     int channels = out.size(1);
     int height = out.size(2);
     int width = out.size(3);
@@ -96,12 +75,6 @@ public final class PoolKernels {
         p.storePlane(out.host(), out.offset() + n * os[0] + c * os[1], os[2], os[3], height, width);
       }
     });
-  }
-
-  private static void checkIndexType(String op, Strided indices) {
-    if (indices.dtype() != DType.INT64) {
-      throw new IllegalArgumentException(op + ": indices must be int64, got " + indices.dtype());
-    }
   }
 
   private static void checkPositions(long[] at, int height, int width) {

@@ -4,11 +4,11 @@ import dev.ondevice.DType;
 import dev.ondevice.backend.Coalesced;
 import dev.ondevice.backend.HostStorage;
 import dev.ondevice.backend.ReduceOp;
+import dev.ondevice.backend.ReductionSpace;
 import dev.ondevice.backend.Strided;
 import java.nio.DoubleBuffer;
 import java.nio.FloatBuffer;
 import java.nio.LongBuffer;
-import java.util.Locale;
 
 /**
  * Reductions over dimensions on host memory. Each output element reduces a strided region of the
@@ -29,45 +29,12 @@ public final class ReduceKernels {
   }
 
   private static void run(ReduceOp op, Strided in, int[] dims, Strided out, Strided values) {
-    boolean[] reduced = new boolean[in.rank()];
-    for (int d : dims) {
-      reduced[d] = true;
-    }
-    int kept = in.rank() - dims.length;
-    int[] keptSizes = new int[kept];
-    int[] keptIn = new int[kept];
-    int[] keptOut = new int[kept];
-    int[] keptVal = new int[kept];
-    int[] redSizes = new int[dims.length];
-    int[] redStrides = new int[dims.length];
-    int k = 0;
-    int r = 0;
-    for (int d = 0; d < in.rank(); d++) {
-      if (reduced[d]) {
-        redSizes[r] = in.size(d);
-        redStrides[r++] = in.stride(d);
-      } else {
-        keptSizes[k] = in.size(d);
-        keptIn[k] = in.stride(d);
-        keptOut[k] = out.stride(d);
-        keptVal[k++] = values == null ? 0 : values.stride(d);
-      }
-    }
-    Coalesced keptC = Coalesced.of(keptSizes, new int[][] {keptIn, keptOut, keptVal});
-    Coalesced redC = Coalesced.of(redSizes, new int[][] {redStrides});
-    int numOut = 1;
-    for (int s : keptSizes) {
-      numOut *= s;
-    }
-    int numRed = 1;
-    for (int s : redSizes) {
-      numRed *= s;
-    }
+    ReductionSpace space = ReductionSpace.of(op, in, dims, out, values);
+    Coalesced keptC = space.kept;
+    Coalesced redC = space.reduced;
+    int numOut = space.outputs();
+    int numRed = space.length();
     if (numRed == 0 && (op == ReduceOp.MAX || op == ReduceOp.MIN || op.returnsIndices())) {
-      if (numOut > 0) {
-        throw new IllegalArgumentException(
-            "Cannot compute " + op.name().toLowerCase(Locale.ROOT) + " over an empty dimension");
-      }
       return;
     }
     int count = numRed;

@@ -19,10 +19,7 @@ public final class UnfoldKernels {
    * any strides.
    */
   public static void unfold2d(Strided in, Window2d window, Strided out) {
-    WindowChecks.floating("unfold2d", "input", in, 4);
-    WindowGrid grid = new WindowGrid("unfold2d", window, in.size(2), in.size(3));
-    checkColumns("unfold2d", out, in, window, grid);
-    WindowChecks.inStorage("unfold2d", "input", in);
+    WindowGrid grid = WindowChecks.unfold(in, window, out);
     int channels = in.size(1);
     int kh = window.kernelH();
     int kw = window.kernelW();
@@ -54,10 +51,7 @@ public final class UnfoldKernels {
    * {@code out} ({@code [N,C,H,W]}) is overwritten.
    */
   public static void fold2d(Strided cols, Window2d window, Strided out) {
-    WindowChecks.floating("fold2d", "out", out, 4);
-    WindowGrid grid = new WindowGrid("fold2d", window, out.size(2), out.size(3));
-    checkColumns("fold2d", cols, out, window, grid);
-    WindowChecks.inStorage("fold2d", "out", out);
+    WindowGrid grid = WindowChecks.fold(cols, window, out);
     int channels = out.size(1);
     int kh = window.kernelH();
     int kw = window.kernelW();
@@ -106,13 +100,6 @@ public final class UnfoldKernels {
           grid.sourceRow(oh0, i) * grid.width() + grid.sourceColumn(ow0, j), window.strideH() * grid.width(), rows,
           count, window.strideW());
     }
-  }
-
-  private static void checkColumns(String op, Strided cols, Strided image, Window2d window, WindowGrid grid) {
-    WindowChecks.sameType(op, "columns", cols, image.dtype());
-    WindowChecks.sizes(op, "columns", cols, new int[] {image.size(0), image.size(1), window.kernelH(),
-        window.kernelW(), grid.outHeight(), grid.outWidth()}, window);
-    WindowChecks.inStorage(op, "columns", cols);
   }
 
   /** Planes per thread chunk: enough work to be worth a thread. */

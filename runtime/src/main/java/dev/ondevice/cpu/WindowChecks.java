@@ -6,7 +6,7 @@ import dev.ondevice.backend.Window2d;
 import java.util.Arrays;
 
 /**
- * The argument checks of the sliding-window kernels: operand sizes against the window, dtypes,
+ * The argument checks of the sliding-window kernels, on every backend: operand sizes against the window, dtypes,
  * and every element a view can address inside its storage. Each failure names the kernel, the
  * operand and the sizes, so a caller's mistake never surfaces as a bare buffer index error.
  */
@@ -36,6 +36,75 @@ public final class WindowChecks {
     if (!Arrays.equals(s.sizes(), expected)) {
       throw new IllegalArgumentException(op + ": " + name + " has sizes " + Arrays.toString(s.sizes())
           + " but the window (" + window + ") needs " + Arrays.toString(expected));
+    }
+  }
+
+  /**
+   * Checks the operands of im2col ({@code in} {@code [N,C,H,W]} into {@code cols} {@code
+   * [N,C,kh,kw,OH,OW]}) and returns the window's grid over the plane.
+   */
+  public static WindowGrid unfold(Strided in, Window2d window, Strided cols) {
+    floating("unfold2d", "input", in, 4);
+    WindowGrid grid = new WindowGrid("unfold2d", window, in.size(2), in.size(3));
+    columns("unfold2d", cols, in, window, grid);
+    inStorage("unfold2d", "input", in);
+    return grid;
+  }
+
+  /** Checks the operands of col2im ({@code cols} into {@code out} {@code [N,C,H,W]}) and returns the grid. */
+  public static WindowGrid fold(Strided cols, Window2d window, Strided out) {
+    floating("fold2d", "out", out, 4);
+    WindowGrid grid = new WindowGrid("fold2d", window, out.size(2), out.size(3));
+    columns("fold2d", cols, out, window, grid);
+    inStorage("fold2d", "out", out);
+    return grid;
+  }
+
+  private static void columns(String op, Strided cols, Strided image, Window2d window, WindowGrid grid) {
+    sameType(op, "columns", cols, image.dtype());
+    sizes(op, "columns", cols, new int[] {image.size(0), image.size(1), window.kernelH(), window.kernelW(),
+        grid.outHeight(), grid.outWidth()}, window);
+    inStorage(op, "columns", cols);
+  }
+
+  /**
+   * Checks the operands of max pooling ({@code in} {@code [N,C,H,W]} into {@code values} and int64
+   * {@code indices} {@code [N,C,OH,OW]}) and returns the grid.
+   */
+  public static WindowGrid maxPool(Strided in, Window2d window, Strided values, Strided indices) {
+    floating("maxPool2d", "input", in, 4);
+    WindowGrid grid = new WindowGrid("maxPool2d", window, in.size(2), in.size(3));
+    int[] outSizes = {in.size(0), in.size(1), grid.outHeight(), grid.outWidth()};
+    sameType("maxPool2d", "values", values, in.dtype());
+    sizes("maxPool2d", "values", values, outSizes, window);
+    sizes("maxPool2d", "indices", indices, outSizes, window);
+    indexType("maxPool2d", indices);
+    inStorage("maxPool2d", "input", in);
+    inStorage("maxPool2d", "values", values);
+    inStorage("maxPool2d", "indices", indices);
+    return grid;
+  }
+
+  /** Checks the operands of the max-pooling gradient ({@code gradOut} and {@code indices} into {@code out}). */
+  public static void maxPoolBackward(Strided gradOut, Strided indices, Strided out) {
+    floating("maxPool2dBackward", "out", out, 4);
+    floating("maxPool2dBackward", "gradOut", gradOut, 4);
+    sameType("maxPool2dBackward", "gradOut", gradOut, out.dtype());
+    indexType("maxPool2dBackward", indices);
+    if (!Arrays.equals(gradOut.sizes(), indices.sizes()) || gradOut.size(0) != out.size(0)
+        || gradOut.size(1) != out.size(1)) {
+      throw new IllegalArgumentException("maxPool2dBackward: gradOut " + Arrays.toString(gradOut.sizes())
+          + ", indices " + Arrays.toString(indices.sizes()) + " and out " + Arrays.toString(out.sizes())
+          + " must agree on N and C, and gradOut and indices on every size");
+    }
+    inStorage("maxPool2dBackward", "gradOut", gradOut);
+    inStorage("maxPool2dBackward", "indices", indices);
+    inStorage("maxPool2dBackward", "out", out);
+  }
+
+  private static void indexType(String op, Strided indices) {
+    if (indices.dtype() != DType.INT64) {
+      throw new IllegalArgumentException(op + ": indices must be int64, got " + indices.dtype());
     }
   }
 

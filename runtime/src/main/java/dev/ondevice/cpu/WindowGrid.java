@@ -5,9 +5,9 @@ import dev.ondevice.backend.Window2d;
 /**
  * A window sliding over one {@code height x width} plane: where each output position's window
  * lies, clipped to the plane, and which output positions see a given kernel offset inside the
- * plane rather than in the padding.
+ * plane rather than in the padding. Public for its sizes, which the CUDA backend's launches read.
  */
-final class WindowGrid {
+public final class WindowGrid {
   private final Window2d window;
   private final int height;
   private final int width;
@@ -31,19 +31,19 @@ final class WindowGrid {
     }
   }
 
-  int height() {
+  public int height() {
     return height;
   }
 
-  int width() {
+  public int width() {
     return width;
   }
 
-  int outHeight() {
+  public int outHeight() {
     return outHeight;
   }
 
-  int outWidth() {
+  public int outWidth() {
     return outWidth;
   }
 

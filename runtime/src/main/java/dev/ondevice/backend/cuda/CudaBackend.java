@@ -18,6 +18,7 @@ import dev.ondevice.backend.Window2d;
 import dev.ondevice.backend.cuda.KernelLibrary.Module;
 import dev.ondevice.cpu.OptimizerKernels;
 import dev.ondevice.cpu.WindowChecks;
+import dev.ondevice.cpu.WindowGrid;
 import java.util.Arrays;
 import jcuda.driver.JCudaDriver;
 
@@ -368,94 +369,62 @@ public final class CudaBackend implements CopyEngine {
   @Override
   public void indexSelect(Strided in, int dim, Strided index, Strided out) {
     requireType("indexSelect", index, DType.INT64);
-    int[] inStrides = in.strides().clone();
-    inStrides[dim] = 0;
-    KernelArgs args = Launcher.args().dims(out.sizes()).view(address(in), inStrides)
-        .view(address(out), out.strides()).view(address(index), index.strides());
-    args.pointer(device.errors().address()).i32(dim).i32(in.stride(dim)).i32(in.size(dim));
-    launch(Module.INDEX, "index_select_" + suffix(in.dtype()), out.numel());
+    slices("index_select_", in, dim, index, out);
   }
 
   @Override
   public void indexAdd(Strided target, int dim, Strided index, Strided src) {
     requireType("indexAdd", index, DType.INT64);
     requireNotBool("indexAdd", target);
-    int[] tStrides = target.strides().clone();
-    tStrides[dim] = 0;
-    KernelArgs args = Launcher.args().dims(src.sizes()).view(address(target), tStrides)
-        .view(address(src), src.strides()).view(address(index), index.strides());
-    args.pointer(device.errors().address()).i32(dim).i32(target.stride(dim)).i32(target.size(dim));
-    launch(Module.INDEX, "index_add_" + suffix(target.dtype()), src.numel());
+    slices("index_add_", target, dim, index, src);
+  }
+
+  /**
+   * Launches a kernel over slices along {@code dim}: the index space is {@code other}'s (not
+   * coalesced, since coordinate {@code dim} picks the index); {@code sliced} is addressed with the
+   * stride of {@code dim} replaced by the slice the index names.
+   */
+  private void slices(String kernel, Strided sliced, int dim, Strided index, Strided other) {
+    int[] strides = sliced.strides().clone();
+    strides[dim] = 0;
+    KernelArgs args = Launcher.args().dims(other.sizes()).view(address(sliced), strides)
+        .view(address(other), other.strides()).view(address(index), index.strides());
+    args.pointer(device.errors().address()).i32(dim).i32(sliced.stride(dim)).i32(sliced.size(dim));
+    launch(Module.INDEX, kernel + suffix(sliced.dtype()), other.numel());
   }
 
   // ---------------------------------------------------------------- sliding windows
 
   @Override
   public void unfold2d(Strided in, Window2d window, Strided out) {
-    WindowChecks.floating("unfold2d", "input", in, 4);
-    int oh = outSize("unfold2d", window.outHeight(in.size(2)), window.outWidth(in.size(3)), in, window);
-    int ow = window.outWidth(in.size(3));
-    int[] expected = {in.size(0), in.size(1), window.kernelH(), window.kernelW(), oh, ow};
-    WindowChecks.sameType("unfold2d", "columns", out, in.dtype());
-    WindowChecks.sizes("unfold2d", "columns", out, expected, window);
-    WindowChecks.inStorage("unfold2d", "input", in);
-    WindowChecks.inStorage("unfold2d", "columns", out);
+    WindowGrid grid = WindowChecks.unfold(in, window, out);
     KernelArgs args = Launcher.args().dims(out.sizes()).view(address(in), in.strides()).view(address(out),
         out.strides());
-    geometry(args, in.size(2), in.size(3), window, oh, ow);
+    geometry(args, window, grid);
     launch(Module.WINDOW, "unfold2d_" + suffix(in.dtype()), out.numel());
   }
 
   @Override
   public void fold2d(Strided cols, Window2d window, Strided out) {
-    WindowChecks.floating("fold2d", "out", out, 4);
-    int oh = outSize("fold2d", window.outHeight(out.size(2)), window.outWidth(out.size(3)), out, window);
-    int ow = window.outWidth(out.size(3));
-    int[] expected = {out.size(0), out.size(1), window.kernelH(), window.kernelW(), oh, ow};
-    WindowChecks.sameType("fold2d", "columns", cols, out.dtype());
-    WindowChecks.sizes("fold2d", "columns", cols, expected, window);
-    WindowChecks.inStorage("fold2d", "out", out);
-    WindowChecks.inStorage("fold2d", "columns", cols);
+    WindowGrid grid = WindowChecks.fold(cols, window, out);
     KernelArgs args = Launcher.args().dims(out.sizes()).view(address(cols), cols.strides()).view(address(out),
         out.strides());
-    geometry(args, out.size(2), out.size(3), window, oh, ow);
+    geometry(args, window, grid);
     launch(Module.WINDOW, "fold2d_" + suffix(out.dtype()), out.numel());
   }
 
   @Override
   public void maxPool2d(Strided in, Window2d window, Strided values, Strided indices) {
-    WindowChecks.floating("maxPool2d", "input", in, 4);
-    int oh = outSize("maxPool2d", window.outHeight(in.size(2)), window.outWidth(in.size(3)), in, window);
-    int ow = window.outWidth(in.size(3));
-    int[] outSizes = {in.size(0), in.size(1), oh, ow};
-    WindowChecks.sameType("maxPool2d", "values", values, in.dtype());
-    WindowChecks.sizes("maxPool2d", "values", values, outSizes, window);
-    WindowChecks.sizes("maxPool2d", "indices", indices, outSizes, window);
-    requireIndexType("maxPool2d", indices);
-    WindowChecks.inStorage("maxPool2d", "input", in);
-    WindowChecks.inStorage("maxPool2d", "values", values);
-    WindowChecks.inStorage("maxPool2d", "indices", indices);
-    KernelArgs args = Launcher.args().dims(outSizes).view(address(in), in.strides())
+    WindowGrid grid = WindowChecks.maxPool(in, window, values, indices);
+    KernelArgs args = Launcher.args().dims(values.sizes()).view(address(in), in.strides())
         .view(address(values), values.strides()).view(address(indices), indices.strides());
-    geometry(args, in.size(2), in.size(3), window, oh, ow);
+    geometry(args, window, grid);
     launch(Module.WINDOW, "max_pool2d_" + suffix(in.dtype()), values.numel());
   }
 
   @Override
   public void maxPool2dBackward(Strided gradOut, Strided indices, Strided out) {
-    WindowChecks.floating("maxPool2dBackward", "out", out, 4);
-    WindowChecks.floating("maxPool2dBackward", "gradOut", gradOut, 4);
-    WindowChecks.sameType("maxPool2dBackward", "gradOut", gradOut, out.dtype());
-    requireIndexType("maxPool2dBackward", indices);
-    if (!Arrays.equals(gradOut.sizes(), indices.sizes()) || gradOut.size(0) != out.size(0)
-        || gradOut.size(1) != out.size(1)) {
-      throw new IllegalArgumentException("maxPool2dBackward: gradOut " + Arrays.toString(gradOut.sizes())
-          + ", indices " + Arrays.toString(indices.sizes()) + " and out " + Arrays.toString(out.sizes())
-          + " must agree on N and C, and gradOut and indices on every size");
-    }
-    WindowChecks.inStorage("maxPool2dBackward", "gradOut", gradOut);
-    WindowChecks.inStorage("maxPool2dBackward", "indices", indices);
-    WindowChecks.inStorage("maxPool2dBackward", "out", out);
+    WindowChecks.maxPoolBackward(gradOut, indices, out);
     fill(out, 0);
     KernelArgs args = Launcher.args().dims(gradOut.sizes()).view(address(gradOut), gradOut.strides())
         .view(address(indices), indices.strides()).view(address(out), out.strides());
@@ -463,19 +432,10 @@ public final class CudaBackend implements CopyEngine {
     launch(Module.WINDOW, "max_pool2d_backward_" + suffix(out.dtype()), gradOut.numel());
   }
 
-  /** The output height, after checking that the window fits the padded plane. */
-  private static int outSize(String op, int oh, int ow, Strided image, Window2d window) {
-    if (oh < 1 || ow < 1) {
-      throw new IllegalArgumentException(op + ": a plane of " + image.size(2) + "x" + image.size(3)
-          + " is too small for the window (" + window + ")");
-    }
-    return oh;
-  }
-
   /** {@code WindowGeometry}: plane, kernel, stride, padding and output sizes. */
-  private static void geometry(KernelArgs args, int height, int width, Window2d w, int oh, int ow) {
-    args.i32(height).i32(width).i32(w.kernelH()).i32(w.kernelW()).i32(w.strideH()).i32(w.strideW()).i32(w.padH())
-        .i32(w.padW()).i32(oh).i32(ow);
+  private static void geometry(KernelArgs args, Window2d w, WindowGrid g) {
+    args.i32(g.height()).i32(g.width()).i32(w.kernelH()).i32(w.kernelW()).i32(w.strideH()).i32(w.strideW())
+        .i32(w.padH()).i32(w.padW()).i32(g.outHeight()).i32(g.outWidth());
   }
 
   // ---------------------------------------------------------------- synchronisation and copies
@@ -505,12 +465,6 @@ public final class CudaBackend implements CopyEngine {
   private static void requireType(String op, Strided s, DType type) {
     if (s.dtype() != type) {
       throw new IllegalArgumentException(op + ": expected a " + type + " operand, got " + s.dtype());
-    }
-  }
-
-  private static void requireIndexType(String op, Strided indices) {
-    if (indices.dtype() != DType.INT64) {
-      throw new IllegalArgumentException(op + ": indices must be int64, got " + indices.dtype());
     }
   }
 

@@ -3,11 +3,11 @@ package dev.ondevice.backend.cuda;
 import dev.ondevice.DType;
 import dev.ondevice.backend.Coalesced;
 import dev.ondevice.backend.ReduceOp;
+import dev.ondevice.backend.ReductionSpace;
 import dev.ondevice.backend.Strided;
 import dev.ondevice.backend.cuda.KernelLibrary.Module;
 import java.lang.ref.Reference;
 import java.util.Arrays;
-import java.util.Locale;
 
 /**
  * Reductions and softmax on a CUDA device: the launch plans of {@code reduce.cu}. Each output
@@ -60,40 +60,12 @@ final class CudaReductions {
       }
       return;
     }
-    boolean[] reduced = new boolean[in.rank()];
-    for (int d : dims) {
-      reduced[d] = true;
-    }
-    int kept = in.rank() - dims.length;
-    int[] keptSizes = new int[kept];
-    int[] keptIn = new int[kept];
-    int[] keptOut = new int[kept];
-    int[] keptVal = new int[kept];
-    int[] redSizes = new int[dims.length];
-    int[] redStrides = new int[dims.length];
-    for (int d = 0, k = 0, r = 0; d < in.rank(); d++) {
-      if (reduced[d]) {
-        redSizes[r] = in.size(d);
-        redStrides[r++] = in.stride(d);
-      } else {
-        keptSizes[k] = in.size(d);
-        keptIn[k] = in.stride(d);
-        keptOut[k] = out.stride(d);
-        keptVal[k++] = values == null ? 0 : values.stride(d);
-      }
-    }
-    Coalesced keptC = Coalesced.of(keptSizes, new int[][] {keptIn, keptOut, keptVal});
-    Coalesced redC = Coalesced.of(redSizes, new int[][] {redStrides});
-    int numOut = keptC.numel();
-    int numRed = redC.numel();
-    if (numRed == 0 && (op == ReduceOp.MAX || op == ReduceOp.MIN || op.returnsIndices())) {
-      if (numOut > 0) {
-        throw new IllegalArgumentException(
-            "Cannot compute " + op.name().toLowerCase(Locale.ROOT) + " over an empty dimension");
-      }
-      return;
-    }
-    if (numOut == 0) {
+    ReductionSpace space = ReductionSpace.of(op, in, dims, out, values);
+    Coalesced keptC = space.kept;
+    Coalesced redC = space.reduced;
+    int numOut = space.outputs();
+    int numRed = space.length();
+    if (numOut == 0 || (numRed == 0 && (op == ReduceOp.MAX || op == ReduceOp.MIN || op.returnsIndices()))) {
       return;
     }
     int step = redC.strides[0][redC.sizes.length - 1];
