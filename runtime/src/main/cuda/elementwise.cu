@@ -130,7 +130,7 @@ struct ScaledAddArgs { Dims d; View target; View other; double alpha; };
 struct ReluBackwardArgs { Dims d; View grad; View output; View out; };
 struct ArangeArgs { Dims d; View out; double start; double step; };
 struct RandomArgs { Dims d; View out; double a; double b; i64 seed; i64 counter; int kind; };
-struct BernoulliArgs { Dims d; View p; View out; i64 seed; i64 counter; ErrorRecord* err; };
+struct BernoulliArgs { Dims d; View p; View out; i64 seed; i64 counter; ErrorSink err; };
 
 // ---------------------------------------------------------------- kernels
 

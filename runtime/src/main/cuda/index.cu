@@ -5,14 +5,14 @@
 
 // gather/scatter-add: the index space is the index tensor's; `in` (or `target`) has the stride of
 // `dim` zeroed, and index value k adds k * dimStride to its offset.
-struct GatherArgs { Dims d; View in; View index; View out; ErrorRecord* err; int dim; int dimStride; int limit; };
-struct ScatterAddArgs { Dims d; View target; View index; View src; ErrorRecord* err; int dim; int dimStride; int limit; };
+struct GatherArgs { Dims d; View in; View index; View out; ErrorSink err; int dim; int dimStride; int limit; };
+struct ScatterAddArgs { Dims d; View target; View index; View src; ErrorSink err; int dim; int dimStride; int limit; };
 // index-select/index-add: the index space is the output's (the source's for index-add), not
 // coalesced; coordinate `dim` selects index[coordinate] on the other side.
-struct IndexSelectArgs { Dims d; View in; View out; View index; ErrorRecord* err; int dim; int dimStride; int limit; };
-struct IndexAddArgs { Dims d; View target; View src; View index; ErrorRecord* err; int dim; int dimStride; int limit; };
+struct IndexSelectArgs { Dims d; View in; View out; View index; ErrorSink err; int dim; int dimStride; int limit; };
+struct IndexAddArgs { Dims d; View target; View src; View index; ErrorSink err; int dim; int dimStride; int limit; };
 
-OD_DEVICE bool od_index_ok(ErrorRecord* err, int op, i64 k, int limit, int dim) {
+OD_DEVICE bool od_index_ok(const ErrorSink& err, int op, i64 k, int limit, int dim) {
   if (k < 0 || k >= limit) {
     od_report(err, OD_ERR_INDEX, op, k, limit, dim);
     return false;

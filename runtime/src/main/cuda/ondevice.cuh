@@ -52,7 +52,10 @@ struct View {
 };
 
 // Where kernels report a data-dependent error (an index out of range, a probability outside
-// [0, 1]): mapped host memory the host reads after each synchronisation. The first error wins.
+// [0, 1]): the first thread to claim the device-memory word `claim` (device-scope atomics) writes
+// the record, which lives in mapped host memory that the host reads after each synchronisation,
+// with plain stores (atomics on host memory are not portable). The host clears the record and
+// re-arms the claim, in stream order, once it has reported the error.
 struct ErrorRecord {
   int code;
   int op;
@@ -61,16 +64,22 @@ struct ErrorRecord {
   i64 extra;
 };
 
+struct ErrorSink {
+  int* claim;
+  ErrorRecord* record;
+};
+
 enum ErrorCode { OD_ERR_NONE = 0, OD_ERR_INDEX = 1, OD_ERR_PROBABILITY = 2, OD_ERR_POSITION = 3 };
 
-OD_DEVICE void od_report(ErrorRecord* err, int code, int op, i64 value, i64 limit, i64 extra) {
-  if (atomicCAS(&err->code, 0, -1) == 0) {
-    err->op = op;
-    err->value = value;
-    err->limit = limit;
-    err->extra = extra;
+OD_DEVICE void od_report(const ErrorSink& err, int code, int op, i64 value, i64 limit, i64 extra) {
+  if (atomicCAS(err.claim, 0, 1) == 0) {
+    ErrorRecord* r = err.record;
+    r->op = op;
+    r->value = value;
+    r->limit = limit;
+    r->extra = extra;
     __threadfence_system();
-    atomicExch(&err->code, code);
+    *(volatile int*)&r->code = code;
   }
 }
 

@@ -11,7 +11,7 @@ struct FoldArgs { Dims d; View cols; View out; WindowGeometry g; };
 // d: [N, C, OH, OW]; in: strides of [N, C, H, W].
 struct MaxPoolArgs { Dims d; View in; View values; View indices; WindowGeometry g; };
 // d: [N, C, OH, OW] of the gradient; out: strides of [N, C, H, W], zeroed beforehand.
-struct MaxPoolBackwardArgs { Dims d; View grad; View indices; View out; ErrorRecord* err; int height; int width; };
+struct MaxPoolBackwardArgs { Dims d; View grad; View indices; View out; ErrorSink err; int height; int width; };
 
 template <typename T>
 OD_DEVICE void unfold_impl(const UnfoldArgs& a) {

@@ -622,6 +622,17 @@ API CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, void* s
   return CUDA_SUCCESS;
 }
 
+API CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int v, size_t n, void* stream) {
+  CUresult r = checkRange(dst, n * 4, "cuMemsetD32Async");
+  if (r != CUDA_SUCCESS) return r;
+  streamOf(stream)->submit([=] {
+    unsigned int* p = reinterpret_cast<unsigned int*>(dst);
+    for (size_t i = 0; i < n; i++) p[i] = v;
+    return CUDA_SUCCESS;
+  });
+  return CUDA_SUCCESS;
+}
+
 API CUresult cuModuleLoadData(void** module, const void* image) {
   *module = new Module{std::string(static_cast<const char*>(image))};
   return CUDA_SUCCESS;

@@ -280,7 +280,7 @@ public final class CudaBackend implements CopyEngine {
       return;
     }
     Packed packed = pack(out.sizes(), p, out);
-    packed.args().i64(seed).i64(counter).pointer(device.errors().address());
+    device.errors().pack(packed.args().i64(seed).i64(counter));
     launch(Module.ELEMENTWISE, "bernoulli_" + suffix(p.dtype()), packed.numel());
   }
 
@@ -344,7 +344,7 @@ public final class CudaBackend implements CopyEngine {
     int[] inStrides = Arrays.copyOf(in.strides(), index.rank());
     inStrides[dim] = 0;
     KernelArgs args = packIndexed(index.sizes(), in, inStrides, index, out);
-    args.pointer(device.errors().address()).i32(dim).i32(in.stride(dim)).i32(in.size(dim));
+    device.errors().pack(args).i32(dim).i32(in.stride(dim)).i32(in.size(dim));
     launch(Module.INDEX, "gather_" + suffix(in.dtype()), index.numel());
   }
 
@@ -355,7 +355,7 @@ public final class CudaBackend implements CopyEngine {
     int[] tStrides = Arrays.copyOf(target.strides(), index.rank());
     tStrides[dim] = 0;
     KernelArgs args = packIndexed(index.sizes(), target, tStrides, index, src);
-    args.pointer(device.errors().address()).i32(dim).i32(target.stride(dim)).i32(target.size(dim));
+    device.errors().pack(args).i32(dim).i32(target.stride(dim)).i32(target.size(dim));
     launch(Module.INDEX, "scatter_add_" + suffix(target.dtype()), index.numel());
   }
 
@@ -389,7 +389,7 @@ public final class CudaBackend implements CopyEngine {
     strides[dim] = 0;
     KernelArgs args = Launcher.args().dims(other.sizes()).view(address(sliced), strides)
         .view(address(other), other.strides()).view(address(index), index.strides());
-    args.pointer(device.errors().address()).i32(dim).i32(sliced.stride(dim)).i32(sliced.size(dim));
+    device.errors().pack(args).i32(dim).i32(sliced.stride(dim)).i32(sliced.size(dim));
     launch(Module.INDEX, kernel + suffix(sliced.dtype()), other.numel());
   }
 
@@ -428,7 +428,7 @@ public final class CudaBackend implements CopyEngine {
     fill(out, 0);
     KernelArgs args = Launcher.args().dims(gradOut.sizes()).view(address(gradOut), gradOut.strides())
         .view(address(indices), indices.strides()).view(address(out), out.strides());
-    args.pointer(device.errors().address()).i32(out.size(2)).i32(out.size(3));
+    device.errors().pack(args).i32(out.size(2)).i32(out.size(3));
     launch(Module.WINDOW, "max_pool2d_backward_" + suffix(out.dtype()), gradOut.numel());
   }
 

@@ -9,11 +9,14 @@ import jcuda.Pointer;
 import jcuda.driver.JCudaDriver;
 
 /**
- * The error record of one device: the {@code ErrorRecord} of {@code ondevice.cuh} in mapped host
- * memory, where kernels report data-dependent errors (an index out of range, a probability outside
- * [0, 1]) that the host cannot check without reading the data. After every synchronisation the
- * host reads it and throws the first error as an {@link AsyncDeviceException} with the message
- * the CPU kernels give, as a CUDA device assertion surfaces at the next synchronising call.
+ * The error sink of one device ({@code ErrorSink} of {@code ondevice.cuh}): a claim word in device
+ * memory and an {@code ErrorRecord} in mapped host memory, where kernels report data-dependent
+ * errors (an index out of range, a probability outside [0, 1]) that the host cannot check without
+ * reading the data. The first thread to claim the word with a device atomic writes the record with
+ * plain stores (atomics on host memory need PCIe atomics, which not every machine has). After every
+ * synchronisation the host reads the record and throws the error as an {@link
+ * AsyncDeviceException} with the message the CPU kernels give, as a CUDA device assertion surfaces
+ * at the next synchronising call; then it clears the record and re-arms the claim in stream order.
  * Internal to the runtime.
  */
 final class DeviceErrors {
@@ -28,7 +31,8 @@ final class DeviceErrors {
 
   private final CudaDevice device;
   private final ByteBuffer record;
-  private final long deviceAddress;
+  private final long recordAddress;
+  private final long claimAddress;
 
   DeviceErrors(CudaDevice device) {
     this.device = device;
@@ -42,12 +46,24 @@ final class DeviceErrors {
     }
     DevicePointers.Out d = DevicePointers.out();
     check(JCudaDriver.cuMemHostGetDevicePointer(d, host, 0), "cuMemHostGetDevicePointer", device.device());
-    this.deviceAddress = d.address();
+    this.recordAddress = d.address();
+    DevicePointers.Out claim = DevicePointers.out();
+    check(JCudaDriver.cuMemAlloc(claim, 4), "cuMemAlloc(error claim)", device.device());
+    this.claimAddress = claim.address();
+    arm();
+    check(JCudaDriver.cuStreamSynchronize(device.stream()), "cuStreamSynchronize", device.device());
   }
 
-  /** The record's address for kernels ({@code ErrorRecord*}). */
-  long address() {
-    return deviceAddress;
+  /** Packs the {@code ErrorSink} of the kernels' arguments. */
+  KernelArgs pack(KernelArgs args) {
+    return args.pointer(claimAddress).pointer(recordAddress);
+  }
+
+  /** Clears the claim word, after all work queued so far. */
+  private void arm() {
+    device.makeCurrent();
+    check(JCudaDriver.cuMemsetD32Async(DevicePointers.at(claimAddress), 0, 1, device.stream()), "cuMemsetD32Async",
+        device.device());
   }
 
   /**
@@ -64,6 +80,7 @@ final class DeviceErrors {
     long limit = record.getLong(16);
     long extra = record.getLong(24);
     record.putInt(0, 0);
+    arm();
     String name = op >= 0 && op < OPS.length ? OPS[op] : "kernel " + op;
     RuntimeException cause = switch (code) {
       case INDEX -> new IndexOutOfBoundsException(name + ": index " + value + " is out of bounds for dimension "
