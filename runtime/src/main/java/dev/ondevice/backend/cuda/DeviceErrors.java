@@ -70,7 +70,7 @@ final class DeviceErrors {
    * Throws the error a kernel reported, once, and clears the record. Call after a
    * synchronisation, when no kernel can be writing it.
    */
-  void throwPending() {
+  synchronized void throwPending() {
     int code = record.getInt(0);
     if (code <= 0) {
       return;
