@@ -20,7 +20,12 @@ if [ -x "$nvcc" ]; then
     name="$(basename "$src" .cu)"
     target="$out/$name.ptx"
     if [ ! -f "$target" ] || [ "$src" -nt "$target" ] || [ "$here/ondevice.cuh" -nt "$target" ] || [ "$0" -nt "$target" ]; then
-      "$nvcc" -arch=compute_80 -ptx -I "$here" "$src" -o "$target.raw"
+      # Multiply-adds are fused only in the matrix products, where speed needs it: elsewhere each
+      # multiplication and addition rounds on its own, as Java's do on the CPU, so that results
+      # such as random draws and optimizer updates match the CPU's bit for bit.
+      fmad=false
+      if [ "$name" = gemm ]; then fmad=true; fi
+      "$nvcc" -arch=compute_80 -ptx -fmad="$fmad" -I "$here" "$src" -o "$target.raw"
       sed -e 's/^\.version [0-9.]*$/.version 8.0/' -e '/^\s*\.pragma "used_bytes_mask/d' "$target.raw" > "$target"
       rm -f "$target.raw"
     fi

@@ -25,6 +25,7 @@ final class CachingAllocator {
 
   private final String device;
   private final DeviceMemory memory;
+  private final Runnable quiesce;
   private final long gcFloor;
   private final Map<Long, ArrayDeque<Long>> free = new HashMap<>();
   private long allocated;
@@ -33,9 +34,14 @@ final class CachingAllocator {
   private long lowWater;
   private long driverAllocations;
 
-  CachingAllocator(String device, DeviceMemory memory) {
+  /**
+   * The allocator of {@code device}'s {@code memory}; {@code quiesce} waits for the device's queued
+   * work, which may still use cached blocks, before they are given back to the driver.
+   */
+  CachingAllocator(String device, DeviceMemory memory, Runnable quiesce) {
     this.device = device;
     this.memory = memory;
+    this.quiesce = quiesce;
     this.gcFloor = Math.max(256 * MiB, memory.totalBytes() / 8);
   }
 
@@ -98,8 +104,12 @@ final class CachingAllocator {
     cached += b.size();
   }
 
-  /** Frees every cached block; returns how many bytes went back to the driver. */
+  /**
+   * Frees every cached block, once the device's queued work (which may still use them) has run;
+   * returns how many bytes went back to the driver.
+   */
   long emptyCache() {
+    quiesce.run();
     ArrayDeque<Block> blocks = new ArrayDeque<>();
     synchronized (this) {
       free.forEach((size, addresses) -> addresses.forEach(a -> blocks.add(new Block(a, size))));

@@ -79,9 +79,8 @@ public final class CudaBackend implements CopyEngine {
     return device.allocator().peakAllocatedBytes();
   }
 
-  /** Frees this device's cached blocks; waits for its queued work first, as cuMemFree does. */
+  /** Frees this device's cached blocks, once its queued work has run. */
   public void emptyCache() {
-    device.drain();
     device.allocator().emptyCache();
   }
 
@@ -132,7 +131,7 @@ public final class CudaBackend implements CopyEngine {
     Coalesced c = Coalesced.of(sizes, strides);
     KernelArgs args = Launcher.args().dims(c.sizes);
     for (int k = 0; k < views.length; k++) {
-      args.view(address(views[k]), c.strides[k]);
+      args.view(views[k], c.strides[k]);
     }
     return new Packed(args, c.numel());
   }
@@ -362,8 +361,8 @@ public final class CudaBackend implements CopyEngine {
   /** Dims of {@code sizes} (not coalesced) and the three views, the first with its own strides. */
   private static KernelArgs packIndexed(int[] sizes, Strided first, int[] firstStrides, Strided second,
       Strided third) {
-    return Launcher.args().dims(sizes).view(address(first), firstStrides).view(address(second), second.strides())
-        .view(address(third), third.strides());
+    return Launcher.args().dims(sizes).view(first, firstStrides).view(second, second.strides())
+        .view(third, third.strides());
   }
 
   @Override
@@ -387,8 +386,8 @@ public final class CudaBackend implements CopyEngine {
   private void slices(String kernel, Strided sliced, int dim, Strided index, Strided other) {
     int[] strides = sliced.strides().clone();
     strides[dim] = 0;
-    KernelArgs args = Launcher.args().dims(other.sizes()).view(address(sliced), strides)
-        .view(address(other), other.strides()).view(address(index), index.strides());
+    KernelArgs args = Launcher.args().dims(other.sizes()).view(sliced, strides)
+        .view(other, other.strides()).view(index, index.strides());
     device.errors().pack(args).i32(dim).i32(sliced.stride(dim)).i32(sliced.size(dim));
     launch(Module.INDEX, kernel + suffix(sliced.dtype()), other.numel());
   }
@@ -398,7 +397,7 @@ public final class CudaBackend implements CopyEngine {
   @Override
   public void unfold2d(Strided in, Window2d window, Strided out) {
     WindowGrid grid = WindowChecks.unfold(in, window, out);
-    KernelArgs args = Launcher.args().dims(out.sizes()).view(address(in), in.strides()).view(address(out),
+    KernelArgs args = Launcher.args().dims(out.sizes()).view(in, in.strides()).view(out,
         out.strides());
     geometry(args, window, grid);
     launch(Module.WINDOW, "unfold2d_" + suffix(in.dtype()), out.numel());
@@ -407,7 +406,7 @@ public final class CudaBackend implements CopyEngine {
   @Override
   public void fold2d(Strided cols, Window2d window, Strided out) {
     WindowGrid grid = WindowChecks.fold(cols, window, out);
-    KernelArgs args = Launcher.args().dims(out.sizes()).view(address(cols), cols.strides()).view(address(out),
+    KernelArgs args = Launcher.args().dims(out.sizes()).view(cols, cols.strides()).view(out,
         out.strides());
     geometry(args, window, grid);
     launch(Module.WINDOW, "fold2d_" + suffix(out.dtype()), out.numel());
@@ -416,8 +415,8 @@ public final class CudaBackend implements CopyEngine {
   @Override
   public void maxPool2d(Strided in, Window2d window, Strided values, Strided indices) {
     WindowGrid grid = WindowChecks.maxPool(in, window, values, indices);
-    KernelArgs args = Launcher.args().dims(values.sizes()).view(address(in), in.strides())
-        .view(address(values), values.strides()).view(address(indices), indices.strides());
+    KernelArgs args = Launcher.args().dims(values.sizes()).view(in, in.strides())
+        .view(values, values.strides()).view(indices, indices.strides());
     geometry(args, window, grid);
     launch(Module.WINDOW, "max_pool2d_" + suffix(in.dtype()), values.numel());
   }
@@ -426,8 +425,8 @@ public final class CudaBackend implements CopyEngine {
   public void maxPool2dBackward(Strided gradOut, Strided indices, Strided out) {
     WindowChecks.maxPoolBackward(gradOut, indices, out);
     fill(out, 0);
-    KernelArgs args = Launcher.args().dims(gradOut.sizes()).view(address(gradOut), gradOut.strides())
-        .view(address(indices), indices.strides()).view(address(out), out.strides());
+    KernelArgs args = Launcher.args().dims(gradOut.sizes()).view(gradOut, gradOut.strides())
+        .view(indices, indices.strides()).view(out, out.strides());
     device.errors().pack(args).i32(out.size(2)).i32(out.size(3));
     launch(Module.WINDOW, "max_pool2d_backward_" + suffix(out.dtype()), gradOut.numel());
   }

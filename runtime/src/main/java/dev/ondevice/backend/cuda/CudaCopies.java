@@ -8,6 +8,7 @@ import dev.ondevice.backend.HostStorage;
 import dev.ondevice.backend.Strided;
 import dev.ondevice.backend.TransferCounters;
 import dev.ondevice.cpu.CopyKernels;
+import java.lang.ref.Reference;
 import jcuda.Pointer;
 import jcuda.driver.JCudaDriver;
 
@@ -103,8 +104,14 @@ final class CudaCopies {
     hd.awaitReady();
     CudaDevice d = device();
     d.makeCurrent();
-    check(JCudaDriver.cuMemcpyDtoHAsync(host(into), DevicePointers.at(CudaBackend.address(dense)), bytes,
-        d.stream()), "cuMemcpyDtoHAsync", d.device());
+    try {
+      check(JCudaDriver.cuMemcpyDtoHAsync(host(into), DevicePointers.at(CudaBackend.address(dense)), bytes,
+          d.stream()), "cuMemcpyDtoHAsync", d.device());
+    } finally {
+      // A temporary whose block went back to the cache before the copy was queued could be
+      // overwritten by another thread's work queued ahead of it.
+      Reference.reachabilityFence(dense);
+    }
     Event done = d.record();
     if (direct && nonBlocking && hd.isPageLocked()) {
       hd.setPending(done);
@@ -134,10 +141,15 @@ final class CudaCopies {
     CudaDevice to = device();
     CudaDevice of = from.cudaDevice();
     of.streamWait(to.record(), to);
+    of.enablePeerAccess(to);
     of.makeCurrent();
-    check(JCudaDriver.cuMemcpyPeerAsync(DevicePointers.at(CudaBackend.address(landing)), to.context(),
-        DevicePointers.at(CudaBackend.address(dense)), of.context(), bytes, of.stream()), "cuMemcpyPeerAsync",
-        of.device() + " to " + to.device());
+    try {
+      check(JCudaDriver.cuMemcpyPeerAsync(DevicePointers.at(CudaBackend.address(landing)), to.context(),
+          DevicePointers.at(CudaBackend.address(dense)), of.context(), bytes, of.stream()), "cuMemcpyPeerAsync",
+          of.device() + " to " + to.device());
+    } finally {
+      Reference.reachabilityFence(dense);
+    }
     to.streamWait(of.record(), of);
     if (landing != dst) {
       backend.copy(landing, dst);

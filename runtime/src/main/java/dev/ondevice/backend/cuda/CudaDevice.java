@@ -5,7 +5,10 @@ import static dev.ondevice.backend.cuda.CudaDriver.check;
 import dev.ondevice.Device;
 import dev.ondevice.backend.Event;
 import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
 import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUdevice_attribute;
@@ -19,7 +22,9 @@ import jcuda.driver.JCudaDriver;
 /**
  * One CUDA device: its primary context, the one stream on which all of its work runs in order,
  * its caching allocator, kernels and error record. Every driver call for the device first makes
- * its context current on the calling thread. Internal to the runtime.
+ * its context current on the calling thread; the context and the stream are made at the first
+ * such call, so that a process that uses one GPU of a machine does not hold a context (and its
+ * memory) on every other. Internal to the runtime.
  */
 final class CudaDevice {
   private static final Cleaner CLEANER = Cleaner.create();
@@ -37,14 +42,13 @@ final class CudaDevice {
   private final long totalMemory;
   private final CachingAllocator allocator;
   private final KernelLibrary kernels;
-  private final DeviceErrors errors;
+  private volatile DeviceErrors errors;
+  private volatile boolean open;
+  private final Set<Device> peers = ConcurrentHashMap.newKeySet();
 
   CudaDevice(int ordinal) {
     this.device = Device.cuda(ordinal);
     check(JCudaDriver.cuDeviceGet(handle, ordinal), "cuDeviceGet", device);
-    check(JCudaDriver.cuDevicePrimaryCtxRetain(context, handle), "cuDevicePrimaryCtxRetain", device);
-    makeCurrent();
-    check(JCudaDriver.cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING), "cuStreamCreate", device);
     byte[] raw = new byte[256];
     check(JCudaDriver.cuDeviceGetName(raw, raw.length, handle), "cuDeviceGetName", device);
     int end = 0;
@@ -58,9 +62,21 @@ final class CudaDevice {
     long[] total = new long[1];
     check(JCudaDriver.cuDeviceTotalMem(total, handle), "cuDeviceTotalMem", device);
     this.totalMemory = total[0];
-    this.allocator = new CachingAllocator(device.toString(), new CudaDeviceMemory(this));
+    this.allocator = new CachingAllocator(device.toString(), new CudaDeviceMemory(this), this::drain);
     this.kernels = new KernelLibrary(this);
-    this.errors = new DeviceErrors(this);
+  }
+
+  /** Retains the primary context and creates the stream and the error sink, once. */
+  private synchronized void open() {
+    if (open) {
+      return;
+    }
+    check(JCudaDriver.cuDevicePrimaryCtxRetain(context, handle), "cuDevicePrimaryCtxRetain", device);
+    check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent", device);
+    CURRENT.set(this);
+    check(JCudaDriver.cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING), "cuStreamCreate", device);
+    open = true;
+    errors = new DeviceErrors(this);
   }
 
   private int attribute(int attribute) {
@@ -96,10 +112,12 @@ final class CudaDevice {
   }
 
   CUcontext context() {
+    makeCurrent();
     return context;
   }
 
   CUstream stream() {
+    makeCurrent();
     return stream;
   }
 
@@ -112,11 +130,21 @@ final class CudaDevice {
   }
 
   DeviceErrors errors() {
-    return errors;
+    makeCurrent();
+    DeviceErrors e = errors;
+    if (e == null) {
+      synchronized (this) {
+        e = errors; // open() assigns it while holding the lock
+      }
+    }
+    return e;
   }
 
-  /** Makes this device's context current on the calling thread. */
+  /** Makes this device's context current on the calling thread, making the context first if need be. */
   void makeCurrent() {
+    if (!open) {
+      open();
+    }
     if (CURRENT.get() != this) {
       check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent", device);
       CURRENT.set(this);
@@ -134,6 +162,27 @@ final class CudaDevice {
     return Event.of(device, c);
   }
 
+  /**
+   * Lets this device's copy engines reach {@code other}'s memory directly (NVLink or PCIe peer to
+   * peer) where the hardware allows, once per pair; without it the driver stages peer copies
+   * through host memory.
+   */
+  void enablePeerAccess(CudaDevice other) {
+    if (other == this || !peers.add(other.device)) {
+      return;
+    }
+    int[] can = new int[1];
+    if (JCudaDriver.cuDeviceCanAccessPeer(can, handle, other.handle) != CUresult.CUDA_SUCCESS || can[0] == 0) {
+      return;
+    }
+    CUcontext target = other.context();
+    makeCurrent();
+    int r = JCudaDriver.cuCtxEnablePeerAccess(target, 0);
+    if (r != CUresult.CUDA_SUCCESS && r != CUresult.CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) {
+      throw new CudaCallException("cuCtxEnablePeerAccess", r, device + " to " + other.device);
+    }
+  }
+
   /** Makes this device's stream wait, on the device, for {@code event} of another device's stream. */
   void streamWait(Event event, CudaDevice of) {
     Completion c = Completion.of(event);
@@ -142,7 +191,12 @@ final class CudaDevice {
       return;
     }
     makeCurrent();
-    check(JCudaDriver.cuStreamWaitEvent(stream, c.event, 0), "cuStreamWaitEvent", device + " for " + of.device);
+    try {
+      check(JCudaDriver.cuStreamWaitEvent(stream, c.event, 0), "cuStreamWaitEvent", device + " for " + of.device);
+    } finally {
+      // The CUDA event must outlive the call: its cleaner destroys it once the Event is unreachable.
+      Reference.reachabilityFence(event);
+    }
   }
 
   /**
@@ -155,7 +209,7 @@ final class CudaDevice {
     if (r != CUresult.CUDA_SUCCESS) {
       throw new CudaCallException("cuStreamSynchronize", r, device.toString());
     }
-    errors.throwPending();
+    errors().throwPending();
   }
 
   @Override
@@ -181,21 +235,29 @@ final class CudaDevice {
     @Override
     public boolean isDone() {
       owner.makeCurrent();
-      return JCudaDriver.cuEventQuery(event) != CUresult.CUDA_ERROR_NOT_READY;
+      try {
+        return JCudaDriver.cuEventQuery(event) != CUresult.CUDA_ERROR_NOT_READY;
+      } finally {
+        Reference.reachabilityFence(this);
+      }
     }
 
     @Override
     public void await() {
       owner.makeCurrent();
-      int r = JCudaDriver.cuEventSynchronize(event);
-      if (r != CUresult.CUDA_SUCCESS) {
-        throw new CudaCallException("cuEventSynchronize", r, owner.device.toString());
+      try {
+        int r = JCudaDriver.cuEventSynchronize(event);
+        if (r != CUresult.CUDA_SUCCESS) {
+          throw new CudaCallException("cuEventSynchronize", r, owner.device.toString());
+        }
+      } finally {
+        Reference.reachabilityFence(this);
       }
     }
 
     @Override
     public void throwPendingError() {
-      owner.errors.throwPending();
+      owner.errors().throwPending();
     }
   }
 

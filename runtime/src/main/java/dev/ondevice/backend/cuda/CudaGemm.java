@@ -3,7 +3,6 @@ package dev.ondevice.backend.cuda;
 import dev.ondevice.DType;
 import dev.ondevice.backend.Strided;
 import dev.ondevice.backend.cuda.KernelLibrary.Module;
-import java.lang.ref.Reference;
 
 /**
  * Batched matrix products on a CUDA device: cuBLAS where {@code libcublas.so.12} loads (float32
@@ -22,16 +21,34 @@ final class CudaGemm {
   static final int MIN_SPLIT_K = 256;
   static final int MAX_SPLITS = 16;
 
-  private final Cublas cublas;
+  private final CudaDevice first;
+  private volatile Cublas cublas;
 
-  CudaGemm(Cublas cublas) {
-    this.cublas = cublas;
+  /** Products whose cuBLAS, if any, is loaded on first use, in {@code first}'s context. */
+  CudaGemm(CudaDevice first) {
+    this.first = first;
+  }
+
+  /** cuBLAS, loaded (or found missing) on the first call. */
+  private Cublas cublas() {
+    Cublas c = cublas;
+    if (c == null) {
+      synchronized (this) {
+        c = cublas;
+        if (c == null) {
+          c = Cublas.load(first);
+          cublas = c;
+        }
+      }
+    }
+    return c;
   }
 
   /** Which kernels run the products, for people. */
   String describe() {
-    return cublas.available() ? "cuBLAS (float32, float64) and OnDevice's kernels (int64)"
-        : "OnDevice's tiled kernels (" + cublas.reason() + ")";
+    Cublas c = cublas();
+    return c.available() ? "cuBLAS (float32, float64) and OnDevice's kernels (int64)"
+        : "OnDevice's tiled kernels (" + c.reason() + ")";
   }
 
   /** A product's operand as the kernels read it: its strides over [batch, rows, columns]. */
@@ -115,7 +132,8 @@ final class CudaGemm {
     }
     Operand pa = operand(backend, a);
     Operand pb = operand(backend, bm);
-    if (cublas.available() && a.dtype().isFloatingPoint() && cublas.matmul(backend, pa, pb, out, batches, m, n, k)) {
+    Cublas c = cublas();
+    if (c.available() && a.dtype().isFloatingPoint() && c.matmul(backend, pa, pb, out, batches, m, n, k)) {
       return;
     }
     Plan plan = plan(a.dtype(), batches, m, n, k, backend.multiprocessors());
@@ -127,25 +145,20 @@ final class CudaGemm {
     int perLaunch = Math.max(1, LaunchConfig.MAX_GRID_YZ / plan.splits());
     int rowsPerLaunch = LaunchConfig.MAX_GRID_YZ * plan.tile();
     boolean vec = vectorisable(pa, pb, out);
-    try {
-      for (int first = 0; first < batches; first += perLaunch) {
-        int count = Math.min(perLaunch, batches - first);
-        for (int row = 0; row < m; row += rowsPerLaunch) {
-          int rows = Math.min(rowsPerLaunch, m - row);
-          pack(new Piece(first, count, row, rows), pa, pb, out, n, k, plan, work, vec);
-          backend.launch(Module.GEMM, kernel(a.dtype(), plan.tile(), pa, pb), new LaunchConfig(
-              (n + plan.tile() - 1) / plan.tile(), (rows + plan.tile() - 1) / plan.tile(), count * plan.splits(), 256));
-          if (plan.splits() > 1) {
-            backend.launch(Module.GEMM, "gemm_splitk_sum_" + type,
-                LaunchConfig.elementwise((long) count * rows * n, backend.multiprocessors()));
-          }
+    for (int first = 0; first < batches; first += perLaunch) {
+      int count = Math.min(perLaunch, batches - first);
+      for (int row = 0; row < m; row += rowsPerLaunch) {
+        int rows = Math.min(rowsPerLaunch, m - row);
+        // The packed arguments keep the operands and the workspace reachable until both launches
+        // are queued (KernelArgs.keep): the split-K sum reads the same struct.
+        pack(new Piece(first, count, row, rows), pa, pb, out, n, k, plan, work, vec);
+        backend.launch(Module.GEMM, kernel(a.dtype(), plan.tile(), pa, pb), new LaunchConfig(
+            (n + plan.tile() - 1) / plan.tile(), (rows + plan.tile() - 1) / plan.tile(), count * plan.splits(), 256));
+        if (plan.splits() > 1) {
+          backend.launch(Module.GEMM, "gemm_splitk_sum_" + type,
+              LaunchConfig.elementwise((long) count * rows * n, backend.multiprocessors()));
         }
       }
-    } finally {
-      // Temporaries stay out of the cache until every launch that reads them is queued.
-      Reference.reachabilityFence(work);
-      Reference.reachabilityFence(pa);
-      Reference.reachabilityFence(pb);
     }
   }
 
@@ -181,7 +194,7 @@ final class CudaGemm {
   private static void pack(Piece p, Operand a, Operand b, Strided out, int n, int k, Plan plan, CudaStorage work,
       boolean vec) {
     int es = a.data().dtype().byteSize();
-    Launcher.args()
+    Launcher.args().keep(a.data().storage()).keep(b.data().storage()).keep(out.storage()).keep(work)
         .view(CudaBackend.address(a.data()) + ((long) p.firstBatch() * a.batchStride()
             + (long) p.firstRow() * a.rowStride()) * es, new int[] {a.batchStride(), a.rowStride(), a.columnStride()})
         .view(CudaBackend.address(b.data()) + (long) p.firstBatch() * b.batchStride() * es,

@@ -6,7 +6,6 @@ import dev.ondevice.backend.ReduceOp;
 import dev.ondevice.backend.ReductionSpace;
 import dev.ondevice.backend.Strided;
 import dev.ondevice.backend.cuda.KernelLibrary.Module;
-import java.lang.ref.Reference;
 import java.util.Arrays;
 
 /**
@@ -72,28 +71,22 @@ final class CudaReductions {
     Plan plan = plan(numOut, numRed, step, b.multiprocessors());
     CudaStorage work = plan.parts() > 1 ? b.allocate((long) plan.parts() * numOut * STATE_BYTES) : null;
     String suffix = CudaBackend.suffix(in.dtype());
-    long inAddress = CudaBackend.address(in);
-    Launcher.args().dims(keptC.sizes).view(inAddress, keptC.strides[0])
-        .view(CudaBackend.address(out), keptC.strides[1])
-        .view(values == null ? CudaBackend.address(out) : CudaBackend.address(values), keptC.strides[2])
-        .dims(redC.sizes).view(inAddress, redC.strides[0])
+    Launcher.args().keep(work).dims(keptC.sizes).view(in, keptC.strides[0])
+        .view(out, keptC.strides[1])
+        .view(values == null ? out : values, keptC.strides[2])
+        .dims(redC.sizes).view(in, redC.strides[0])
         .pointer(work == null ? 0 : work.address())
         .i32(KernelCodes.of(op)).i32(plan.parts()).i32(values == null ? 0 : 1).i32(numRed);
-    try {
-      if (plan.perThread()) {
-        b.launch(Module.REDUCE, "reduce_rows_" + suffix, LaunchConfig.elementwise(numOut, b.multiprocessors()));
-        return;
-      }
-      b.launch(Module.REDUCE, "reduce_blocks_" + suffix,
-          LaunchConfig.blocks((long) numOut * plan.parts(), REDUCE_THREADS, b.multiprocessors()));
-      if (plan.parts() > 1) {
-        // The argument buffer still holds the same struct: the finishing kernel reads the parts.
-        b.launch(Module.REDUCE, "reduce_finish_" + suffix, LaunchConfig.elementwise(numOut, b.multiprocessors()));
-      }
-    } finally {
-      // The workspace must not go back to the cache (and to another thread's work) before both
-      // launches are queued; after that, the stream orders any later use after them.
-      Reference.reachabilityFence(work);
+    if (plan.perThread()) {
+      b.launch(Module.REDUCE, "reduce_rows_" + suffix, LaunchConfig.elementwise(numOut, b.multiprocessors()));
+      return;
+    }
+    b.launch(Module.REDUCE, "reduce_blocks_" + suffix,
+        LaunchConfig.blocks((long) numOut * plan.parts(), REDUCE_THREADS, b.multiprocessors()));
+    if (plan.parts() > 1) {
+      // The argument buffer still holds the same struct, and keeps the workspace reachable: the
+      // finishing kernel reads the parts.
+      b.launch(Module.REDUCE, "reduce_finish_" + suffix, LaunchConfig.elementwise(numOut, b.multiprocessors()));
     }
   }
 
@@ -110,9 +103,8 @@ final class CudaReductions {
         new int[][] {Arrays.copyOfRange(in.strides(), 0, dim)});
     Coalesced inner = Coalesced.of(Arrays.copyOfRange(in.sizes(), dim + 1, in.rank()),
         new int[][] {Arrays.copyOfRange(in.strides(), dim + 1, in.rank())});
-    long inAddress = CudaBackend.address(in);
-    Launcher.args().dims(outer.sizes).view(inAddress, outer.strides[0]).dims(inner.sizes)
-        .view(inAddress, inner.strides[0]).view(CudaBackend.address(out), new int[0])
+    Launcher.args().dims(outer.sizes).view(in, outer.strides[0]).dims(inner.sizes)
+        .view(in, inner.strides[0]).view(out, new int[0])
         .i32(size).i32(in.stride(dim)).i32(log ? 1 : 0);
     long lines = (long) outer.numel() * inner.numel();
     b.launch(Module.REDUCE, "softmax_" + CudaBackend.suffix(in.dtype()),

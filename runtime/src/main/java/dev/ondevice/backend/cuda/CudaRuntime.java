@@ -3,10 +3,10 @@ package dev.ondevice.backend.cuda;
 import dev.ondevice.backend.PinnedMemory;
 
 /**
- * The CUDA devices of this process, set up on first use: the driver loaded ({@link CudaDriver}),
- * then each device's context, stream, allocator and kernels, and cuBLAS where it loads. When any of
- * it fails there are no devices, and {@link #reason()} says why in one line. Internal; {@code
- * DeviceRegistry} asks for it.
+ * The CUDA devices of this process: the driver loaded ({@link CudaDriver}) and each device's
+ * properties read; its context, stream and kernels come at its first use, cuBLAS at the first
+ * matrix product. When loading fails there are no devices, and {@link #reason()} says why in one
+ * line. Internal; {@code DeviceRegistry} asks for it.
  */
 public final class CudaRuntime {
   private final CudaBackend[] backends;
@@ -32,7 +32,7 @@ public final class CudaRuntime {
       for (int i = 0; i < devices.length; i++) {
         devices[i] = new CudaDevice(i);
       }
-      CudaGemm gemm = new CudaGemm(Cublas.load(devices[0]));
+      CudaGemm gemm = new CudaGemm(devices[0]);
       CudaBackend[] backends = new CudaBackend[devices.length];
       for (int i = 0; i < devices.length; i++) {
         backends[i] = new CudaBackend(devices[i], gemm);

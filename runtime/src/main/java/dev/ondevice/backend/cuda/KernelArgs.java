@@ -1,8 +1,11 @@
 package dev.ondevice.backend.cuda;
 
+import dev.ondevice.backend.Strided;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * The one struct argument of a kernel, packed with C's layout rules for the structs of {@code
@@ -18,10 +21,23 @@ final class KernelArgs {
   static final int CAPACITY = 2048;
 
   private final ByteBuffer bytes = ByteBuffer.allocateDirect(CAPACITY).order(ByteOrder.nativeOrder());
+  /**
+   * The storages whose addresses the struct holds, kept reachable until the next struct: a storage
+   * that became unreachable before its launch was queued could hand its block to another thread's
+   * work queued ahead of it.
+   */
+  private final List<Object> keep = new ArrayList<>();
 
   /** Starts a new struct. */
   KernelArgs reset() {
     bytes.clear();
+    keep.clear();
+    return this;
+  }
+
+  /** Keeps {@code storage} reachable until the next struct is started. */
+  KernelArgs keep(Object storage) {
+    keep.add(storage);
     return this;
   }
 
@@ -84,6 +100,12 @@ final class KernelArgs {
       bytes.putInt(d < sizes.length ? sizes[d] : 1);
     }
     return this;
+  }
+
+  /** The {@code View} of {@code s} with the given strides, its storage kept reachable. */
+  KernelArgs view(Strided s, int[] strides) {
+    keep(s.storage());
+    return view(CudaBackend.address(s), strides);
   }
 
   /** A {@code View}: the address of the first element and the strides in elements. */

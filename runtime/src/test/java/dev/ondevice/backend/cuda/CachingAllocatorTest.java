@@ -80,7 +80,7 @@ class CachingAllocatorTest {
   @Test
   void aReleasedBlockIsReusedForTheSameClassWithoutTheDriver() {
     CountedMemory memory = new CountedMemory(64 * MiB);
-    CachingAllocator a = new CachingAllocator("cuda:0", memory);
+    CachingAllocator a = new CachingAllocator("cuda:0", memory, () -> { });
     CachingAllocator.Block first = a.allocate(3000);
     assertEquals(4096, first.size());
     a.release(first);
@@ -95,7 +95,7 @@ class CachingAllocatorTest {
 
   @Test
   void allocatedReservedAndPeakFollowTheTensors() {
-    CachingAllocator a = new CachingAllocator("cuda:0", new CountedMemory(64 * MiB));
+    CachingAllocator a = new CachingAllocator("cuda:0", new CountedMemory(64 * MiB), () -> { });
     CachingAllocator.Block x = a.allocate(3 * MiB);
     CachingAllocator.Block y = a.allocate(1000);
     assertEquals(4 * MiB + 1024, a.allocatedBytes());
@@ -113,7 +113,7 @@ class CachingAllocatorTest {
   @Test
   void emptyCacheGivesTheCachedBlocksBackToTheDriver() {
     CountedMemory memory = new CountedMemory(64 * MiB);
-    CachingAllocator a = new CachingAllocator("cuda:0", memory);
+    CachingAllocator a = new CachingAllocator("cuda:0", memory, () -> { });
     CachingAllocator.Block keep = a.allocate(MiB);
     a.release(a.allocate(6 * MiB));
     a.release(a.allocate(100));
@@ -125,9 +125,20 @@ class CachingAllocatorTest {
   }
 
   @Test
+  void theCacheIsFreedOnlyAfterTheDevicesQueuedWork() {
+    CountedMemory memory = new CountedMemory(64 * MiB);
+    int[] freesWhenQuiesced = {-1};
+    CachingAllocator a = new CachingAllocator("cuda:0", memory, () -> freesWhenQuiesced[0] = memory.frees);
+    a.release(a.allocate(4096));
+    a.emptyCache();
+    assertEquals(0, freesWhenQuiesced[0], "the device's work was waited for before the first free");
+    assertEquals(1, memory.frees);
+  }
+
+  @Test
   void aFullDeviceFirstGivesItsCacheBack() {
     CountedMemory memory = new CountedMemory(10 * MiB);
-    CachingAllocator a = new CachingAllocator("cuda:0", memory);
+    CachingAllocator a = new CachingAllocator("cuda:0", memory, () -> { });
     a.release(a.allocate(6 * MiB));
     CachingAllocator.Block big = a.allocate(8 * MiB);
     assertEquals(8 * MiB, big.size(), "the cached 6 MiB block was freed to make room");
@@ -136,7 +147,7 @@ class CachingAllocatorTest {
 
   @Test
   void outOfMemorySaysWhatWasAskedHeldAndReserved() {
-    CachingAllocator a = new CachingAllocator("cuda:1", new CountedMemory(10 * MiB));
+    CachingAllocator a = new CachingAllocator("cuda:1", new CountedMemory(10 * MiB), () -> { });
     a.allocate(6 * MiB);
     DeviceOutOfMemoryException e = assertThrows(DeviceOutOfMemoryException.class, () -> a.allocate(5 * MiB));
     assertEquals("CUDA out of memory on cuda:1: tried to allocate 5.00 MiB (the device has 10.00 MiB in total,"
@@ -146,7 +157,7 @@ class CachingAllocatorTest {
 
   @Test
   void negativeRequestsAreRefused() {
-    CachingAllocator a = new CachingAllocator("cuda:0", new CountedMemory(MiB));
+    CachingAllocator a = new CachingAllocator("cuda:0", new CountedMemory(MiB), () -> { });
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> a.allocate(-1));
     assertEquals("Cannot allocate -1 bytes on cuda:0", e.getMessage());
   }
