@@ -1,5 +1,6 @@
 package dev.ondevice.backend.cuda;
 
+import dev.ondevice.DeviceOutOfMemoryException;
 import dev.ondevice.backend.UnreachableMemory;
 import java.util.ArrayDeque;
 import java.util.HashMap;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ondevice.DeviceOutOfMemoryException;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

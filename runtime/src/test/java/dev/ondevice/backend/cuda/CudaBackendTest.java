@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.ondevice.Cuda;
 import dev.ondevice.DType;
 import dev.ondevice.Device;
+import dev.ondevice.DeviceOutOfMemoryException;
 import dev.ondevice.DeviceStats;
 import dev.ondevice.Generator;
 import dev.ondevice.Shape;
