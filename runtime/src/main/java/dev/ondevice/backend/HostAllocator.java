@@ -81,7 +81,7 @@ final class HostAllocator {
     }
     LIVE.addAndGet(size);
     AtomicLong owner = null;
-    if (backend instanceof HostBackend h) {
+    if (backend instanceof HostBackend h && h.isAsync()) {
       owner = h.liveBytes();
       h.peakBytes().accumulateAndGet(owner.addAndGet(size), Math::max);
     }

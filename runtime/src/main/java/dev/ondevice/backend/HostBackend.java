@@ -59,12 +59,15 @@ public final class HostBackend implements Backend {
     }
   }
 
-  /** Bytes of this device's storages that are still reachable, by size class. */
+  /**
+   * Bytes of this emulated device's storages that are still reachable, by size class (the CPU's
+   * are not counted: its allocations are the hot path).
+   */
   AtomicLong liveBytes() {
     return liveBytes;
   }
 
-  /** The most bytes of this device's storages that were reachable at once. */
+  /** The most bytes of this emulated device's storages that were reachable at once. */
   AtomicLong peakBytes() {
     return peakBytes;
   }

@@ -89,7 +89,7 @@ public final class HostStorage extends Storage {
   }
 
   /** The unfinished copy into this storage, or null. */
-  public Event pending() {
+  Event pending() {
     return pending;
   }
 

@@ -11,7 +11,6 @@ import dev.ondevice.backend.CopyEngine;
 import dev.ondevice.backend.RandomKind;
 import dev.ondevice.backend.ReduceOp;
 import dev.ondevice.backend.SgdStep;
-import dev.ondevice.backend.Storage;
 import dev.ondevice.backend.Strided;
 import dev.ondevice.backend.UnaryOp;
 import dev.ondevice.backend.Window2d;
@@ -477,10 +476,5 @@ public final class CudaBackend implements CopyEngine {
     if (s.dtype() == DType.BOOL) {
       throw new IllegalArgumentException(op + " is not defined on bool tensors on CUDA devices");
     }
-  }
-
-  /** Whether {@code s} lives on this device. */
-  boolean owns(Storage s) {
-    return s.backend() == this;
   }
 }

@@ -64,22 +64,17 @@ final class CudaCopies {
     }
     Strided landing = landing(src, dst);
     HostStorage hs = src.host();
-    CudaDevice d = device();
-    if (nonBlocking && hs.isPageLocked() && src.isContiguous()) {
-      hs.awaitReady();
-      d.makeCurrent();
-      check(JCudaDriver.cuMemcpyHtoDAsync(DevicePointers.at(CudaBackend.address(landing)), host(src), bytes,
-          d.stream()), "cuMemcpyHtoDAsync", d.device());
-      hs.usedUntil(d.record());
-    } else {
-      hs.awaitReady();
-      Strided staging = Strided.contiguous(DeviceRegistry.cpu().allocatePinned(bytes), src.dtype(), src.sizes().clone());
-      CopyKernels.copy(src, staging);
-      d.makeCurrent();
-      check(JCudaDriver.cuMemcpyHtoDAsync(DevicePointers.at(CudaBackend.address(landing)), host(staging), bytes,
-          d.stream()), "cuMemcpyHtoDAsync", d.device());
-      staging.host().usedUntil(d.record());
+    hs.awaitReady();
+    Strided source = src;
+    if (!(nonBlocking && hs.isPageLocked() && src.isContiguous())) {
+      source = Strided.contiguous(DeviceRegistry.cpu().allocatePinned(bytes), src.dtype(), src.sizes().clone());
+      CopyKernels.copy(src, source);
     }
+    CudaDevice d = device();
+    d.makeCurrent();
+    check(JCudaDriver.cuMemcpyHtoDAsync(DevicePointers.at(CudaBackend.address(landing)), host(source), bytes,
+        d.stream()), "cuMemcpyHtoDAsync", d.device());
+    source.host().usedUntil(d.record());
     if (landing != dst) {
       backend.copy(landing, dst);
     }

@@ -1,6 +1,5 @@
 package dev.ondevice.backend.cuda;
 
-import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 
 /**
@@ -22,30 +21,11 @@ final class DevicePointers {
     return new Out();
   }
 
-  /** The address of a host pointer from the driver ({@code cuMemAllocHost}). */
-  static long address(Pointer p) {
-    return new HostAddress(p).address();
-  }
-
   /** A device pointer the driver writes, and that says its address. */
   static final class Out extends CUdeviceptr {
     /** The address the driver wrote. */
     long address() {
       return getNativePointer() + getByteOffset();
-    }
-  }
-
-  /** Reads the address of a host pointer through the protected accessors. */
-  private static final class HostAddress extends Pointer {
-    private final long value;
-
-    HostAddress(Pointer p) {
-      super(p);
-      value = getNativePointer() + getByteOffset();
-    }
-
-    long address() {
-      return value;
     }
   }
 }

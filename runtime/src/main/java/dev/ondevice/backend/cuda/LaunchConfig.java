@@ -38,9 +38,4 @@ record LaunchConfig(int gridX, int gridY, int gridZ, int block) {
     long cap = (long) Math.max(1, multiprocessors) * BLOCKS_PER_SM * 4;
     return new LaunchConfig((int) Math.max(1, Math.min(blocks, cap)), 1, 1, threads);
   }
-
-  /** Total threads launched. */
-  long threads() {
-    return (long) gridX * gridY * gridZ * block;
-  }
 }
