@@ -22,7 +22,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class HostAllocator {
   private static final Cleaner CLEANER = Cleaner.create();
-  private static final long MIN_CLASS = 512;
   private static final long MiB = 1L << 20;
   /**
    * An eighth of the maximum heap, at least 128 MiB: a collection costs about 10 ms however little
@@ -50,13 +49,7 @@ final class HostAllocator {
 
   /** Rounds a request to its size class: powers of two up to 1 MiB, then whole MiB. */
   static long sizeClass(long bytes) {
-    if (bytes <= MIN_CLASS) {
-      return MIN_CLASS;
-    }
-    if (bytes <= MiB) {
-      return Long.highestOneBit(bytes - 1) << 1;
-    }
-    return (bytes + MiB - 1) / MiB * MiB;
+    return SizeClasses.of(bytes, MiB);
   }
 
   /** Allocates storage of at least {@code bytes}; its contents are unspecified. */

@@ -1,6 +1,7 @@
 package dev.ondevice.backend.cuda;
 
 import dev.ondevice.DeviceOutOfMemoryException;
+import dev.ondevice.backend.SizeClasses;
 import dev.ondevice.backend.UnreachableMemory;
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -20,7 +21,6 @@ import java.util.Map;
  * MiB), and before it gives up on a request. Internal to the runtime.
  */
 final class CachingAllocator {
-  private static final long MIN_CLASS = 512;
   private static final long MiB = 1L << 20;
   private static final long LARGE_STEP = 2 * MiB;
 
@@ -51,13 +51,7 @@ final class CachingAllocator {
 
   /** Rounds a request to its size class: powers of two up to 1 MiB, then multiples of 2 MiB. */
   static long sizeClass(long bytes) {
-    if (bytes <= MIN_CLASS) {
-      return MIN_CLASS;
-    }
-    if (bytes <= MiB) {
-      return Long.highestOneBit(bytes - 1) << 1;
-    }
-    return (bytes + LARGE_STEP - 1) / LARGE_STEP * LARGE_STEP;
+    return SizeClasses.of(bytes, LARGE_STEP);
   }
 
   /**
