@@ -1,5 +1,7 @@
 package dev.ondevice.processor;
 
+import com.sun.source.tree.CompilationUnitTree;
+import com.sun.source.tree.Tree;
 import com.sun.source.util.JavacTask;
 import com.sun.source.util.TaskEvent;
 import com.sun.source.util.TaskListener;
@@ -10,6 +12,7 @@ import dev.ondevice.processor.analysis.CheckId;
 import dev.ondevice.processor.analysis.DeviceAnalysis;
 import dev.ondevice.processor.analysis.Finding;
 import dev.ondevice.processor.analysis.Severity;
+import javax.lang.model.element.TypeElement;
 import javax.tools.Diagnostic;
 
 /**
@@ -27,12 +30,26 @@ final class AnalysisListener implements TaskListener {
     this.analysis = new DeviceAnalysis(trees, task.getElements(), task.getTypes(), options);
   }
 
+  /**
+   * The path of a class: built directly for a top-level class of {@code unit}, where {@link
+   * Trees#getPath(javax.lang.model.element.Element)} would scan the compilation unit for it.
+   */
+  private TreePath pathOf(TypeElement type, CompilationUnitTree unit) {
+    Tree tree = trees.getTree(type);
+    for (Tree t : unit.getTypeDecls()) {
+      if (t == tree) {
+        return new TreePath(new TreePath(unit), t);
+      }
+    }
+    return trees.getPath(type);
+  }
+
   @Override
   public void finished(TaskEvent e) {
     if (e.getKind() != TaskEvent.Kind.ANALYZE || e.getTypeElement() == null || e.getCompilationUnit() == null) {
       return;
     }
-    TreePath path = trees.getPath(e.getTypeElement());
+    TreePath path = pathOf(e.getTypeElement(), e.getCompilationUnit());
     if (path == null) {
       return;
     }

@@ -2,8 +2,10 @@ package dev.ondevice.processor;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.IdentityHashMap;
 import java.util.List;
 import javax.annotation.processing.ProcessingEnvironment;
+import javax.lang.model.element.Element;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.type.DeclaredType;
 import javax.lang.model.type.TypeKind;
@@ -13,13 +15,27 @@ import javax.lang.model.type.WildcardType;
 import javax.lang.model.util.Elements;
 import javax.lang.model.util.Types;
 
-/** The runtime types the processor recognises, looked up by name (the processor does not depend on the runtime). */
+/**
+ * The runtime types the processor recognises, looked up by name (the processor does not depend on
+ * the runtime), and subtype tests against them, answered once per class and round.
+ */
 final class KnownTypes {
   static final String MODEL = "dev.ondevice.nn.Model";
   static final String TENSOR = "dev.ondevice.Tensor";
   static final String PARAMETER = "dev.ondevice.Parameter";
 
+  private static final int MODEL_BIT = 1;
+  private static final int TENSOR_BIT = 2;
+  private static final int PARAMETER_BIT = 4;
+  private static final int LIST_BIT = 8;
+  private static final int MAP_BIT = 16;
+  private static final int COLLECTION_BIT = 32;
+  private static final int OPTIONAL_BIT = 64;
+  private static final int STRING_BIT = 128;
+
   private final Types types;
+  /** Per class: which of the bits are computed ([0]) and which hold ([1]). */
+  private final IdentityHashMap<Element, int[]> subtypes = new IdentityHashMap<>();
   private final TypeMirror model;
   private final TypeMirror tensor;
   private final TypeMirror parameter;
@@ -64,35 +80,35 @@ final class KnownTypes {
   }
 
   boolean isModel(TypeMirror t) {
-    return model != null && isSubtype(t, model);
+    return is(t, MODEL_BIT, model);
   }
 
   boolean isTensor(TypeMirror t) {
-    return tensor != null && isSubtype(t, tensor);
+    return is(t, TENSOR_BIT, tensor);
   }
 
   boolean isParameter(TypeMirror t) {
-    return parameter != null && isSubtype(t, parameter);
+    return is(t, PARAMETER_BIT, parameter);
   }
 
   boolean isList(TypeMirror t) {
-    return isSubtype(t, list);
+    return is(t, LIST_BIT, list);
   }
 
   boolean isMap(TypeMirror t) {
-    return isSubtype(t, map);
+    return is(t, MAP_BIT, map);
   }
 
   boolean isCollection(TypeMirror t) {
-    return isSubtype(t, collection);
+    return is(t, COLLECTION_BIT, collection);
   }
 
   boolean isOptional(TypeMirror t) {
-    return isSubtype(t, optional);
+    return is(t, OPTIONAL_BIT, optional);
   }
 
   boolean isString(TypeMirror t) {
-    return isSubtype(t, string);
+    return is(t, STRING_BIT, string);
   }
 
   /** Whether {@code t} is state a model could hold: a tensor or a model. */
@@ -100,12 +116,32 @@ final class KnownTypes {
     return isTensor(t) || isModel(t);
   }
 
-  private boolean isSubtype(TypeMirror t, TypeMirror of) {
+  /** Forgets what was learnt about classes: a new round may have completed their supertypes. */
+  void newRound() {
+    subtypes.clear();
+  }
+
+  /**
+   * Whether the class of {@code t} (its upper bound for a type variable or wildcard) is a subtype
+   * of {@code of}, the answer for {@code bit} computed once per class and round: fields of a
+   * corpus share a handful of types.
+   */
+  private boolean is(TypeMirror t, int bit, TypeMirror of) {
     if (of == null || t == null) {
       return false;
     }
     TypeMirror u = upperBound(t);
-    return u.getKind() == TypeKind.DECLARED && types.isSubtype(types.erasure(u), of);
+    if (u.getKind() != TypeKind.DECLARED) {
+      return false;
+    }
+    int[] known = subtypes.computeIfAbsent(((DeclaredType) u).asElement(), e -> new int[2]);
+    if ((known[0] & bit) == 0) {
+      known[0] |= bit;
+      if (types.isSubtype(types.erasure(u), of)) {
+        known[1] |= bit;
+      }
+    }
+    return (known[1] & bit) != 0;
   }
 
   /** The type itself, or the upper bound of a type variable or wildcard. */

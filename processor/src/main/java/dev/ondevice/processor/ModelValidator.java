@@ -5,9 +5,11 @@ import com.google.errorprone.annotations.FormatString;
 import com.palantir.javapoet.ClassName;
 import dev.ondevice.annotations.Buffer;
 import dev.ondevice.annotations.OnDevice;
+import dev.ondevice.processor.analysis.AnnotationReader;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import javax.annotation.processing.Messager;
 import javax.annotation.processing.ProcessingEnvironment;
 import javax.lang.model.element.AnnotationMirror;
@@ -30,9 +32,6 @@ import javax.tools.Diagnostic;
  * class without errors.
  */
 final class ModelValidator {
-  private static final String BUFFER = Buffer.class.getCanonicalName();
-  private static final String ON_DEVICE = OnDevice.class.getCanonicalName();
-
   /** What a field holds, as far as the generated code is concerned. */
   private enum Holds {
     PARAMETER, TENSOR, SUBMODULE, SUBMODULE_LIST, PARAMETER_LIST, SUBMODULE_MAP,
@@ -41,13 +40,16 @@ final class ModelValidator {
 
   private final Messager messager;
   private final Elements elements;
-  private final KnownTypes known;
+  private final Supplier<KnownTypes> known;
+  private final AnnotationReader annotations;
   private boolean failed;
 
-  ModelValidator(ProcessingEnvironment env, KnownTypes known) {
+  /** @param known the runtime types, looked up on first use (most classes of a compilation need none) */
+  ModelValidator(ProcessingEnvironment env, Supplier<KnownTypes> known, AnnotationReader annotations) {
     this.messager = env.getMessager();
     this.elements = env.getElementUtils();
     this.known = known;
+    this.annotations = annotations;
   }
 
   /**
@@ -73,9 +75,9 @@ final class ModelValidator {
   /** Reports {@code @Buffer} fields of a class that is not a model. */
   void checkNonModel(TypeElement type) {
     for (VariableElement field : ElementFilter.fieldsIn(type.getEnclosedElements())) {
-      AnnotationMirror buffer = mirror(field, BUFFER);
+      AnnotationMirror buffer = annotations.find(field, Buffer.class);
       if (buffer != null) {
-        if (!known.hasRuntime()) {
+        if (!known().hasRuntime()) {
           error(field, buffer, Messages.RUNTIME_MISSING);
         } else {
           error(field, buffer, Messages.BUFFER_OUTSIDE_MODEL, field.getSimpleName(), type.getSimpleName());
@@ -101,10 +103,10 @@ final class ModelValidator {
 
   private ClassName superclassCode(TypeElement type, Predicate<TypeElement> generatedHere) {
     TypeMirror superclass = type.getSuperclass();
-    if (known.isModelBase(superclass)) {
+    if (known().isModelBase(superclass)) {
       return null;
     }
-    TypeElement superType = (TypeElement) known.types().asElement(superclass);
+    TypeElement superType = (TypeElement) known().types().asElement(superclass);
     ClassName code = GeneratedNames.of(superType, elements);
     if (!generatedHere.test(superType) && elements.getTypeElement(code.canonicalName()) == null) {
       error(type, null, Messages.SUPERCLASS_WITHOUT_CODE, type.getSimpleName(), superType.getSimpleName(),
@@ -116,11 +118,10 @@ final class ModelValidator {
   private ModelField field(VariableElement field, ClassName generated) {
     String name = field.getSimpleName().toString();
     TypeMirror type = field.asType();
-    AnnotationMirror bufferMirror = mirror(field, BUFFER);
-    AnnotationMirror onDeviceMirror = mirror(field, ON_DEVICE);
-    Buffer buffer = field.getAnnotation(Buffer.class);
-    OnDevice onDevice = field.getAnnotation(OnDevice.class);
-    boolean pinnedToCpu = onDevice != null && onDevice.value().equals("cpu");
+    AnnotationMirror bufferMirror = annotations.find(field, Buffer.class);
+    AnnotationMirror onDeviceMirror = annotations.find(field, OnDevice.class);
+    String onDevice = onDeviceMirror == null ? null : AnnotationReader.string(onDeviceMirror, "value");
+    boolean pinnedToCpu = "cpu".equals(onDevice);
     Holds holds = holds(type);
     boolean isStatic = field.getModifiers().contains(Modifier.STATIC);
 
@@ -137,17 +138,17 @@ final class ModelValidator {
       return accessible(field, "Parameter", generated, ModelField.Kind.PARAMETER, true, false);
     }
     if (holds == Holds.TENSOR) {
-      if (onDevice != null && !pinnedToCpu && !onDevice.value().equals(OnDevice.MODEL)) {
-        return error(field, onDeviceMirror, Messages.ON_DEVICE_BAD_VALUE, name, onDevice.value());
+      if (onDevice != null && !pinnedToCpu && !onDevice.equals(OnDevice.MODEL)) {
+        return error(field, onDeviceMirror, Messages.ON_DEVICE_BAD_VALUE, name, onDevice);
       }
-      if (buffer == null && onDevice == null) {
+      if (bufferMirror == null && onDevice == null) {
         return error(field, null, isStatic ? Messages.STATIC_TENSOR : Messages.UNREGISTERED_TENSOR, name);
       }
-      if (buffer == null && pinnedToCpu) {
+      if (bufferMirror == null && pinnedToCpu) {
         return null;
       }
-      String what = buffer != null ? "@Buffer" : "@OnDevice";
-      AnnotationMirror cause = buffer != null ? bufferMirror : onDeviceMirror;
+      String what = bufferMirror != null ? "@Buffer" : "@OnDevice";
+      AnnotationMirror cause = bufferMirror != null ? bufferMirror : onDeviceMirror;
       if (isStatic) {
         return error(field, cause, Messages.STATIC_BUFFER, what, name);
       }
@@ -157,7 +158,7 @@ final class ModelValidator {
       if (type.getKind() == TypeKind.TYPEVAR) {
         return error(field, cause, Messages.GENERIC_BUFFER, what, name, type);
       }
-      boolean persistent = buffer != null && buffer.persistent();
+      boolean persistent = bufferMirror != null && AnnotationReader.bool(bufferMirror, "persistent");
       return accessible(field, what, generated, ModelField.Kind.BUFFER, persistent, pinnedToCpu);
     }
     if (bufferMirror != null) {
@@ -176,7 +177,7 @@ final class ModelValidator {
       }
       case CONTAINER_OF_STATE -> error(field, null, Messages.TENSOR_CONTAINER, name, type);
       case MAP_WITH_BAD_KEY ->
-          error(field, null, Messages.MAP_KEY, name, known.typeArgumentsOf(type, known.mapType()).get(0));
+          error(field, null, Messages.MAP_KEY, name, known().typeArgumentsOf(type, known().mapType()).get(0));
       case UNBOUNDED_TYPE_VARIABLE -> isStatic ? null : error(field, null, Messages.GENERIC_FIELD, name, type);
       default -> null;
     };
@@ -201,48 +202,48 @@ final class ModelValidator {
 
   private Holds holds(TypeMirror type) {
     if (type.getKind() == TypeKind.ARRAY) {
-      return known.isState(((ArrayType) type).getComponentType()) ? Holds.CONTAINER_OF_STATE : Holds.OTHER;
+      return known().isState(((ArrayType) type).getComponentType()) ? Holds.CONTAINER_OF_STATE : Holds.OTHER;
     }
-    if (type.getKind() == TypeKind.TYPEVAR && known.upperBound(type).toString().equals("java.lang.Object")) {
+    if (type.getKind() == TypeKind.TYPEVAR && known().upperBound(type).toString().equals("java.lang.Object")) {
       return Holds.UNBOUNDED_TYPE_VARIABLE;
     }
-    if (known.isParameter(type)) {
+    if (known().isParameter(type)) {
       return Holds.PARAMETER;
     }
-    if (known.isTensor(type)) {
+    if (known().isTensor(type)) {
       return Holds.TENSOR;
     }
-    if (known.isModel(type)) {
+    if (known().isModel(type)) {
       return Holds.SUBMODULE;
     }
-    if (known.isList(type)) {
-      List<? extends TypeMirror> args = known.typeArgumentsOf(type, known.listType());
+    if (known().isList(type)) {
+      List<? extends TypeMirror> args = known().typeArgumentsOf(type, known().listType());
       if (args.isEmpty()) {
         return Holds.OTHER;
       }
       TypeMirror element = args.get(0);
-      if (known.isParameter(element)) {
+      if (known().isParameter(element)) {
         return Holds.PARAMETER_LIST;
       }
-      if (known.isModel(element)) {
+      if (known().isModel(element)) {
         return Holds.SUBMODULE_LIST;
       }
-      return known.isTensor(element) ? Holds.CONTAINER_OF_STATE : Holds.OTHER;
+      return known().isTensor(element) ? Holds.CONTAINER_OF_STATE : Holds.OTHER;
     }
-    if (known.isMap(type)) {
-      List<? extends TypeMirror> args = known.typeArgumentsOf(type, known.mapType());
+    if (known().isMap(type)) {
+      List<? extends TypeMirror> args = known().typeArgumentsOf(type, known().mapType());
       if (args.size() != 2) {
         return Holds.OTHER;
       }
-      if (known.isModel(args.get(1))) {
-        return known.isString(args.get(0)) ? Holds.SUBMODULE_MAP : Holds.MAP_WITH_BAD_KEY;
+      if (known().isModel(args.get(1))) {
+        return known().isString(args.get(0)) ? Holds.SUBMODULE_MAP : Holds.MAP_WITH_BAD_KEY;
       }
-      return known.isState(args.get(1)) || known.isState(args.get(0)) ? Holds.CONTAINER_OF_STATE : Holds.OTHER;
+      return known().isState(args.get(1)) || known().isState(args.get(0)) ? Holds.CONTAINER_OF_STATE : Holds.OTHER;
     }
-    if (known.isCollection(type) || known.isOptional(type)) {
-      TypeMirror bound = known.upperBound(type);
+    if (known().isCollection(type) || known().isOptional(type)) {
+      TypeMirror bound = known().upperBound(type);
       for (TypeMirror arg : ((javax.lang.model.type.DeclaredType) bound).getTypeArguments()) {
-        if (known.isState(arg)) {
+        if (known().isState(arg)) {
           return Holds.CONTAINER_OF_STATE;
         }
       }
@@ -250,13 +251,8 @@ final class ModelValidator {
     return Holds.OTHER;
   }
 
-  private static AnnotationMirror mirror(Element e, String annotation) {
-    for (AnnotationMirror m : e.getAnnotationMirrors()) {
-      if (((TypeElement) m.getAnnotationType().asElement()).getQualifiedName().contentEquals(annotation)) {
-        return m;
-      }
-    }
-    return null;
+  private KnownTypes known() {
+    return known.get();
   }
 
   @FormatMethod

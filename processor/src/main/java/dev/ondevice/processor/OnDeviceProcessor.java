@@ -1,7 +1,6 @@
 package dev.ondevice.processor;
 
 import com.google.auto.service.AutoService;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -9,6 +8,7 @@ import java.util.List;
 import java.util.Set;
 import com.sun.source.util.JavacTask;
 import dev.ondevice.processor.analysis.AnalysisOptions;
+import dev.ondevice.processor.analysis.AnnotationReader;
 import javax.annotation.processing.AbstractProcessor;
 import javax.annotation.processing.ProcessingEnvironment;
 import javax.annotation.processing.Processor;
@@ -17,7 +17,9 @@ import javax.annotation.processing.SupportedAnnotationTypes;
 import javax.lang.model.SourceVersion;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.Name;
 import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.DeclaredType;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
 import javax.lang.model.util.ElementFilter;
@@ -40,6 +42,8 @@ public final class OnDeviceProcessor extends AbstractProcessor {
   private final Set<String> deferred = new LinkedHashSet<>();
   private final Set<String> handled = new HashSet<>();
   private KnownTypes known;
+  private AnnotationReader annotationReader;
+  private Name object;
 
   @Override
   public SourceVersion getSupportedSourceVersion() {
@@ -79,9 +83,14 @@ public final class OnDeviceProcessor extends AbstractProcessor {
 
   @Override
   public boolean process(Set<? extends TypeElement> annotations, RoundEnvironment round) {
-    if (known == null) {
-      known = new KnownTypes(processingEnv);
+    if (annotationReader == null) {
+      annotationReader = new AnnotationReader(processingEnv.getElementUtils());
+      object = processingEnv.getElementUtils().getName(Object.class.getName());
     }
+    if (known != null) {
+      known.newRound();
+    }
+    ModelValidator validator = new ModelValidator(processingEnv, this::known, annotationReader);
     List<TypeElement> candidates = new ArrayList<>();
     for (String name : deferred) {
       TypeElement t = processingEnv.getElementUtils().getTypeElement(name);
@@ -96,20 +105,21 @@ public final class OnDeviceProcessor extends AbstractProcessor {
     Set<TypeElement> models = new LinkedHashSet<>();
     for (TypeElement type : candidates) {
       if (!handled.contains(type.getQualifiedName().toString())) {
-        classify(type, round, models);
+        classify(type, round, models, validator);
       }
     }
-    ModelValidator validator = new ModelValidator(processingEnv, known);
-    ModelCodeWriter writer = new ModelCodeWriter(processingEnv.getFiler());
-    for (TypeElement model : models) {
-      try {
-        ModelDescription description = validator.validate(model, t -> models.contains(t) || handled(t));
-        if (description != null) {
-          writer.write(description);
+    try (SourceRenderer renderer = new SourceRenderer()) {
+      for (TypeElement model : models) {
+        try {
+          ModelDescription description = validator.validate(model, t -> models.contains(t) || handled(t));
+          if (description != null) {
+            renderer.submit(description);
+          }
+        } catch (RuntimeException e) {
+          internalError(model, e);
         }
-      } catch (IOException | RuntimeException e) {
-        internalError(model, e);
       }
+      renderer.writeAll(new ModelCodeWriter(processingEnv.getFiler()), this::internalError);
     }
     return false;
   }
@@ -118,7 +128,7 @@ public final class OnDeviceProcessor extends AbstractProcessor {
     return handled.contains(t.getQualifiedName().toString());
   }
 
-  private void classify(TypeElement type, RoundEnvironment round, Set<TypeElement> models) {
+  private void classify(TypeElement type, RoundEnvironment round, Set<TypeElement> models, ModelValidator validator) {
     try {
       if (type.getKind() != ElementKind.CLASS) {
         return;
@@ -130,14 +140,29 @@ public final class OnDeviceProcessor extends AbstractProcessor {
         return;
       }
       handled.add(type.getQualifiedName().toString());
-      if (known.isModel(type.asType()) && !known.isModelBase(type.asType())) {
+      if (extendsAClass(type) && known().isModel(type.asType()) && !known().isModelBase(type.asType())) {
         models.add(type);
       } else {
-        new ModelValidator(processingEnv, known).checkNonModel(type);
+        validator.checkNonModel(type);
       }
     } catch (RuntimeException e) {
       internalError(type, e);
     }
+  }
+
+  /** The runtime types, looked up when the first class that could be a model comes along. */
+  private KnownTypes known() {
+    if (known == null) {
+      known = new KnownTypes(processingEnv);
+    }
+    return known;
+  }
+
+  /** Whether a class has a superclass other than {@code Object}, the only way to be a model. */
+  private boolean extendsAClass(TypeElement type) {
+    TypeMirror s = type.getSuperclass();
+    return s.getKind() == TypeKind.DECLARED
+        && !((TypeElement) ((DeclaredType) s).asElement()).getQualifiedName().equals(object);
   }
 
   private static void collectTypes(Element e, List<TypeElement> out) {

@@ -284,6 +284,11 @@ class DeviceAnalysisTest {
           void quiet(Device device) {
             Tensor a = Tensor.randn(2, 2, device).add(Tensor.randn(2, 2));
           }
+
+          @SuppressWarnings({"unchecked", "MixedDevices"})
+          void quietInAList(Device device) {
+            Tensor a = Tensor.randn(2, 2, device).add(Tensor.randn(2, 2));
+          }
         }\
         """;
     check("Options", body);

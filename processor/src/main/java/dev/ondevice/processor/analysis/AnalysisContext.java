@@ -17,6 +17,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.VariableElement;
@@ -229,8 +230,8 @@ final class AnalysisContext {
 
   private boolean suppresses(Element e, CheckId check) {
     return suppressionLists.computeIfAbsent(e, k -> {
-      SuppressWarnings s = k.getAnnotation(SuppressWarnings.class);
-      return s == null ? List.of() : Arrays.asList(s.value());
+      AnnotationMirror s = runtimeTypes.annotations().find(k, SuppressWarnings.class);
+      return s == null ? List.of() : AnnotationReader.strings(s, "value");
     }).contains(check.id());
   }
 }

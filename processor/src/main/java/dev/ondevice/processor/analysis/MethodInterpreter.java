@@ -36,7 +36,6 @@ import com.sun.source.tree.VariableTree;
 import com.sun.source.tree.WhileLoopTree;
 import com.sun.source.util.TreePath;
 import dev.ondevice.annotations.BatchSource;
-import dev.ondevice.annotations.OnDevice;
 import dev.ondevice.annotations.ReturnsDevice;
 import dev.ondevice.annotations.Step;
 import java.util.ArrayDeque;
@@ -108,7 +107,7 @@ final class MethodInterpreter {
         env.put(e, parameterValue((VariableElement) e, scope));
       }
     }
-    if (method != null && method.getAnnotation(Step.class) != null) {
+    if (method != null && rt.annotations().has(method, Step.class)) {
       batchDepth++;
     }
     statement(new TreePath(methodPath, m.getBody()));
@@ -125,10 +124,10 @@ final class MethodInterpreter {
 
   private Value parameterValue(VariableElement p, ModelScope scope) {
     TypeMirror t = p.asType();
-    OnDevice on = p.getAnnotation(OnDevice.class);
     if (rt.isTensor(t)) {
+      String on = rt.declaredDevice(p);
       if (on != null) {
-        return Value.on(scope.declaredPlace(on.value()));
+        return Value.on(scope.declaredPlace(on));
       }
       return scope.isModelInstanceMethod() ? Value.on(thisValue.place()) : Value.UNKNOWN;
     }
@@ -183,11 +182,11 @@ final class MethodInterpreter {
     if (rt.isDevice(e.asType())) {
       value = value.withPlace(value.place().named(e.getSimpleName().toString()));
     }
-    OnDevice on = e.getAnnotation(OnDevice.class);
+    String on = rt.declaredDevice(e);
     if (on != null && rt.isTensor(e.asType())) {
-      Place declared = checks.scope().declaredPlace(on.value());
+      Place declared = checks.scope().declaredPlace(on);
       checks.contract(init, value, declared, "the variable " + e.getSimpleName() + " (@OnDevice(\""
-          + on.value() + "\"))");
+          + on + "\"))");
       value = value.withPlace(declared);
     }
     env.put(e, named(value, e));
@@ -256,10 +255,10 @@ final class MethodInterpreter {
     if (t.getExpression() != null) {
       TreePath ep = new TreePath(path, t.getExpression());
       Value v = expression(ep);
-      OnDevice on = method == null ? null : method.getAnnotation(OnDevice.class);
+      String on = method == null ? null : rt.declaredDevice(method);
       if (on != null && rt.isTensor(method.getReturnType())) {
-        checks.contract(ep, v, checks.scope().declaredPlace(on.value()), "the result of " + method.getSimpleName()
-            + " (@OnDevice(\"" + on.value() + "\"))");
+        checks.contract(ep, v, checks.scope().declaredPlace(on), "the result of " + method.getSimpleName()
+            + " (@OnDevice(\"" + on + "\"))");
       }
     }
     env = Env.unreachable();
@@ -559,11 +558,11 @@ final class MethodInterpreter {
       expression(new TreePath(lhs, ((MemberSelectTree) a.getVariable()).getExpression()));
     }
     if (e != null && isLocal(e)) {
-      OnDevice on = e.getAnnotation(OnDevice.class);
+      String on = rt.declaredDevice(e);
       if (on != null && rt.isTensor(e.asType())) {
-        Place declared = checks.scope().declaredPlace(on.value());
+        Place declared = checks.scope().declaredPlace(on);
         checks.contract(rhs, v, declared, "the variable " + e.getSimpleName() + " (@OnDevice(\""
-            + on.value() + "\"))");
+            + on + "\"))");
         v = v.withPlace(declared);
       }
       env.put(e, named(v, e));

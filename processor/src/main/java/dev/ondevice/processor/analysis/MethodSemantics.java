@@ -5,11 +5,11 @@ import dev.ondevice.annotations.HostSync;
 import dev.ondevice.annotations.InPlace;
 import dev.ondevice.annotations.Move;
 import dev.ondevice.annotations.NonBlocking;
-import dev.ondevice.annotations.OnDevice;
 import dev.ondevice.annotations.ReturnsDevice;
 import dev.ondevice.annotations.SameDevice;
 import dev.ondevice.annotations.ZeroDim;
 import java.util.List;
+import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
@@ -77,6 +77,7 @@ final class MethodSemantics {
   }
 
   static MethodSemantics of(ExecutableElement m, RuntimeTypes rt) {
+    AnnotationReader annotations = rt.annotations();
     boolean returnsTensor = rt.isTensor(m.getReturnType());
     boolean takesTensors = false;
     List<? extends VariableElement> params = m.getParameters();
@@ -89,40 +90,38 @@ final class MethodSemantics {
       if (p.getAnnotationMirrors().isEmpty()) {
         continue;
       }
-      OnDevice on = p.getAnnotation(OnDevice.class);
-      paramDevices[i] = on == null ? null : on.value();
-      if (p.getAnnotation(NonBlocking.class) != null && t.getKind() == TypeKind.BOOLEAN) {
+      paramDevices[i] = rt.declaredDevice(p);
+      if (t.getKind() == TypeKind.BOOLEAN && annotations.has(p, NonBlocking.class)) {
         nonBlocking = i;
       }
     }
     if (m.getAnnotationMirrors().isEmpty()) {
       return unannotated(m, rt, returnsTensor, takesTensors, paramDevices, nonBlocking);
     }
-    OnDevice onReturn = m.getAnnotation(OnDevice.class);
-    String returnDevice = onReturn == null ? null : onReturn.value();
-    InPlace inPlace = m.getAnnotation(InPlace.class);
-    boolean hostSync = m.getAnnotation(HostSync.class) != null;
-    boolean zeroDim = m.getAnnotation(ZeroDim.class) != null;
+    String returnDevice = rt.declaredDevice(m);
+    AnnotationMirror inPlace = annotations.find(m, InPlace.class);
+    boolean hostSync = annotations.has(m, HostSync.class);
+    boolean zeroDim = annotations.has(m, ZeroDim.class);
     boolean fromHostData = false;
     Kind kind;
     String moveTo = null;
     boolean pins = false;
     ReturnsDevice.Source source = null;
-    Factory factory = m.getAnnotation(Factory.class);
-    Move move = m.getAnnotation(Move.class);
-    ReturnsDevice returnsDevice = m.getAnnotation(ReturnsDevice.class);
+    AnnotationMirror factory = annotations.find(m, Factory.class);
+    AnnotationMirror move = annotations.find(m, Move.class);
+    AnnotationMirror returnsDevice = annotations.find(m, ReturnsDevice.class);
     if (factory != null) {
       kind = Kind.FACTORY;
-      zeroDim |= factory.zeroDim();
-      fromHostData = factory.fromHostData();
+      zeroDim |= AnnotationReader.bool(factory, "zeroDim");
+      fromHostData = AnnotationReader.bool(factory, "fromHostData");
     } else if (move != null) {
       kind = Kind.MOVE;
-      moveTo = move.to();
-      pins = move.pins();
+      moveTo = AnnotationReader.string(move, "to");
+      pins = AnnotationReader.bool(move, "pins");
     } else if (returnsDevice != null) {
       kind = Kind.RETURNS_DEVICE;
-      source = returnsDevice.value();
-    } else if ((returnsTensor || takesTensors) && (m.getAnnotation(SameDevice.class) != null
+      source = ReturnsDevice.Source.valueOf(AnnotationReader.enumConstant(returnsDevice, "value"));
+    } else if ((returnsTensor || takesTensors) && (annotations.has(m, SameDevice.class)
         || declaredInSameDeviceType(m, rt))) {
       kind = Kind.SAME_DEVICE;
     } else if ((returnsTensor || takesTensors) && !m.getModifiers().contains(Modifier.STATIC)
@@ -131,7 +130,8 @@ final class MethodSemantics {
     } else {
       kind = Kind.OTHER;
     }
-    return new MethodSemantics(kind, hostSync, inPlace != null, inPlace != null && inPlace.crossDevice(), zeroDim,
+    return new MethodSemantics(kind, hostSync, inPlace != null,
+        inPlace != null && AnnotationReader.bool(inPlace, "crossDevice"), zeroDim,
         fromHostData, returnsTensor, moveTo, pins, nonBlocking, source, paramDevices, returnDevice);
   }
 

@@ -70,9 +70,9 @@ final class ModelScope {
     if (!tensor && !model) {
       return rt.isDevice(f.asType()) ? Value.on(Place.symbol(f, f.getSimpleName().toString())) : Value.UNKNOWN;
     }
-    OnDevice on = f.getAnnotation(OnDevice.class);
+    String on = rt.declaredDevice(f);
     if (on != null) {
-      return Value.on(declaredPlace(on.value(), receiver));
+      return Value.on(declaredPlace(on, receiver));
     }
     if (f.getModifiers().contains(Modifier.STATIC)) {
       if (!tensor) {
@@ -84,7 +84,7 @@ final class ModelScope {
     }
     Element owner = f.getEnclosingElement();
     boolean modelState = owner instanceof TypeElement && rt.isModel(owner.asType())
-        && (model || f.getAnnotation(Buffer.class) != null || rt.isTensor(f.asType()));
+        && (model || rt.annotations().has(f, Buffer.class) || rt.isTensor(f.asType()));
     return modelState && receiver != null ? Value.on(receiver.place()) : Value.UNKNOWN;
   }
 }

@@ -1,11 +1,13 @@
 package dev.ondevice.processor.analysis;
 
+import dev.ondevice.annotations.OnDevice;
 import java.lang.annotation.Annotation;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
@@ -45,9 +47,11 @@ final class RuntimeTypes {
   private final IdentityHashMap<Element, Boolean> stateful = new IdentityHashMap<>();
   private final Map<Class<? extends Annotation>, IdentityHashMap<Element, Boolean>> inherited = new HashMap<>();
   private final IdentityHashMap<Element, Boolean> printers = new IdentityHashMap<>();
+  private final AnnotationReader annotations;
 
   RuntimeTypes(Elements elements, Types types) {
     this.types = types;
+    this.annotations = new AnnotationReader(elements);
     this.tensor = erasure(elements, "dev.ondevice.Tensor");
     this.device = erasure(elements, "dev.ondevice.Device");
     this.model = erasure(elements, "dev.ondevice.nn.Model");
@@ -68,6 +72,17 @@ final class RuntimeTypes {
 
   Types types() {
     return types;
+  }
+
+  /** Reads the annotations of the runtime's API and of the code under analysis. */
+  AnnotationReader annotations() {
+    return annotations;
+  }
+
+  /** The device an {@code @OnDevice} on {@code e} declares, or null when {@code e} has none. */
+  String declaredDevice(Element e) {
+    AnnotationMirror on = annotations.find(e, OnDevice.class);
+    return on == null ? null : AnnotationReader.string(on, "value");
   }
 
   boolean isTensor(TypeMirror t) {
@@ -203,7 +218,7 @@ final class RuntimeTypes {
     Element e = ((DeclaredType) u).asElement();
     Boolean has = known.get(e);
     if (has == null) {
-      has = e.getAnnotation(annotation) != null;
+      has = annotations.has(e, annotation);
       for (TypeMirror s : types.directSupertypes(u)) {
         has = has || hasInherited(s, annotation);
       }
