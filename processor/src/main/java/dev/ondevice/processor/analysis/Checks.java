@@ -29,11 +29,12 @@ final class Checks {
   private final class Operand {
     final Value value;
     final TreePath path;
-    final String argument;
+    /** The parameter the operand is passed as (a name, read only for messages), "self" or "the model". */
+    final CharSequence argument;
     private final Tree named;
     private String text;
 
-    Operand(Value value, TreePath path, Tree named, String argument) {
+    Operand(Value value, TreePath path, Tree named, CharSequence argument) {
       this.value = value;
       this.path = path;
       this.named = named;
@@ -296,7 +297,7 @@ final class Checks {
     for (int i = 0; i < c.argumentTrees.size(); i++) {
       TreePath ap = c.argumentPath(i);
       TypeMirror t = ctx.trees().getTypeMirror(ap);
-      String name = i < params.size() ? params.get(Math.min(i, params.size() - 1)).getSimpleName().toString() : "arg";
+      CharSequence name = i < params.size() ? params.get(i).getSimpleName() : "arg";
       if (ctx.types().isTensor(t)) {
         operands.add(new Operand(c.arguments.get(i), ap, c.argumentTrees.get(i), name));
       } else if (ctx.types().isTensorIterable(t)) {
@@ -364,8 +365,7 @@ final class Checks {
       }
       Value arg = c.arguments.get(i);
       pendingRead(ap, arg);
-      Operand argument = new Operand(arg, ap, c.argumentTrees.get(i),
-          params.get(i).getSimpleName().toString());
+      Operand argument = new Operand(arg, ap, c.argumentTrees.get(i), params.get(i).getSimpleName());
       String declared = c.semantics.parameterDevices[i];
       if (declared != null && !declared.equals(dev.ondevice.annotations.OnDevice.MODEL)) {
         contract(ap, arg, scope.declaredPlace(declared, model), "parameter " + params.get(i).getSimpleName() + " of "
@@ -503,7 +503,8 @@ final class Checks {
   }
 
   private static String describe(Operand o) {
-    return o.text() + (o.argument.equals("self") || o.argument.equals("the model") ? "" : " (argument '" + o.argument
+    String argument = o.argument.toString();
+    return o.text() + (argument.equals("self") || argument.equals("the model") ? "" : " (argument '" + argument
         + "')") + " is on " + o.value.place().describe();
   }
 
