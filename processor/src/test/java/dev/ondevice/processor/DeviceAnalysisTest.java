@@ -49,6 +49,58 @@ class DeviceAnalysisTest {
   }
 
   @Test
+  void bodiesOfNestedLocalAndAnonymousClassesAreAnalysed() {
+    check("Nested", """
+        class Nested {
+          Runnable field = new Runnable() {
+            @Override
+            public void run() {
+              Tensor.randn(2, 2).cpu(); // expect: DiscardedMove
+            }
+          };
+
+          void run(Device device) {
+            Runnable r = new Runnable() {
+              @Override
+              public void run() {
+                Tensor x = Tensor.randn(2, 2);
+                x.to(device); // expect: DiscardedMove
+              }
+            };
+            class Local {
+              void go(Tensor y) {
+                y.cpu(); // expect: DiscardedMove
+              }
+            }
+            Runnable inLoop = null;
+            for (int i = 0; i < 2; i++) {
+              inLoop = new Runnable() {
+                @Override
+                public void run() {
+                  Tensor a = Tensor.randn(2, 2, Device.cuda(0)).add(Tensor.randn(2, 2)); // expect: MixedDevices
+                }
+              };
+            }
+            int[] a = new int[2];
+            a[new Object() {
+              int index(Tensor t) {
+                t.to(device); // expect: DiscardedMove
+                return 0;
+              }
+            }.index(Tensor.randn(1))] = 1;
+            r.run();
+          }
+
+          static class Member {
+            void go(Device device, Tensor z) {
+              z.to(device); // expect: DiscardedMove
+            }
+          }
+        }\
+        """);
+  }
+
+  @Test
   void mixedDevicesProvableAndPossible() {
     check("Mixed", """
         class Mixed {

@@ -61,20 +61,17 @@ public final class DeviceAnalysis {
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitMethod(MethodTree node, Void unused) {
-        if (node.getBody() != null && analyzed.add(node)) {
-          analyzeBody(ctx, getCurrentPath());
-        }
-        return declaresClass(node.getBody()) ? super.visitMethod(node, null) : null;
+        boolean declaresClass = node.getBody() != null && analyzed.add(node)
+            ? analyzeBody(ctx, getCurrentPath()) : containsClass(node.getBody());
+        return declaresClass ? super.visitMethod(node, null) : null;
       }
 
       @Override
       public Void visitBlock(BlockTree node, Void unused) {
         TreePath p = getCurrentPath();
         if (p.getParentPath().getLeaf() instanceof ClassTree) {
-          if (analyzed.add(node)) {
-            analyzeBody(ctx, p);
-          }
-          return declaresClass(node) ? super.visitBlock(node, null) : null;
+          boolean declaresClass = analyzed.add(node) ? analyzeBody(ctx, p) : containsClass(node);
+          return declaresClass ? super.visitBlock(node, null) : null;
         }
         return super.visitBlock(node, null);
       }
@@ -83,10 +80,9 @@ public final class DeviceAnalysis {
       public Void visitVariable(VariableTree node, Void unused) {
         TreePath p = getCurrentPath();
         if (p.getParentPath().getLeaf() instanceof ClassTree && node.getInitializer() != null) {
-          if (analyzed.add(node)) {
-            analyzeBody(ctx, new TreePath(p, node.getInitializer()));
-          }
-          return declaresClass(node.getInitializer()) ? super.visitVariable(node, null) : null;
+          boolean declaresClass = analyzed.add(node) ? analyzeBody(ctx, new TreePath(p, node.getInitializer()))
+              : containsClass(node.getInitializer());
+          return declaresClass ? super.visitVariable(node, null) : null;
         }
         return super.visitVariable(node, null);
       }
@@ -95,10 +91,10 @@ public final class DeviceAnalysis {
   }
 
   /**
-   * Whether a body declares a class (local or anonymous), whose members are bodies of their own:
-   * only then does the scan descend into it, the body itself being interpreted already.
+   * Whether a tree declares a class (local or anonymous), whose members are bodies of their own:
+   * only then does the scan descend into a body, the body itself being interpreted already.
    */
-  private static boolean declaresClass(Tree body) {
+  static boolean containsClass(Tree body) {
     boolean[] found = {false};
     new TreeScanner<Void, Void>() {
       @Override
@@ -115,8 +111,11 @@ public final class DeviceAnalysis {
     return found[0];
   }
 
-  /** Analyses one body; a failure is reported as one warning naming the method, never thrown. */
-  private void analyzeBody(AnalysisContext ctx, TreePath body) {
+  /**
+   * Analyses one body; a failure is reported as one warning naming the method, never thrown.
+   * Returns whether the body declares a local or anonymous class.
+   */
+  private boolean analyzeBody(AnalysisContext ctx, TreePath body) {
     TypeElement type = enclosingType(body);
     ExecutableElement method = body.getLeaf() instanceof MethodTree
         ? (ExecutableElement) trees.getElement(body) : null;
@@ -130,10 +129,12 @@ public final class DeviceAnalysis {
         interpreter.body(body);
       }
       ctx.commitBuffer();
+      return interpreter.declaresClass();
     } catch (RuntimeException | StackOverflowError e) {
       ctx.discardBuffer();
       ctx.report(CheckId.ANALYSIS_FAILURE, body, "the device analysis of " + scope.methodName()
           + " failed and skipped it (" + e + "); please report it", false);
+      return containsClass(body.getLeaf());
     }
   }
 

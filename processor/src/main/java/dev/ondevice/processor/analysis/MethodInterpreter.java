@@ -87,6 +87,8 @@ final class MethodInterpreter {
   private Env env;
   private int batchDepth;
   private String pendingLabel;
+  /** Whether the body declares a local or anonymous class, whose own bodies the analysis must visit. */
+  private boolean declaresClass;
 
   MethodInterpreter(AnalysisContext ctx, ModelScope scope, ExecutableElement method, Env start) {
     this.ctx = ctx;
@@ -141,6 +143,7 @@ final class MethodInterpreter {
 
   private void statement(TreePath path) {
     if (!env.reachable()) {
+      skipped(path.getLeaf());
       return;
     }
     Tree t = path.getLeaf();
@@ -168,13 +171,14 @@ final class MethodInterpreter {
         expression(new TreePath(path, ((SynchronizedTree) t).getExpression()));
         statement(new TreePath(path, ((SynchronizedTree) t).getBlock()));
       }
-      default -> {}
+      default -> skipped(t);
     }
   }
 
   private void variable(TreePath path, VariableTree v) {
     Element e = ctx.trees().getElement(path);
     if (v.getInitializer() == null || e == null) {
+      skipped(v.getInitializer());
       return;
     }
     TreePath init = new TreePath(path, v.getInitializer());
@@ -483,7 +487,10 @@ final class MethodInterpreter {
         checks.printed(new TreePath(path, c.getExpression()), r, isString(path));
         yield Value.UNKNOWN;
       }
-      case CLASS, MEMBER_REFERENCE -> Value.UNKNOWN;
+      case CLASS, MEMBER_REFERENCE -> {
+        skipped(t);
+        yield Value.UNKNOWN;
+      }
       default -> {
         evaluateChildren(path);
         yield Value.UNKNOWN;
@@ -512,9 +519,26 @@ final class MethodInterpreter {
 
       @Override
       public Void visitClass(com.sun.source.tree.ClassTree node, Void unused) {
+        declaresClass = true;
         return null;
       }
     }.scan(path.getLeaf(), null);
+  }
+
+  /**
+   * Whether the interpreted body declares a local or anonymous class. Exact: the parts of the body
+   * the interpretation does not visit (unreachable statements, statements and expressions it has
+   * no rule for) are searched for one.
+   */
+  boolean declaresClass() {
+    return declaresClass;
+  }
+
+  /** Notes a subtree the interpretation leaves out, for {@link #declaresClass}. */
+  private void skipped(Tree t) {
+    if (!declaresClass && t != null && DeviceAnalysis.containsClass(t)) {
+      declaresClass = true;
+    }
   }
 
   private Value identifier(TreePath path) {
@@ -556,6 +580,8 @@ final class MethodInterpreter {
     Element e = ctx.trees().getElement(lhs);
     if (a.getVariable() instanceof MemberSelectTree) {
       expression(new TreePath(lhs, ((MemberSelectTree) a.getVariable()).getExpression()));
+    } else if (!(a.getVariable() instanceof IdentifierTree)) {
+      skipped(a.getVariable());
     }
     if (e != null && isLocal(e)) {
       String on = rt.declaredDevice(e);
@@ -588,6 +614,7 @@ final class MethodInterpreter {
     }
     TreePath body = new TreePath(path, l.getBody());
     inner.body(body);
+    declaresClass |= inner.declaresClass;
     ExpressionTree e = l.getBody() instanceof ExpressionTree ? skipParens(l.getBody()) : null;
     MethodSemantics sem = e == null ? null : inner.invoked.get(e);
     if (sem != null && sem.pure() && returnsVoid(ctx.trees().getTypeMirror(path))) {
@@ -612,6 +639,8 @@ final class MethodInterpreter {
   // ------------------------------------------------------------------ calls
 
   private Value newClass(TreePath path, NewClassTree t) {
+    declaresClass |= t.getClassBody() != null;
+    skipped(t.getEnclosingExpression());
     List<Value> args = arguments(path, t.getArguments());
     Element e = ctx.trees().getElement(path);
     TypeMirror type = ctx.trees().getTypeMirror(path);
