@@ -61,7 +61,7 @@ public final class DeviceAnalysis {
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitMethod(MethodTree node, Void unused) {
-        boolean declaresClass = node.getBody() != null && analyzed.add(node)
+        boolean declaresClass = (node.getBody() != null && analyzed.add(node))
             ? analyzeBody(ctx, getCurrentPath()) : containsClass(node.getBody());
         return declaresClass ? super.visitMethod(node, null) : null;
       }
