@@ -35,10 +35,11 @@ final class AnalysisListener implements TaskListener {
    * Trees#getPath(javax.lang.model.element.Element)} would scan the compilation unit for it.
    */
   private TreePath pathOf(TypeElement type, CompilationUnitTree unit) {
-    Tree tree = trees.getTree(type);
+    TreePath unitPath = new TreePath(unit);
     for (Tree t : unit.getTypeDecls()) {
-      if (t == tree) {
-        return new TreePath(new TreePath(unit), t);
+      TreePath path = new TreePath(unitPath, t);
+      if (type.equals(trees.getElement(path))) {
+        return path;
       }
     }
     return trees.getPath(type);
