@@ -1,6 +1,5 @@
 package dev.ondevice.processor;
 
-import com.palantir.javapoet.ClassName;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.PackageElement;
@@ -13,12 +12,12 @@ final class GeneratedNames {
 
   private GeneratedNames() {}
 
-  static ClassName of(TypeElement model, Elements elements) {
+  static QualifiedName of(TypeElement model, Elements elements) {
     PackageElement pkg = elements.getPackageOf(model);
     StringBuilder flat = new StringBuilder(model.getSimpleName());
     for (Element e = model.getEnclosingElement(); e.getKind() != ElementKind.PACKAGE; e = e.getEnclosingElement()) {
       flat.insert(0, e.getSimpleName() + "_");
     }
-    return ClassName.get(pkg.getQualifiedName().toString(), PREFIX + flat);
+    return QualifiedName.topLevel(pkg.getQualifiedName().toString(), PREFIX + flat);
   }
 }

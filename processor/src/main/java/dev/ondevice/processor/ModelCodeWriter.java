@@ -9,6 +9,7 @@ import com.palantir.javapoet.ParameterSpec;
 import com.palantir.javapoet.ParameterizedTypeName;
 import com.palantir.javapoet.TypeName;
 import com.palantir.javapoet.TypeSpec;
+import com.palantir.javapoet.WildcardTypeName;
 import java.io.IOException;
 import java.io.Writer;
 import javax.annotation.processing.Filer;
@@ -52,7 +53,8 @@ final class ModelCodeWriter {
 
   /** The source of the generated class of {@code model}. */
   static String render(ModelDescription model) {
-    TypeName modelType = model.modelType();
+    ClassName modelClass = model.modelClass().className();
+    TypeName modelType = modelType(modelClass, model.typeParameters());
     MethodSpec.Builder visit = MethodSpec.methodBuilder("visit")
         .addAnnotation(OVERRIDE)
         .addModifiers(Modifier.PUBLIC)
@@ -60,14 +62,14 @@ final class ModelCodeWriter {
         .addParameter(PREFIX)
         .addParameter(VISITOR);
     if (model.superclassCode() != null) {
-      visit.addStatement("new $T().visit(model, prefix, visitor)", model.superclassCode());
+      visit.addStatement("new $T().visit(model, prefix, visitor)", model.superclassCode().className());
     }
     for (ModelField field : model.fields()) {
       visit.addCode(visitField(field));
     }
-    TypeSpec code = TypeSpec.classBuilder(model.generated())
+    TypeSpec code = TypeSpec.classBuilder(model.generated().simpleName())
         .addJavadoc("The parameters, buffers and submodules of {@link $T}, in declaration order.\n",
-            model.modelClass())
+            modelClass)
         .addJavadoc(DO_NOT_EDIT)
         .addAnnotation(GENERATED)
         .addModifiers(Modifier.PUBLIC, Modifier.FINAL)
@@ -78,6 +80,18 @@ final class ModelCodeWriter {
         .skipJavaLangImports(true)
         .build()
         .toString();
+  }
+
+  /** The model class, with wildcards for its type parameters. */
+  private static TypeName modelType(ClassName raw, int typeParameters) {
+    if (typeParameters == 0) {
+      return raw;
+    }
+    TypeName[] wildcards = new TypeName[typeParameters];
+    for (int i = 0; i < typeParameters; i++) {
+      wildcards[i] = WildcardTypeName.subtypeOf(Object.class);
+    }
+    return ParameterizedTypeName.get(raw, wildcards);
   }
 
   private static CodeBlock visitField(ModelField field) {

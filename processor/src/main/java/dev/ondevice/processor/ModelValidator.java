@@ -2,7 +2,6 @@ package dev.ondevice.processor;
 
 import com.google.errorprone.annotations.FormatMethod;
 import com.google.errorprone.annotations.FormatString;
-import com.palantir.javapoet.ClassName;
 import dev.ondevice.annotations.Buffer;
 import dev.ondevice.annotations.OnDevice;
 import dev.ondevice.processor.analysis.AnnotationReader;
@@ -59,9 +58,9 @@ final class ModelValidator {
    */
   ModelDescription validate(TypeElement type, Predicate<TypeElement> generatedHere) {
     failed = false;
-    ClassName generated = GeneratedNames.of(type, elements);
+    QualifiedName generated = GeneratedNames.of(type, elements);
     checkReachable(type, generated);
-    ClassName superCode = superclassCode(type, generatedHere);
+    QualifiedName superCode = superclassCode(type, generatedHere);
     List<ModelField> fields = new ArrayList<>();
     for (VariableElement field : ElementFilter.fieldsIn(type.getEnclosedElements())) {
       ModelField f = field(field, generated);
@@ -69,7 +68,7 @@ final class ModelValidator {
         fields.add(f);
       }
     }
-    return failed ? null : new ModelDescription(type, generated, superCode, fields);
+    return failed ? null : new ModelDescription(type, QualifiedName.of(type, elements), generated, superCode, fields);
   }
 
   /** Reports {@code @Buffer} fields of a class that is not a model. */
@@ -86,7 +85,7 @@ final class ModelValidator {
     }
   }
 
-  private void checkReachable(TypeElement type, ClassName generated) {
+  private void checkReachable(TypeElement type, QualifiedName generated) {
     if (type.getModifiers().contains(Modifier.PRIVATE)) {
       error(type, null, Messages.PRIVATE_MODEL_CLASS, type.getSimpleName(), generated.simpleName());
     }
@@ -101,13 +100,13 @@ final class ModelValidator {
     }
   }
 
-  private ClassName superclassCode(TypeElement type, Predicate<TypeElement> generatedHere) {
+  private QualifiedName superclassCode(TypeElement type, Predicate<TypeElement> generatedHere) {
     TypeMirror superclass = type.getSuperclass();
     if (known().isModelBase(superclass)) {
       return null;
     }
     TypeElement superType = (TypeElement) known().types().asElement(superclass);
-    ClassName code = GeneratedNames.of(superType, elements);
+    QualifiedName code = GeneratedNames.of(superType, elements);
     if (!generatedHere.test(superType) && elements.getTypeElement(code.canonicalName()) == null) {
       error(type, null, Messages.SUPERCLASS_WITHOUT_CODE, type.getSimpleName(), superType.getSimpleName(),
           code.simpleName(), superType.getSimpleName());
@@ -115,7 +114,7 @@ final class ModelValidator {
     return code;
   }
 
-  private ModelField field(VariableElement field, ClassName generated) {
+  private ModelField field(VariableElement field, QualifiedName generated) {
     String name = field.getSimpleName().toString();
     TypeMirror type = field.asType();
     AnnotationMirror bufferMirror = annotations.find(field, Buffer.class);
@@ -192,7 +191,7 @@ final class ModelValidator {
     };
   }
 
-  private ModelField accessible(VariableElement field, String what, ClassName generated, ModelField.Kind kind,
+  private ModelField accessible(VariableElement field, String what, QualifiedName generated, ModelField.Kind kind,
       boolean persistent, boolean pinnedToCpu) {
     if (field.getModifiers().contains(Modifier.PRIVATE)) {
       return error(field, null, Messages.PRIVATE_FIELD, what, field.getSimpleName(), generated.simpleName());
