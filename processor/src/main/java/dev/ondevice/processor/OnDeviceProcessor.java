@@ -83,6 +83,17 @@ public final class OnDeviceProcessor extends AbstractProcessor {
 
   @Override
   public boolean process(Set<? extends TypeElement> annotations, RoundEnvironment round) {
+    try {
+      processRound(round);
+    } catch (RuntimeException e) {
+      processingEnv.getMessager().printMessage(Diagnostic.Kind.ERROR,
+          String.format(Messages.INTERNAL_ERROR, round.processingOver() ? "the last round" : "a round", e));
+    }
+    return false;
+  }
+
+  /** Classifies the round's classes, validates the models and generates their code; failures are reported per class. */
+  private void processRound(RoundEnvironment round) {
     if (annotationReader == null) {
       annotationReader = new AnnotationReader(processingEnv.getElementUtils());
       object = processingEnv.getElementUtils().getName(Object.class.getName());
@@ -121,7 +132,6 @@ public final class OnDeviceProcessor extends AbstractProcessor {
       }
       renderer.writeAll(new ModelCodeWriter(processingEnv.getFiler()), this::internalError);
     }
-    return false;
   }
 
   private boolean handled(TypeElement t) {

@@ -10,9 +10,11 @@ import com.palantir.javapoet.JavaFile;
 import com.palantir.javapoet.TypeSpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Proxy;
 import java.util.List;
 import java.util.Set;
 import javax.annotation.processing.AbstractProcessor;
+import javax.annotation.processing.ProcessingEnvironment;
 import javax.annotation.processing.RoundEnvironment;
 import javax.annotation.processing.SupportedAnnotationTypes;
 import javax.lang.model.SourceVersion;
@@ -96,6 +98,49 @@ class ModelCodeGenerationTest {
       return c.generatedSourceFile("test.OnDevice_Net").orElseThrow().getCharContent(false).toString();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  @Test
+  void aFailureOutsideAnyClassIsOneErrorAndProcessDoesNotThrow() {
+    JavaFileObject net = source("Net", IMPORTS + "class Net extends Model {\n  Parameter a;\n}\n");
+    Compilation c = Sources.compileWithOptions(List.of("-Aondevice.analysis=off"), List.of(net), new BrokenRound());
+    assertThat(c).hadErrorCount(1);
+    assertThat(c).hadErrorContaining("Internal error in the ondevice processor while processing a round:"
+        + " java.lang.IllegalStateException: broken round; the rest of the compilation goes on");
+  }
+
+  /** Hands a second ondevice processor a first round that fails outside any class. */
+  @SupportedAnnotationTypes("*")
+  static final class BrokenRound extends AbstractProcessor {
+    private final OnDeviceProcessor inner = new OnDeviceProcessor();
+    private boolean done;
+
+    @Override
+    public SourceVersion getSupportedSourceVersion() {
+      return SourceVersion.latestSupported();
+    }
+
+    @Override
+    public synchronized void init(ProcessingEnvironment env) {
+      super.init(env);
+      inner.init(env);
+    }
+
+    @Override
+    public boolean process(Set<? extends TypeElement> annotations, RoundEnvironment round) {
+      if (done) {
+        return false;
+      }
+      done = true;
+      RoundEnvironment broken = (RoundEnvironment) Proxy.newProxyInstance(RoundEnvironment.class.getClassLoader(),
+          new Class<?>[] {RoundEnvironment.class}, (proxy, method, args) -> {
+            if (method.getName().equals("getRootElements")) {
+              throw new IllegalStateException("broken round");
+            }
+            return method.invoke(round, args);
+          });
+      return inner.process(annotations, broken);
     }
   }
 
