@@ -31,8 +31,8 @@ import java.util.Map;
  * classes, where the processor generates nothing and only analyses: {@code plain}, {@code noop},
  * {@code off} (the ondevice processor with {@code -Aondevice.analysis=off}) and {@code ondevice}.
  *
- * <p>Each ratio is the median over the rounds of that round's ratio: runs moments apart share the
- * machine's load.
+ * <p>Each ratio is the median over the rounds of that round's ratio (runs moments apart share the
+ * machine's load), followed by the smallest and largest of those per-round ratios.
  *
  * <p>With the suite {@code errorprone}, the same models under Error Prone, which must be on the
  * class path (the samples' test class path: {@code -Dexec.classpathScope=test}):
@@ -82,7 +82,8 @@ public final class CompileBenchmark {
       }
     }
     System.out.printf("suite %s: %d classes, %d fresh javac runs per configuration (interleaved), JDK %s;"
-        + " ratios are medians of the per-round ratios%n", suite, classes, rounds, System.getProperty("java.version"));
+        + " ratios are medians of the per-round ratios (their range in parentheses)%n", suite, classes, rounds,
+        System.getProperty("java.version"));
     List<String> baselines = new ArrayList<>(configs.keySet());
     baselines.remove(baselines.size() - 1);
     for (Map.Entry<String, double[]> e : seconds.entrySet()) {
@@ -93,7 +94,9 @@ public final class CompileBenchmark {
         for (int r = 0; r < rounds; r++) {
           perRound[r] = e.getValue()[r] / seconds.get(b)[r];
         }
-        ratios.append(String.format("   x %s %.3f", b, median(perRound)));
+        double[] sorted = perRound.clone();
+        Arrays.sort(sorted);
+        ratios.append(String.format("   x %s %.3f (%.2f-%.2f)", b, median(perRound), sorted[0], sorted[rounds - 1]));
       }
       System.out.printf("%-11s median %6.2f s%s   runs %s%n", e.getKey(), m, ratios,
           Arrays.toString(Arrays.stream(e.getValue()).map(v -> Math.round(v * 100) / 100.0).toArray()));
