@@ -58,7 +58,8 @@ final class ModelValidator {
    */
   ModelDescription validate(TypeElement type, Predicate<TypeElement> generatedHere) {
     failed = false;
-    QualifiedName generated = GeneratedNames.of(type, elements);
+    QualifiedName name = QualifiedName.of(type, elements);
+    QualifiedName generated = GeneratedNames.of(name);
     checkReachable(type, generated);
     QualifiedName superCode = superclassCode(type, generatedHere);
     List<ModelField> fields = new ArrayList<>();
@@ -68,7 +69,7 @@ final class ModelValidator {
         fields.add(f);
       }
     }
-    return failed ? null : new ModelDescription(type, QualifiedName.of(type, elements), generated, superCode, fields);
+    return failed ? null : new ModelDescription(type, name, generated, superCode, fields);
   }
 
   /** Reports {@code @Buffer} fields of a class that is not a model. */
@@ -106,7 +107,7 @@ final class ModelValidator {
       return null;
     }
     TypeElement superType = (TypeElement) known().types().asElement(superclass);
-    QualifiedName code = GeneratedNames.of(superType, elements);
+    QualifiedName code = GeneratedNames.of(QualifiedName.of(superType, elements));
     if (!generatedHere.test(superType) && elements.getTypeElement(code.canonicalName()) == null) {
       error(type, null, Messages.SUPERCLASS_WITHOUT_CODE, type.getSimpleName(), superType.getSimpleName(),
           code.simpleName(), superType.getSimpleName());
