@@ -44,27 +44,25 @@ public final class WindowChecks {
    * [N,C,kh,kw,OH,OW]}) and returns the window's grid over the plane.
    */
   public static WindowGrid unfold(Strided in, Window2d window, Strided cols) {
-    floating("unfold2d", "input", in, 4);
-    WindowGrid grid = new WindowGrid("unfold2d", window, in.size(2), in.size(3));
-    columns("unfold2d", cols, in, window, grid);
-    inStorage("unfold2d", "input", in);
-    return grid;
+    return imageAndColumns("unfold2d", "input", in, window, cols);
   }
 
   /** Checks the operands of col2im ({@code cols} into {@code out} {@code [N,C,H,W]}) and returns the grid. */
   public static WindowGrid fold(Strided cols, Window2d window, Strided out) {
-    floating("fold2d", "out", out, 4);
-    WindowGrid grid = new WindowGrid("fold2d", window, out.size(2), out.size(3));
-    columns("fold2d", cols, out, window, grid);
-    inStorage("fold2d", "out", out);
-    return grid;
+    return imageAndColumns("fold2d", "out", out, window, cols);
   }
 
-  private static void columns(String op, Strided cols, Strided image, Window2d window, WindowGrid grid) {
+  /** The checks im2col and col2im share: an image {@code [N,C,H,W]} and its columns {@code [N,C,kh,kw,OH,OW]}. */
+  private static WindowGrid imageAndColumns(String op, String imageName, Strided image, Window2d window,
+      Strided cols) {
+    floating(op, imageName, image, 4);
+    WindowGrid grid = new WindowGrid(op, window, image.size(2), image.size(3));
     sameType(op, "columns", cols, image.dtype());
     sizes(op, "columns", cols, new int[] {image.size(0), image.size(1), window.kernelH(), window.kernelW(),
         grid.outHeight(), grid.outWidth()}, window);
     inStorage(op, "columns", cols);
+    inStorage(op, imageName, image);
+    return grid;
   }
 
   /**
