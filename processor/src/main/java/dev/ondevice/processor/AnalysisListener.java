@@ -31,8 +31,10 @@ final class AnalysisListener implements TaskListener {
   }
 
   /**
-   * The path of a class: built directly for a top-level class of {@code unit}, where {@link
-   * Trees#getPath(javax.lang.model.element.Element)} would scan the compilation unit for it.
+   * The path of a top-level class of {@code unit}, or null for any other class. javac reports
+   * top-level classes only (their member classes are attributed and analysed with them), and the
+   * analysis of a top-level class covers its member classes: one that came on its own would be
+   * reported twice.
    */
   private TreePath pathOf(TypeElement type, CompilationUnitTree unit) {
     TreePath unitPath = new TreePath(unit);
@@ -42,7 +44,7 @@ final class AnalysisListener implements TaskListener {
         return path;
       }
     }
-    return trees.getPath(type);
+    return null;
   }
 
   @Override

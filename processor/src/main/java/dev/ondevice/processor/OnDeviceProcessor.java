@@ -119,6 +119,9 @@ public final class OnDeviceProcessor extends AbstractProcessor {
         classify(type, round, models, validator);
       }
     }
+    if (models.isEmpty()) {
+      return;
+    }
     try (SourceRenderer renderer = new SourceRenderer()) {
       for (TypeElement model : models) {
         try {

@@ -11,12 +11,9 @@ import com.sun.source.util.TreePathScanner;
 import com.sun.source.util.TreeScanner;
 import com.sun.source.util.Trees;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.TypeElement;
@@ -27,7 +24,7 @@ import javax.lang.model.util.Types;
  * The device analysis: every method, initializer and lambda body of a class (nested and local
  * classes included) interpreted once over abstract device values, with the findings of each
  * check. Shared by the annotation processor and the Error Prone checks. One instance per
- * compilation; it caches method semantics and never analyses a body twice.
+ * compilation; it caches method semantics.
  */
 public final class DeviceAnalysis {
   private final Trees trees;
@@ -35,7 +32,6 @@ public final class DeviceAnalysis {
   private final Types types;
   private final AnalysisOptions options;
   private final Map<ExecutableElement, MethodSemantics> semantics = new HashMap<>();
-  private final Set<Tree> analyzed = Collections.newSetFromMap(new IdentityHashMap<>());
   private RuntimeTypes runtimeTypes;
 
   public DeviceAnalysis(Trees trees, Elements elements, Types types, AnalysisOptions options) {
@@ -45,7 +41,11 @@ public final class DeviceAnalysis {
     this.options = options;
   }
 
-  /** Analyses the class at {@code classPath} (nested classes included); returns its findings. */
+  /**
+   * Analyses the class at {@code classPath}, its member, local and anonymous classes included;
+   * returns its findings. Each body is interpreted once: the scan descends into a body only to
+   * reach the classes it declares.
+   */
   public List<Finding> analyze(TreePath classPath) {
     if (!options.enabled()) {
       return List.of();
@@ -61,8 +61,7 @@ public final class DeviceAnalysis {
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitMethod(MethodTree node, Void unused) {
-        boolean declaresClass = (node.getBody() != null && analyzed.add(node))
-            ? analyzeBody(ctx, getCurrentPath()) : containsClass(node.getBody());
+        boolean declaresClass = node.getBody() != null && analyzeBody(ctx, getCurrentPath());
         return declaresClass ? super.visitMethod(node, null) : null;
       }
 
@@ -70,8 +69,7 @@ public final class DeviceAnalysis {
       public Void visitBlock(BlockTree node, Void unused) {
         TreePath p = getCurrentPath();
         if (p.getParentPath().getLeaf() instanceof ClassTree) {
-          boolean declaresClass = analyzed.add(node) ? analyzeBody(ctx, p) : containsClass(node);
-          return declaresClass ? super.visitBlock(node, null) : null;
+          return analyzeBody(ctx, p) ? super.visitBlock(node, null) : null;
         }
         return super.visitBlock(node, null);
       }
@@ -80,9 +78,7 @@ public final class DeviceAnalysis {
       public Void visitVariable(VariableTree node, Void unused) {
         TreePath p = getCurrentPath();
         if (p.getParentPath().getLeaf() instanceof ClassTree && node.getInitializer() != null) {
-          boolean declaresClass = analyzed.add(node) ? analyzeBody(ctx, new TreePath(p, node.getInitializer()))
-              : containsClass(node.getInitializer());
-          return declaresClass ? super.visitVariable(node, null) : null;
+          return analyzeBody(ctx, new TreePath(p, node.getInitializer())) ? super.visitVariable(node, null) : null;
         }
         return super.visitVariable(node, null);
       }

@@ -1,25 +1,42 @@
 package dev.ondevice.processor.analysis;
 
-import java.util.HashMap;
-import java.util.Map;
+import java.util.Arrays;
 import javax.lang.model.element.Element;
 
-/** The abstract values of local variables at one program point; unreachable after return, break, throw. */
+/**
+ * The abstract values of local variables at one program point; unreachable after return, break,
+ * throw.
+ *
+ * <p>A method has few locals in scope at once, so the variables are kept in two small arrays,
+ * searched by identity (javac's symbols are compared by identity anyway), and shared between
+ * copies until one of them is written: the interpretation copies an environment at every branch
+ * and loop, and most copies are never written.
+ */
 final class Env {
-  private final Map<Element, Value> values;
+  private static final Element[] NO_VARIABLES = new Element[0];
+  private static final Value[] NO_VALUES = new Value[0];
+
+  private Element[] variables;
+  private Value[] values;
+  private int size;
+  /** Whether the arrays may be shared with another environment, which a write must then not touch. */
+  private boolean shared;
   private final boolean reachable;
 
-  private Env(Map<Element, Value> values, boolean reachable) {
+  private Env(Element[] variables, Value[] values, int size, boolean reachable) {
+    this.variables = variables;
     this.values = values;
+    this.size = size;
     this.reachable = reachable;
+    this.shared = true;
   }
 
   static Env start() {
-    return new Env(new HashMap<>(), true);
+    return new Env(NO_VARIABLES, NO_VALUES, 0, true);
   }
 
   static Env unreachable() {
-    return new Env(new HashMap<>(), false);
+    return new Env(NO_VARIABLES, NO_VALUES, 0, false);
   }
 
   boolean reachable() {
@@ -27,21 +44,47 @@ final class Env {
   }
 
   Env copy() {
-    return new Env(new HashMap<>(values), reachable);
+    shared = true;
+    return new Env(variables, values, size, reachable);
+  }
+
+  private int indexOf(Element variable) {
+    for (int i = 0; i < size; i++) {
+      if (variables[i] == variable) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /** The value of a variable, or null when not tracked. */
   Value get(Element variable) {
-    return values.get(variable);
+    int i = indexOf(variable);
+    return i < 0 ? null : values[i];
   }
 
   void put(Element variable, Value value) {
-    values.put(variable, value);
+    int i = indexOf(variable);
+    if (shared || (i < 0 && size == variables.length)) {
+      int capacity = i < 0 && size == variables.length ? Math.max(8, size * 2) : variables.length;
+      variables = Arrays.copyOf(variables, capacity);
+      values = Arrays.copyOf(values, capacity);
+      shared = false;
+    }
+    if (i < 0) {
+      i = size++;
+      variables[i] = variable;
+    }
+    values[i] = value;
   }
 
-  /** Applies {@code f} to every value (after a synchronisation, say). */
-  void replaceAll(java.util.function.UnaryOperator<Value> f) {
-    values.replaceAll((k, v) -> f.apply(v));
+  /** Forgets every pending non-blocking copy to the host: after a synchronisation they have completed. */
+  void completePendingHostCopies() {
+    for (int i = 0; i < size; i++) {
+      if (values[i].pendingHostCopy()) {
+        put(variables[i], values[i].withPendingHostCopy(false));
+      }
+    }
   }
 
   /**
@@ -56,23 +99,40 @@ final class Env {
     if (!reachable) {
       return other.copy();
     }
-    Map<Element, Value> joined = new HashMap<>();
-    for (Map.Entry<Element, Value> e : values.entrySet()) {
-      Value o = other.values.get(e.getKey());
+    Element[] joinedVariables = new Element[size];
+    Value[] joinedValues = new Value[size];
+    int n = 0;
+    for (int i = 0; i < size; i++) {
+      Value o = other.get(variables[i]);
       if (o != null) {
-        joined.put(e.getKey(), e.getValue().join(o));
+        joinedVariables[n] = variables[i];
+        joinedValues[n++] = values[i].join(o);
       }
     }
-    return new Env(joined, true);
+    Env joined = new Env(joinedVariables, joinedValues, n, true);
+    joined.shared = false;
+    return joined;
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Env env && env.reachable == reachable && env.values.equals(values);
+    if (!(o instanceof Env env) || env.reachable != reachable || env.size != size) {
+      return false;
+    }
+    for (int i = 0; i < size; i++) {
+      if (!values[i].equals(env.get(variables[i]))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   @Override
   public int hashCode() {
-    return values.hashCode();
+    int h = 0;
+    for (int i = 0; i < size; i++) {
+      h += System.identityHashCode(variables[i]) ^ values[i].hashCode();
+    }
+    return h;
   }
 }

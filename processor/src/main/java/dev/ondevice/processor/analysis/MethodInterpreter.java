@@ -440,9 +440,21 @@ final class MethodInterpreter {
     Value v = evaluate(path);
     Tree leaf = path.getLeaf();
     if (leaf instanceof IdentifierTree || leaf instanceof MemberSelectTree) {
-      values.put(leaf, v);
+      record(leaf, v);
     }
     return v;
+  }
+
+  /**
+   * Records the value of a variable or an argument for {@link #valueOf}. Most values are unknown
+   * (not tensors), and an unknown value is recorded by its absence.
+   */
+  private void record(Tree t, Value v) {
+    if (!v.equals(Value.UNKNOWN)) {
+      values.put(t, v);
+    } else if (!values.isEmpty()) {
+      values.remove(t);
+    }
   }
 
   /** The value a variable or a call's argument had when it was last evaluated. */
@@ -677,7 +689,7 @@ final class MethodInterpreter {
     List<Value> out = new ArrayList<>();
     for (ExpressionTree a : trees) {
       Value v = expression(new TreePath(path, a));
-      values.put(a, v);
+      record(a, v);
       out.add(v);
     }
     return out;
@@ -717,7 +729,7 @@ final class MethodInterpreter {
     if (s.hostSync) {
       checks.hostSync(call);
       if (receiver == null || !Place.CPU.equals(receiver.place())) {
-        env.replaceAll(v -> v.pendingHostCopy() ? v.withPendingHostCopy(false) : v);
+        env.completePendingHostCopies();
       }
     }
     return result;
