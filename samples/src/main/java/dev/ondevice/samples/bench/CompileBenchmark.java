@@ -43,8 +43,10 @@ import java.util.Map;
  *   <li>{@code ep-ondevice}: the same with the device checks enabled, the processor stepping aside.
  * </ul>
  *
- * <p>Arguments: {@code [classes] [rounds] [processor|analysis|errorprone]}, default 500, 5 and
- * processor.
+ * <p>Arguments: {@code [classes] [rounds] [processor|analysis|errorprone] [jvm options]}, default
+ * 500, 5 and processor; the optional fourth, a space-separated list such as {@code
+ * -XX:TieredStopAtLevel=1}, is given to the JVM of every javac run (as {@code -J} options), the
+ * same for all configurations.
  */
 public final class CompileBenchmark {
   private static final String PROCESSOR = "dev.ondevice.processor.OnDeviceProcessor";
@@ -58,6 +60,15 @@ public final class CompileBenchmark {
     int classes = args.length > 0 ? Integer.parseInt(args[0]) : 500;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
     String suite = args.length > 2 ? args[2] : "processor";
+    List<String> jvmOptions = new ArrayList<>();
+    if (args.length > 3) {
+      for (String option : args[3].trim().split("\\s+")) {
+        if (!option.startsWith("-")) {
+          throw new IllegalArgumentException("JVM option " + option + " must start with '-', as -XX:TieredStopAtLevel=1");
+        }
+        jvmOptions.add("-J" + option);
+      }
+    }
     Path dir = Files.createTempDirectory("ondevice-compile-bench");
     List<Path> models = Corpus.writeModels(dir.resolve("src"), classes);
     List<Path> handWritten = Corpus.writeHandWrittenCode(dir.resolve("src"), classes);
@@ -73,6 +84,7 @@ public final class CompileBenchmark {
 
     Map<String, double[]> seconds = new LinkedHashMap<>();
     configs.keySet().forEach(k -> seconds.put(k, new double[rounds]));
+    configs.values().forEach(command -> command.addAll(1, jvmOptions));
     for (String name : configs.keySet()) {
       run(configs.get(name), dir);
     }
@@ -81,9 +93,9 @@ public final class CompileBenchmark {
         seconds.get(c.getKey())[r] = run(c.getValue(), dir);
       }
     }
-    System.out.printf("suite %s: %d classes, %d fresh javac runs per configuration (interleaved), JDK %s;"
+    System.out.printf("suite %s: %d classes, %d fresh javac runs per configuration (interleaved), JDK %s%s;"
         + " ratios are medians of the per-round ratios (their range in parentheses)%n", suite, classes, rounds,
-        System.getProperty("java.version"));
+        System.getProperty("java.version"), jvmOptions.isEmpty() ? "" : ", javac JVM options " + jvmOptions);
     List<String> baselines = new ArrayList<>(configs.keySet());
     baselines.remove(baselines.size() - 1);
     for (Map.Entry<String, double[]> e : seconds.entrySet()) {
