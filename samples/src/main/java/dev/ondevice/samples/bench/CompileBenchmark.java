@@ -61,8 +61,8 @@ public final class CompileBenchmark {
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
     String suite = args.length > 2 ? args[2] : "processor";
     List<String> jvmOptions = new ArrayList<>();
-    if (args.length > 3) {
-      for (String option : args[3].trim().split("\\s+")) {
+    if (args.length > 3 && !args[3].isBlank()) {
+      for (String option : args[3].trim().split("\\s+", -1)) {
         if (!option.startsWith("-")) {
           throw new IllegalArgumentException("JVM option " + option + " must start with '-', as -XX:TieredStopAtLevel=1");
         }
