@@ -36,7 +36,7 @@ final class AnalysisContext {
   private final RuntimeTypes runtimeTypes;
   private final Elements elements;
   private final AnalysisOptions options;
-  private final Map<ExecutableElement, MethodSemantics> semantics;
+  private final IdentityHashMap<ExecutableElement, MethodSemantics> semantics;
   private final IdentityHashMap<Element, List<String>> suppressionLists = new IdentityHashMap<>();
   private final IdentityHashMap<VariableElement, Value> staticFields = new IdentityHashMap<>();
   private final Deque<List<Finding>> buffers = new ArrayDeque<>();
@@ -44,7 +44,7 @@ final class AnalysisContext {
   private CharSequence source;
 
   AnalysisContext(Trees trees, CompilationUnitTree unit, Elements elements, RuntimeTypes runtimeTypes,
-      AnalysisOptions options, Map<ExecutableElement, MethodSemantics> semantics) {
+      AnalysisOptions options, IdentityHashMap<ExecutableElement, MethodSemantics> semantics) {
     this.trees = trees;
     this.unit = unit;
     this.elements = elements;

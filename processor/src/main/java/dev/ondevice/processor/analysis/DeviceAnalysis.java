@@ -11,9 +11,8 @@ import com.sun.source.util.TreePathScanner;
 import com.sun.source.util.TreeScanner;
 import com.sun.source.util.Trees;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.TypeElement;
@@ -31,7 +30,7 @@ public final class DeviceAnalysis {
   private final Elements elements;
   private final Types types;
   private final AnalysisOptions options;
-  private final Map<ExecutableElement, MethodSemantics> semantics = new HashMap<>();
+  private final IdentityHashMap<ExecutableElement, MethodSemantics> semantics = new IdentityHashMap<>();
   private RuntimeTypes runtimeTypes;
 
   public DeviceAnalysis(Trees trees, Elements elements, Types types, AnalysisOptions options) {

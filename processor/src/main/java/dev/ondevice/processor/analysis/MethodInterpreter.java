@@ -32,6 +32,7 @@ import com.sun.source.tree.ThrowTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.tree.TryTree;
 import com.sun.source.tree.TypeCastTree;
+import com.sun.source.tree.UnaryTree;
 import com.sun.source.tree.VariableTree;
 import com.sun.source.tree.WhileLoopTree;
 import com.sun.source.util.TreePath;
@@ -504,7 +505,14 @@ final class MethodInterpreter {
         yield Value.UNKNOWN;
       }
       default -> {
-        evaluateChildren(path);
+        if (t instanceof BinaryTree b) {
+          expression(new TreePath(path, b.getLeftOperand()));
+          expression(new TreePath(path, b.getRightOperand()));
+        } else if (t instanceof UnaryTree u) {
+          expression(new TreePath(path, u.getExpression()));
+        } else if (!(t instanceof LiteralTree)) {
+          evaluateChildren(path);
+        }
         yield Value.UNKNOWN;
       }
     };
@@ -700,7 +708,6 @@ final class MethodInterpreter {
     ExpressionTree select = t.getMethodSelect();
     ExpressionTree receiverTree = null;
     Value receiver = null;
-    boolean isStatic = el != null && el.getModifiers().contains(Modifier.STATIC);
     if (select instanceof MemberSelectTree memberSelectTree) {
       TreePath selectPath = new TreePath(path, select);
       TreePath rp = new TreePath(selectPath, memberSelectTree.getExpression());
@@ -710,7 +717,7 @@ final class MethodInterpreter {
         receiverTree = memberSelectTree.getExpression();
         receiver = expression(rp);
       }
-    } else if (!isStatic) {
+    } else if (el == null || !el.getModifiers().contains(Modifier.STATIC)) {
       receiver = thisValue;
     }
     boolean batchSource = receiverTree != null && rt.hasInherited(
