@@ -23,20 +23,20 @@ final class Env {
   private boolean shared;
   private final boolean reachable;
 
-  private Env(Element[] variables, Value[] values, int size, boolean reachable) {
+  private Env(Element[] variables, Value[] values, int size, boolean shared, boolean reachable) {
     this.variables = variables;
     this.values = values;
     this.size = size;
+    this.shared = shared;
     this.reachable = reachable;
-    this.shared = true;
   }
 
   static Env start() {
-    return new Env(NO_VARIABLES, NO_VALUES, 0, true);
+    return new Env(NO_VARIABLES, NO_VALUES, 0, true, true);
   }
 
   static Env unreachable() {
-    return new Env(NO_VARIABLES, NO_VALUES, 0, false);
+    return new Env(NO_VARIABLES, NO_VALUES, 0, true, false);
   }
 
   boolean reachable() {
@@ -45,7 +45,7 @@ final class Env {
 
   Env copy() {
     shared = true;
-    return new Env(variables, values, size, reachable);
+    return new Env(variables, values, size, true, reachable);
   }
 
   private int indexOf(Element variable) {
@@ -65,8 +65,9 @@ final class Env {
 
   void put(Element variable, Value value) {
     int i = indexOf(variable);
-    if (shared || (i < 0 && size == variables.length)) {
-      int capacity = i < 0 && size == variables.length ? Math.max(8, size * 2) : variables.length;
+    boolean full = i < 0 && size == variables.length;
+    if (shared || full) {
+      int capacity = full ? Math.max(8, size * 2) : variables.length;
       variables = Arrays.copyOf(variables, capacity);
       values = Arrays.copyOf(values, capacity);
       shared = false;
@@ -109,9 +110,7 @@ final class Env {
         joinedValues[n++] = values[i].join(o);
       }
     }
-    Env joined = new Env(joinedVariables, joinedValues, n, true);
-    joined.shared = false;
-    return joined;
+    return new Env(joinedVariables, joinedValues, n, false, true);
   }
 
   @Override
