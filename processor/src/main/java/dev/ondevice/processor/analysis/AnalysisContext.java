@@ -20,6 +20,7 @@ import java.util.Map;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Name;
 import javax.lang.model.element.VariableElement;
 import javax.lang.model.util.Elements;
 import javax.lang.model.util.Types;
@@ -41,6 +42,8 @@ final class AnalysisContext {
   private final IdentityHashMap<VariableElement, Value> staticFields = new IdentityHashMap<>();
   private final Deque<List<Finding>> buffers = new ArrayDeque<>();
   private final Map<String, Finding> committed = new LinkedHashMap<>();
+  private final Name thisName;
+  private final Name superName;
   private CharSequence source;
 
   AnalysisContext(Trees trees, CompilationUnitTree unit, Elements elements, RuntimeTypes runtimeTypes,
@@ -51,6 +54,14 @@ final class AnalysisContext {
     this.runtimeTypes = runtimeTypes;
     this.options = options;
     this.semantics = semantics;
+    this.thisName = elements.getName("this");
+    this.superName = elements.getName("super");
+  }
+
+  /** Whether a field is the implicit {@code this} or {@code super} of its class, compared by name without decoding it. */
+  boolean isThisOrSuper(Element field) {
+    Name name = field.getSimpleName();
+    return name.equals(thisName) || name.equals(superName);
   }
 
   Trees trees() {

@@ -332,12 +332,17 @@ final class Checks {
       if (o.cpuScalar() || reported) {
         continue;
       }
-      reported = conflict(c.method.getSimpleName().toString(), c.path, reference, o, false);
+      reported = conflict(c.method.getSimpleName(), c.path, reference, o, false);
     }
     Place place = reference == null ? Place.UNKNOWN : reference.value.place();
     if (reference != null && reference.cpuScalar()) {
-      boolean allKnownScalars = operands.stream().allMatch(o -> o.cpuScalar());
-      place = allKnownScalars ? Place.CPU : Place.UNKNOWN;
+      place = Place.CPU;
+      for (Operand o : operands) {
+        if (!o.cpuScalar()) {
+          place = Place.UNKNOWN;
+          break;
+        }
+      }
     }
     if (c.semantics.inPlace && c.receiver != null) {
       return c.receiver;
@@ -371,7 +376,7 @@ final class Checks {
         contract(ap, arg, scope.declaredPlace(declared, model), "parameter " + params.get(i).getSimpleName() + " of "
             + c.method.getSimpleName() + " (@OnDevice(\"" + declared + "\"))");
       } else if (!arg.cpuScalarLike()) {
-        if (conflict(c.method.getSimpleName().toString(), c.path, modelOperand, argument, true)) {
+        if (conflict(c.method.getSimpleName(), c.path, modelOperand, argument, true)) {
           return Value.UNKNOWN;
         }
       }
@@ -433,11 +438,14 @@ final class Checks {
    * Reports operands on provably different devices with the most specific check; returns whether
    * it reported.
    */
-  private boolean conflict(String op, TreePath at, Operand a, Operand b, boolean modelCall) {
+  private boolean conflict(CharSequence op, TreePath at, Operand a, Operand b, boolean modelCall) {
     Place.Conflict level = Place.conflict(a.value.place(), b.value.place());
-    if (level == Place.Conflict.NONE) {
-      return false;
-    }
+    return level != Place.Conflict.NONE && reportConflict(level, op, at, a, b, modelCall);
+  }
+
+  /** Reports a conflict found by {@link #conflict}; kept apart so that the frequent test stays small. */
+  private boolean reportConflict(Place.Conflict level, CharSequence op, TreePath at, Operand a, Operand b,
+      boolean modelCall) {
     Operand cpu = Place.CPU.equals(a.value.place()) ? a : Place.CPU.equals(b.value.place()) ? b : null;
     Operand device = cpu == a ? b : a;
     if (modelCall && a.value.origin() == Value.Origin.UNMOVED_MODEL && cpu == a) {

@@ -566,16 +566,12 @@ final class MethodInterpreter {
     if (e == null) {
       return Value.UNKNOWN;
     }
-    String name = e.getSimpleName().toString();
-    if (name.equals("this") || name.equals("super")) {
-      return thisValue;
-    }
     return switch (e.getKind()) {
       case LOCAL_VARIABLE, PARAMETER, EXCEPTION_PARAMETER, RESOURCE_VARIABLE, BINDING_VARIABLE -> {
         Value v = env.get(e);
         yield v == null ? Value.UNKNOWN : v;
       }
-      case FIELD -> checks.scope().field(ctx, (VariableElement) e, thisValue);
+      case FIELD -> ctx.isThisOrSuper(e) ? thisValue : checks.scope().field(ctx, (VariableElement) e, thisValue);
       default -> Value.UNKNOWN;
     };
   }
@@ -708,6 +704,7 @@ final class MethodInterpreter {
     ExpressionTree select = t.getMethodSelect();
     ExpressionTree receiverTree = null;
     Value receiver = null;
+    boolean batchSource = false;
     if (select instanceof MemberSelectTree memberSelectTree) {
       TreePath selectPath = new TreePath(path, select);
       TreePath rp = new TreePath(selectPath, memberSelectTree.getExpression());
@@ -716,12 +713,11 @@ final class MethodInterpreter {
       if (!typeName) {
         receiverTree = memberSelectTree.getExpression();
         receiver = expression(rp);
+        batchSource = rt.hasInherited(ctx.trees().getTypeMirror(rp), BatchSource.class);
       }
     } else if (el == null || !el.getModifiers().contains(Modifier.STATIC)) {
       receiver = thisValue;
     }
-    boolean batchSource = receiverTree != null && rt.hasInherited(
-        ctx.trees().getTypeMirror(new TreePath(new TreePath(path, select), receiverTree)), BatchSource.class);
     batchDepth += batchSource ? 1 : 0;
     List<Value> args = arguments(path, t.getArguments());
     batchDepth -= batchSource ? 1 : 0;
