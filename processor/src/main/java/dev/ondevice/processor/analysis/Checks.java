@@ -273,19 +273,14 @@ final class Checks {
 
   /** The source of the move's Device argument, or null. */
   private String deviceArgumentText(MethodInterpreter.Call c) {
-    List<? extends VariableElement> params = c.method.getParameters();
-    for (int i = 0; i < params.size() && i < c.argumentTrees.size(); i++) {
-      if (ctx.types().isDevice(params.get(i).asType())) {
-        return ctx.text(c.argumentTrees.get(i));
-      }
-    }
-    return null;
+    int i = c.semantics.deviceParameter;
+    return i >= 0 && i < c.argumentTrees.size() ? ctx.text(c.argumentTrees.get(i)) : null;
   }
 
   // ------------------------------------------------------------------ ops
 
   Value sameDevice(MethodInterpreter.Call c) {
-    List<Operand> operands = new ArrayList<>();
+    List<Operand> operands = new ArrayList<>(c.argumentTrees.size() + 1);
     if (c.receiver != null && c.receiverTree != null && ctx.types().isTensor(
         ctx.trees().getTypeMirror(c.receiverPath()))) {
       operands.add(new Operand(c.receiver, c.receiverPath(), c.receiverTree, "self"));

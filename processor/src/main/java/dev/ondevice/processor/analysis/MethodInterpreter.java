@@ -83,7 +83,9 @@ final class MethodInterpreter {
   private final ExecutableElement method;
   private final Deque<Frame> frames = new ArrayDeque<>();
   private final IdentityHashMap<Tree, Value> values = new IdentityHashMap<>();
-  private final IdentityHashMap<Tree, MethodSemantics> invoked = new IdentityHashMap<>();
+  /** The last call evaluated and its semantics: an expression's outermost call is evaluated last. */
+  private Tree lastCall;
+  private MethodSemantics lastCallSemantics;
   private final IdentityHashMap<Tree, Boolean> cpuFactories = new IdentityHashMap<>();
   private Env env;
   private int batchDepth;
@@ -207,7 +209,7 @@ final class MethodInterpreter {
     TreePath ep = new TreePath(path, s.getExpression());
     expression(ep);
     ExpressionTree e = skipParens(s.getExpression());
-    MethodSemantics sem = invoked.get(e);
+    MethodSemantics sem = lastCall == e ? lastCallSemantics : null;
     if (sem != null && sem.pure()) {
       checks.discarded(new TreePath(path, e), (MethodInvocationTree) e, sem);
     }
@@ -632,7 +634,7 @@ final class MethodInterpreter {
     inner.body(body);
     declaresClass |= inner.declaresClass;
     ExpressionTree e = l.getBody() instanceof ExpressionTree ? skipParens(l.getBody()) : null;
-    MethodSemantics sem = e == null ? null : inner.invoked.get(e);
+    MethodSemantics sem = e != null && inner.lastCall == e ? inner.lastCallSemantics : null;
     if (sem != null && sem.pure() && returnsVoid(ctx.trees().getTypeMirror(path))) {
       inner.checks.discarded(new TreePath(path, e), (MethodInvocationTree) e, sem);
     }
@@ -660,12 +662,13 @@ final class MethodInterpreter {
     List<Value> args = arguments(path, t.getArguments());
     Element e = ctx.trees().getElement(path);
     TypeMirror type = ctx.trees().getTypeMirror(path);
-    Place device = devicePlace(e, args);
+    Place device = null;
     if (e instanceof ExecutableElement executableElement) {
       MethodSemantics s = ctx.semantics(executableElement);
       if (s.kind == MethodSemantics.Kind.FACTORY) {
         return factory(path, t.getArguments(), args, s);
       }
+      device = s.devicePlace(args);
     }
     if (rt.isModel(type)) {
       if (device != null) {
@@ -690,7 +693,7 @@ final class MethodInterpreter {
   }
 
   private List<Value> arguments(TreePath path, List<? extends ExpressionTree> trees) {
-    List<Value> out = new ArrayList<>();
+    List<Value> out = new ArrayList<>(trees.size());
     for (ExpressionTree a : trees) {
       Value v = expression(new TreePath(path, a));
       record(a, v);
@@ -725,7 +728,6 @@ final class MethodInterpreter {
       return Value.UNKNOWN;
     }
     MethodSemantics s = ctx.semantics(m);
-    invoked.put(t, s);
     checks.printedArguments(path, m, t.getArguments(), args);
     Call call = new Call(path, t, m, s, receiverTree, receiver, t.getArguments(), args);
     Value result = apply(call);
@@ -735,6 +737,8 @@ final class MethodInterpreter {
         env.completePendingHostCopies();
       }
     }
+    lastCall = t;
+    lastCallSemantics = s;
     return result;
   }
 
@@ -786,7 +790,7 @@ final class MethodInterpreter {
     MethodSemantics s = c.semantics;
     return switch (s.kind) {
       case FACTORY -> factory(c.path, c.argumentTrees, c.arguments, s);
-      case MOVE -> checks.move(c, devicePlace(c.method, c.arguments));
+      case MOVE -> checks.move(c, s.devicePlace(c.arguments));
       case SAME_DEVICE -> checks.sameDevice(c);
       case MODEL_CALL -> checks.modelCall(c);
       case RETURNS_DEVICE -> Value.on(returnedDevice(c));
@@ -796,8 +800,7 @@ final class MethodInterpreter {
 
   private Value factory(TreePath path, List<? extends ExpressionTree> argTrees, List<Value> args,
       MethodSemantics s) {
-    Element m = ctx.trees().getElement(path);
-    Place device = devicePlace(m, args);
+    Place device = s.devicePlace(args);
     Value tensorArg = null;
     for (int i = 0; i < argTrees.size(); i++) {
       TypeMirror at = ctx.trees().getTypeMirror(new TreePath(path, argTrees.get(i)));
@@ -825,7 +828,7 @@ final class MethodInterpreter {
   private Value other(Call c) {
     MethodSemantics s = c.semantics;
     checks.parameterContracts(c);
-    Place device = devicePlace(c.method, c.arguments);
+    Place device = s.devicePlace(c.arguments);
     if (s.inPlace && device != null && c.receiverTree != null) {
       TreePath rp = c.receiverPath();
       Element re = ctx.trees().getElement(rp);
@@ -844,20 +847,6 @@ final class MethodInterpreter {
       return Value.on(Place.CPU).withOrigin(Value.Origin.BATCH, c.path, c.receiver.originName());
     }
     return Value.UNKNOWN;
-  }
-
-  /** The place of the first {@code Device} argument, or null without one. */
-  private Place devicePlace(Element m, List<Value> args) {
-    if (!(m instanceof ExecutableElement executableElement)) {
-      return null;
-    }
-    List<? extends VariableElement> params = executableElement.getParameters();
-    for (int i = 0; i < params.size() && i < args.size(); i++) {
-      if (rt.isDevice(params.get(i).asType())) {
-        return args.get(i).place();
-      }
-    }
-    return null;
   }
 
   private Place returnedDevice(Call c) {

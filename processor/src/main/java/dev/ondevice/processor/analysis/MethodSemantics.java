@@ -49,13 +49,15 @@ final class MethodSemantics {
   final String moveTo;
   final boolean pins;
   final int nonBlockingParameter;
+  /** The index of the first {@code Device} parameter, or -1 without one. */
+  final int deviceParameter;
   final ReturnsDevice.Source deviceSource;
   final String[] parameterDevices;
   final String returnDevice;
 
   private MethodSemantics(Kind kind, boolean hostSync, boolean inPlace, boolean crossDevice, boolean zeroDim,
       boolean fromHostData, boolean returnsTensor, String moveTo, boolean pins, int nonBlockingParameter,
-      ReturnsDevice.Source deviceSource, String[] parameterDevices, String returnDevice) {
+      int deviceParameter, ReturnsDevice.Source deviceSource, String[] parameterDevices, String returnDevice) {
     this.kind = kind;
     this.hostSync = hostSync;
     this.inPlace = inPlace;
@@ -66,9 +68,15 @@ final class MethodSemantics {
     this.moveTo = moveTo;
     this.pins = pins;
     this.nonBlockingParameter = nonBlockingParameter;
+    this.deviceParameter = deviceParameter;
     this.deviceSource = deviceSource;
     this.parameterDevices = parameterDevices;
     this.returnDevice = returnDevice;
+  }
+
+  /** The place of the argument passed as the first {@code Device} parameter, or null without one. */
+  Place devicePlace(List<Value> args) {
+    return deviceParameter >= 0 && deviceParameter < args.size() ? args.get(deviceParameter).place() : null;
   }
 
   /** Whether the result is a new tensor that must not be discarded. */
@@ -83,10 +91,14 @@ final class MethodSemantics {
     List<? extends VariableElement> params = m.getParameters();
     String[] paramDevices = new String[params.size()];
     int nonBlocking = -1;
+    int deviceParameter = -1;
     for (int i = 0; i < params.size(); i++) {
       VariableElement p = params.get(i);
       TypeMirror t = p.asType();
       takesTensors |= rt.isTensor(t) || rt.isTensorIterable(t);
+      if (deviceParameter < 0 && rt.isDevice(t)) {
+        deviceParameter = i;
+      }
       if (p.getAnnotationMirrors().isEmpty()) {
         continue;
       }
@@ -96,7 +108,7 @@ final class MethodSemantics {
       }
     }
     if (m.getAnnotationMirrors().isEmpty()) {
-      return unannotated(m, rt, returnsTensor, takesTensors, paramDevices, nonBlocking);
+      return unannotated(m, rt, returnsTensor, takesTensors, paramDevices, nonBlocking, deviceParameter);
     }
     String returnDevice = rt.declaredDevice(m);
     AnnotationMirror inPlace = annotations.find(m, InPlace.class);
@@ -132,20 +144,20 @@ final class MethodSemantics {
     }
     return new MethodSemantics(kind, hostSync, inPlace != null,
         inPlace != null && AnnotationReader.bool(inPlace, "crossDevice"), zeroDim,
-        fromHostData, returnsTensor, moveTo, pins, nonBlocking, source, paramDevices, returnDevice);
+        fromHostData, returnsTensor, moveTo, pins, nonBlocking, deviceParameter, source, paramDevices, returnDevice);
   }
 
   /** {@link #of} for a method without annotations (most of them): only its class says anything. */
   private static MethodSemantics unannotated(ExecutableElement m, RuntimeTypes rt, boolean returnsTensor,
-      boolean takesTensors, String[] paramDevices, int nonBlocking) {
+      boolean takesTensors, String[] paramDevices, int nonBlocking, int deviceParameter) {
     Kind kind = Kind.OTHER;
     if ((returnsTensor || takesTensors) && declaredInSameDeviceType(m, rt)) {
       kind = Kind.SAME_DEVICE;
     } else if ((returnsTensor || takesTensors) && !m.getModifiers().contains(Modifier.STATIC) && isModelMethod(m, rt)) {
       kind = Kind.MODEL_CALL;
     }
-    return new MethodSemantics(kind, false, false, false, false, false, returnsTensor, null, false, nonBlocking, null,
-        paramDevices, null);
+    return new MethodSemantics(kind, false, false, false, false, false, returnsTensor, null, false, nonBlocking,
+        deviceParameter, null, paramDevices, null);
   }
 
   private static boolean declaredInSameDeviceType(ExecutableElement m, RuntimeTypes rt) {
