@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +33,10 @@ import java.util.Map;
  * {@code off} (the ondevice processor with {@code -Aondevice.analysis=off}) and {@code ondevice}.
  *
  * <p>Each ratio is the median over the rounds of that round's ratio (runs moments apart share the
- * machine's load), followed by the smallest and largest of those per-round ratios.
+ * machine's load), followed by the smallest and largest of those per-round ratios. The rounds run
+ * the configurations in the order above and in the reverse order by turns, so that neither a
+ * trend in the machine's load during a round nor the position of a run in it (say, always after
+ * the heaviest) favours one configuration.
  *
  * <p>With the suite {@code errorprone}, the same models under Error Prone, which must be on the
  * class path (the samples' test class path: {@code -Dexec.classpathScope=test}):
@@ -88,12 +92,15 @@ public final class CompileBenchmark {
     for (String name : configs.keySet()) {
       run(configs.get(name), dir);
     }
+    List<String> order = new ArrayList<>(configs.keySet());
     for (int r = 0; r < rounds; r++) {
-      for (Map.Entry<String, List<String>> c : configs.entrySet()) {
-        seconds.get(c.getKey())[r] = run(c.getValue(), dir);
+      for (String name : order) {
+        seconds.get(name)[r] = run(configs.get(name), dir);
       }
+      Collections.reverse(order);
     }
-    System.out.printf("suite %s: %d classes, %d fresh javac runs per configuration (interleaved), JDK %s%s;"
+    System.out.printf("suite %s: %d classes, %d fresh javac runs per configuration (interleaved, the order reversed every"
+        + " other round), JDK %s%s;"
         + " ratios are medians of the per-round ratios (their range in parentheses)%n", suite, classes, rounds,
         System.getProperty("java.version"), jvmOptions.isEmpty() ? "" : ", javac JVM options " + jvmOptions);
     List<String> baselines = new ArrayList<>(configs.keySet());
