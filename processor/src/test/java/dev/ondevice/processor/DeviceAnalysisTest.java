@@ -254,6 +254,40 @@ class DeviceAnalysisTest {
   }
 
   @Test
+  void aModelWhoseOnlyStateIsAMapOfSubmodulesIsOnTheCpuUntilMoved() {
+    check("Containers", """
+        class Containers {
+          static class Block extends Model {
+            dev.ondevice.Parameter w;
+            Tensor forward(Tensor x) {
+              return x;
+            }
+          }
+
+          static class ByName extends Model {
+            final java.util.LinkedHashMap<String, Block> blocks = new java.util.LinkedHashMap<>();
+            Tensor forward(Tensor x) {
+              return x;
+            }
+          }
+
+          static class Stateless extends Model {
+            Tensor forward(Tensor x) {
+              return x;
+            }
+          }
+
+          void run(Device device) {
+            ByName byName = new ByName();
+            Tensor a = byName.forward(Tensor.randn(2, 2, device)); // expect: ModelNotMoved
+            Stateless stateless = new Stateless();
+            Tensor b = stateless.forward(Tensor.randn(2, 2, device));
+          }
+        }\
+        """);
+  }
+
+  @Test
   void defaultDeviceInAModelAndStaticConstants() {
     check("Models", """
         class Models {

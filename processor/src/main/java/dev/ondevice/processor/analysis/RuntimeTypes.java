@@ -33,6 +33,7 @@ final class RuntimeTypes {
   private static final int MODEL = 4;
   private static final int ITERABLE = 8;
   private static final int STRING = 16;
+  private static final int MAP = 32;
   private static final Set<String> PRINTERS = Set.of("java.io.PrintStream", "java.io.PrintWriter",
       "java.lang.StringBuilder", "java.util.logging.Logger");
 
@@ -41,6 +42,7 @@ final class RuntimeTypes {
   private final TypeMirror device;
   private final TypeMirror model;
   private final TypeMirror iterable;
+  private final TypeMirror map;
   private final Element modelElement;
   private final Element stringElement;
   private final IdentityHashMap<Element, Integer> kinds = new IdentityHashMap<>();
@@ -56,6 +58,7 @@ final class RuntimeTypes {
     this.device = erasure(elements, "dev.ondevice.Device");
     this.model = erasure(elements, "dev.ondevice.nn.Model");
     this.iterable = erasure(elements, "java.lang.Iterable");
+    this.map = erasure(elements, "java.util.Map");
     this.modelElement = model == null ? null : types.asElement(model);
     this.stringElement = elements.getTypeElement("java.lang.String");
   }
@@ -155,7 +158,7 @@ final class RuntimeTypes {
     if (k == null) {
       TypeMirror erased = types.erasure(u);
       k = (is(erased, tensor) ? TENSOR : 0) | (is(erased, device) ? DEVICE : 0) | (is(erased, model) ? MODEL : 0)
-          | (is(erased, iterable) ? ITERABLE : 0) | (e == stringElement ? STRING : 0);
+          | (is(erased, iterable) ? ITERABLE : 0) | (is(erased, map) ? MAP : 0) | (e == stringElement ? STRING : 0);
       kinds.put(e, k);
     }
     return k;
@@ -193,8 +196,7 @@ final class RuntimeTypes {
       TypeElement e = (TypeElement) types.asElement(t);
       for (VariableElement f : ElementFilter.fieldsIn(e.getEnclosedElements())) {
         TypeMirror ft = f.asType();
-        boolean container = ft.getKind() == TypeKind.ARRAY || (kinds(ft) & ITERABLE) != 0
-            || ft.toString().startsWith("java.util.Map");
+        boolean container = ft.getKind() == TypeKind.ARRAY || (kinds(ft) & (ITERABLE | MAP)) != 0;
         if (!f.getModifiers().contains(Modifier.STATIC) && (isTensor(ft) || isModel(ft) || container
             || ft.getKind() == TypeKind.TYPEVAR)) {
           return true;
