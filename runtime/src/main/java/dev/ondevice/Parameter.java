@@ -38,7 +38,7 @@ public final class Parameter extends Tensor {
    * Replaces this parameter's values with those of {@code values} (same shape, converted to this
    * dtype, moved to this device), in place; used when loading a state dict.
    */
-  @InPlace
+  @InPlace(crossDevice = true)
   public void assign(Tensor values) {
     if (!values.shape().equals(shape())) {
       throw new IllegalArgumentException("assign: shape " + values.shape() + " does not match the parameter's "

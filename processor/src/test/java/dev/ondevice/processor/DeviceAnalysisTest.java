@@ -288,6 +288,99 @@ class DeviceAnalysisTest {
   }
 
   @Test
+  void switchExpressionsAreInterpretedCaseByCase() {
+    check("Switches", """
+        class Switches {
+          enum Mode { TRAIN, EVAL }
+
+          static int batchSize(Mode mode, Tensor x, Device device) {
+            return switch (mode) {
+              case TRAIN -> {
+                x.to(device); // expect: DiscardedMove
+                yield 64;
+              }
+              case EVAL -> 256;
+            };
+          }
+
+          static Tensor joined(Mode mode, Tensor x, Device device) {
+            Tensor y = switch (mode) {
+              case TRAIN -> x.to(device);
+              case EVAL -> {
+                Tensor z = x.add(x);
+                yield z.to(device);
+              }
+            };
+            return y.add(Tensor.randn(2, 2)); // expect: MixedDevices
+          }
+
+          static Tensor unknown(Mode mode, Tensor x, Device device) {
+            Tensor y = switch (mode) {
+              case TRAIN -> x.to(device);
+              case EVAL -> x;
+            };
+            return y.add(Tensor.randn(2, 2));
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void aFactoryConstructorMovedRightAwayIsReportedWithoutAFix() {
+    JavaFileObject f = source("Features", IMPORTS + """
+        class Features {
+          final Tensor values;
+
+          @dev.ondevice.annotations.Factory
+          Features(int n) {
+            values = Tensor.randn(n, n);
+          }
+
+          @dev.ondevice.annotations.Move
+          Features to(Device device) {
+            return this;
+          }
+
+          static Features load(Device device, Tensor unrelated) {
+            unrelated.to(device); // expect: DiscardedMove
+            return new Features(16).to(device); // expect: warning CreateThenMove
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c).hadWarningContaining("new Features(16) creates the tensor on the CPU and to(device) copies it to the"
+        + " device right away; create it there instead: pass the device to the factory").inFile(f).onLine(26);
+  }
+
+  @Test
+  void messagesNameAnonymousModelsByTheirBaseClass() {
+    JavaFileObject f = source("Anonymous", IMPORTS + """
+        class Anonymous {
+          static class Base extends Model {
+            dev.ondevice.Parameter w;
+            Tensor forward(Tensor x) {
+              return x;
+            }
+          }
+
+          static Model head() {
+            return new Base() {
+              @Override
+              Tensor forward(Tensor x) {
+                return super.forward(x).add(Tensor.randn(2, 2)); // expect: DefaultDeviceInModel
+              }
+            };
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c).hadErrorContaining("inside (anonymous Base).forward, where it meets super.forward(x)").inFile(f)
+        .onLine(23);
+  }
+
+  @Test
   void defaultDeviceInAModelAndStaticConstants() {
     check("Models", """
         class Models {

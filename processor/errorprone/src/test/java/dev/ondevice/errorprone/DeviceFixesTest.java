@@ -515,4 +515,68 @@ class DeviceFixesTest {
         .expectUnchanged()
         .doTest(TestMode.TEXT_MATCH);
   }
+
+  @Test
+  void aFactoryInForwardIsGivenADeviceDeclaredBeforeIt() {
+    helper(DefaultDeviceInModel.class)
+        .addInputLines("Net.java",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.nn.Linear;",
+            "import dev.ondevice.nn.Model;",
+            "class Net extends Model {",
+            "  final Linear fc = new Linear(16, 16);",
+            "  Tensor forward(Tensor x) {",
+            "    Tensor noise = Tensor.randn(8, 16);",
+            "    Tensor h = fc.forward(x);",
+            "    return h.add(noise);",
+            "  }",
+            "}")
+        .addOutputLines("Net.java",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.nn.Linear;",
+            "import dev.ondevice.nn.Model;",
+            "class Net extends Model {",
+            "  final Linear fc = new Linear(16, 16);",
+            "  Tensor forward(Tensor x) {",
+            "    Tensor noise = Tensor.randn(8, 16, device());",
+            "    Tensor h = fc.forward(x);",
+            "    return h.add(noise);",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
+  void aHostReadOfAnotherTypeGetsNoAccumulateFix() {
+    helper(HostSyncInLoop.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.annotations.HostSync;",
+            "import dev.ondevice.data.Batch;",
+            "import dev.ondevice.data.DataLoader;",
+            "import dev.ondevice.nn.Layer;",
+            "class Test {",
+            "  static final class Meter {",
+            "    private Tensor last = Tensor.scalar(0.0);",
+            "    void update(Tensor loss) {",
+            "      last = loss.detach();",
+            "    }",
+            "    @HostSync",
+            "    double value() {",
+            "      return last.item();",
+            "    }",
+            "  }",
+            "  double epoch(Layer model, DataLoader loader, Device device, Meter meter) {",
+            "    double total = 0.0;",
+            "    for (Batch b : loader) {",
+            "      meter.update(model.forward(b.inputs().to(device)).sum());",
+            "      total += meter.value();",
+            "    }",
+            "    return total;",
+            "  }",
+            "}")
+        .expectUnchanged()
+        .doTest(TestMode.TEXT_MATCH);
+  }
 }

@@ -45,10 +45,23 @@ import javax.lang.model.type.TypeKind;
 final class AccumulateOnDeviceFix {
   private AccumulateOnDeviceFix() {}
 
+  /**
+   * Whether the read is a method of a tensor called on a tensor, so that the rewritten code can
+   * call {@code detach()} on the receiver and the same read on the total (a user's own
+   * {@code @HostSync} method on another type gets the warning without this fix).
+   */
+  private static boolean readsATensor(AnalysisContext ctx, TreePath call, MemberSelectTree select) {
+    Element method = ctx.trees().getElement(call);
+    TreePath receiver = new TreePath(new TreePath(call, select), select.getExpression());
+    return method != null && ctx.types().isTensor(method.getEnclosingElement().asType())
+        && ctx.types().isTensor(ctx.trees().getTypeMirror(receiver));
+  }
+
   /** The fix for the host read at {@code call}, or null when the pattern does not apply. */
   static Fix of(AnalysisContext ctx, TreePath call) {
     MethodInvocationTree item = (MethodInvocationTree) call.getLeaf();
-    if (!(item.getMethodSelect() instanceof MemberSelectTree) || !item.getArguments().isEmpty()) {
+    if (!(item.getMethodSelect() instanceof MemberSelectTree select) || !item.getArguments().isEmpty()
+        || !readsATensor(ctx, call, select)) {
       return null;
     }
     String read = ((MemberSelectTree) item.getMethodSelect()).getIdentifier().toString();

@@ -15,6 +15,8 @@ import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
+import javax.lang.model.type.ArrayType;
+import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
 
 /**
@@ -260,10 +262,11 @@ final class Checks {
   }
 
   private void createThenMove(MethodInterpreter.Call c) {
-    MethodInvocationTree factory = (MethodInvocationTree) MethodInterpreter.skipParens(c.receiverTree);
+    ExpressionTree factory = MethodInterpreter.skipParens(c.receiverTree);
     String factoryText = ctx.shortText(factory);
     String device = deviceArgumentText(c);
-    String suggestion = device == null ? null : CreateThenMoveFix.suggestion(ctx, c.receiverPath(), factory, device);
+    String suggestion = device == null || !(factory instanceof MethodInvocationTree call) ? null
+        : CreateThenMoveFix.suggestion(ctx, c.receiverPath(), call, device);
     Fix fix = suggestion == null ? null : Fix.replace("create the tensor on the device", c.tree, suggestion);
     report(CheckId.CREATE_THEN_MOVE, c.path, factoryText + " creates the tensor on the CPU and " + ctx.shortText(c.tree)
         .substring(Math.min(factoryText.length(), ctx.shortText(c.tree).length())).replaceFirst("^\\.", "")
@@ -297,7 +300,8 @@ final class Checks {
         operands.add(new Operand(c.arguments.get(i), ap, c.argumentTrees.get(i), name));
       } else if (ctx.types().isTensorIterable(t)) {
         ExpressionTree a = MethodInterpreter.skipParens(c.argumentTrees.get(i));
-        if (a instanceof MethodInvocationTree methodInvocationTree) {
+        if (a instanceof MethodInvocationTree methodInvocationTree
+            && isCollectionFactory(ctx.trees().getElement(new TreePath(c.path, a)))) {
           for (ExpressionTree element : methodInvocationTree.getArguments()) {
             TreePath ep = new TreePath(new TreePath(c.path, a), element);
             if (ctx.types().isTensor(ctx.trees().getTypeMirror(ep))) {
@@ -342,7 +346,11 @@ final class Checks {
     if (c.semantics.inPlace && c.receiver != null) {
       return c.receiver;
     }
-    Value result = Value.fresh(place).withZeroDim(c.semantics.zeroDim);
+    Value result = Value.fresh(place).withZeroDim(c.semantics.zeroDim || keepsZeroDim(c, operands));
+    if (Place.CPU.equals(place) && c.receiver != null && c.receiver.pinned() != Value.Tri.NO) {
+      // The result may be a view of the receiver's memory (view, narrow, ...), pinned if it is.
+      result = result.withPinned(Value.Tri.MAYBE);
+    }
     if (Place.CPU.equals(result.place())) {
       for (Operand o : operands) {
         if (o.value.origin() != Value.Origin.NONE && Place.CPU.equals(o.value.place())) {
@@ -351,6 +359,47 @@ final class Checks {
       }
     }
     return result;
+  }
+
+  /**
+   * Whether a call makes a collection of its arguments, as {@code List.of}, {@code Set.of} and
+   * {@code Arrays.asList} do: a static method of one type variable whose parameters are all of
+   * it (or arrays of it), so that the arguments are the elements. The arguments of any other call
+   * in a collection's place (a helper that moves its tensors, say) are not.
+   */
+  private boolean isCollectionFactory(Element e) {
+    if (!(e instanceof ExecutableElement m) || !m.getModifiers().contains(Modifier.STATIC)
+        || m.getTypeParameters().size() != 1 || m.getParameters().isEmpty()) {
+      return false;
+    }
+    TypeMirror element = m.getTypeParameters().get(0).asType();
+    for (VariableElement p : m.getParameters()) {
+      TypeMirror t = p.asType();
+      if (t.getKind() == TypeKind.ARRAY) {
+        t = ((ArrayType) t).getComponentType();
+      }
+      if (!ctx.types().types().isSameType(t, element)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Whether an op keeps 0-dim operands 0-dim: all its tensor operands are 0-dim and it takes no
+   * dimension, size or shape (an integral, an integral array or a {@code Shape}), as the
+   * elementwise ops, the reductions of a whole tensor and the dtype conversions do.
+   */
+  private boolean keepsZeroDim(MethodInterpreter.Call c, List<Operand> operands) {
+    if (operands.isEmpty() || c.semantics.takesShape) {
+      return false;
+    }
+    for (Operand o : operands) {
+      if (!o.value.zeroDim()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Checks the tensor arguments of a model call against the model's device; the result is on it (unknown after a report). */
@@ -457,12 +506,13 @@ final class Checks {
         case DEFAULT_DEVICE_FACTORY -> {
           if (scope.isModelClass()) {
             TreePath factory = cpu.value.originPath();
-            String onDevice = factory.getLeaf() instanceof MethodInvocationTree ? CreateThenMoveFix.suggestion(ctx,
-                factory, (MethodInvocationTree) factory.getLeaf(), deviceOf(device)) : null;
+            String target = deviceAt(factory, device);
+            String onDevice = target != null && factory.getLeaf() instanceof MethodInvocationTree call
+                ? CreateThenMoveFix.suggestion(ctx, factory, call, target) : null;
             report(CheckId.DEFAULT_DEVICE_IN_MODEL, factory, ctx.shortText(factory.getLeaf()) + " creates a tensor on"
                 + " the CPU (the default device) inside " + scope.methodName() + ", where it meets " + device.text()
-                + " on " + device.value.place().describe() + "; create it there: pass " + deviceOf(device)
-                + " to the factory", false,
+                + " on " + device.value.place().describe() + "; create it there: pass "
+                + (target != null ? target : "the device of " + device.text()) + " to the factory", false,
                 onDevice == null ? null : Fix.replace("create it on the device", factory.getLeaf(), onDevice));
             return true;
           }
@@ -503,6 +553,24 @@ final class Checks {
         + deviceText(other.value.place(), other) + ")", level == Place.Conflict.POSSIBLE,
         moveFix(moved, deviceText(other.value.place(), other)));
     return true;
+  }
+
+  /**
+   * The device of {@code o} as code that can stand at {@code at}: {@code o}'s own variable (or
+   * one inside it) if usable there, else the model's {@code device()} in its own methods or a
+   * {@code Device} variable usable there; null when there is none.
+   */
+  private String deviceAt(TreePath at, Operand o) {
+    String text = deviceOf(o);
+    if (StatementFixes.usableAt(ctx, at, leadingName(text))) {
+      return text;
+    }
+    Place p = o.value.place();
+    if (scope.isModelInstanceMethod() && p.equals(scope.thisValue().place())) {
+      return "device()";
+    }
+    boolean variable = p.kind() == Place.Kind.SYMBOL && p.name() != null && p.name().matches("[A-Za-z_$][\\w$]*");
+    return variable && StatementFixes.usableAt(ctx, at, p.name()) ? p.name() : null;
   }
 
   private static String describe(Operand o) {

@@ -26,6 +26,7 @@ import com.sun.source.tree.NewClassTree;
 import com.sun.source.tree.ParenthesizedTree;
 import com.sun.source.tree.ReturnTree;
 import com.sun.source.tree.StatementTree;
+import com.sun.source.tree.SwitchExpressionTree;
 import com.sun.source.tree.SwitchTree;
 import com.sun.source.tree.SynchronizedTree;
 import com.sun.source.tree.ThrowTree;
@@ -35,6 +36,7 @@ import com.sun.source.tree.TypeCastTree;
 import com.sun.source.tree.UnaryTree;
 import com.sun.source.tree.VariableTree;
 import com.sun.source.tree.WhileLoopTree;
+import com.sun.source.tree.YieldTree;
 import com.sun.source.util.TreePath;
 import dev.ondevice.annotations.BatchSource;
 import dev.ondevice.annotations.ReturnsDevice;
@@ -68,6 +70,8 @@ final class MethodInterpreter {
     final boolean loop;
     final List<Env> breaks = new ArrayList<>();
     final List<Env> continues = new ArrayList<>();
+    /** The values a switch expression's {@code yield}s give (their environments are in {@link #breaks}). */
+    final List<Value> yields = new ArrayList<>();
 
     Frame(Tree tree, String label, boolean loop) {
       this.tree = tree;
@@ -168,6 +172,7 @@ final class MethodInterpreter {
         expression(new TreePath(path, ((ThrowTree) t).getExpression()));
         env = Env.unreachable();
       }
+      case YIELD -> yieldStatement(path, (YieldTree) t);
       case BREAK -> jump(((BreakTree) t).getLabel(), false);
       case CONTINUE -> jump(((ContinueTree) t).getLabel(), true);
       case SYNCHRONIZED -> {
@@ -300,6 +305,52 @@ final class MethodInterpreter {
     if (!hasDefault) {
       env = env.join(entry);
     }
+  }
+
+  /** A switch expression: each case from the environment after the selector, the results joined. */
+  private Value switchExpression(TreePath path, SwitchExpressionTree t) {
+    expression(new TreePath(path, t.getExpression()));
+    Frame f = new Frame(t, null, false);
+    frames.push(f);
+    Env entry = env.copy();
+    Env fallthrough = Env.unreachable();
+    Env exits = Env.unreachable();
+    Value result = null;
+    for (CaseTree c : t.getCases()) {
+      TreePath cp = new TreePath(path, c);
+      env = entry.join(fallthrough);
+      fallthrough = Env.unreachable();
+      if (c.getBody() instanceof ExpressionTree e) {
+        Value v = expression(new TreePath(cp, e));
+        result = result == null ? v : result.join(v);
+        exits = exits.join(env);
+      } else if (c.getBody() != null) {
+        statement(new TreePath(cp, c.getBody()));
+      } else {
+        for (StatementTree s : c.getStatements()) {
+          statement(new TreePath(cp, s));
+        }
+        fallthrough = env;
+      }
+    }
+    frames.pop();
+    env = joinAll(exits, f.breaks);
+    for (Value v : f.yields) {
+      result = result == null ? v : result.join(v);
+    }
+    return result == null ? Value.UNKNOWN : result;
+  }
+
+  private void yieldStatement(TreePath path, YieldTree t) {
+    Value v = expression(new TreePath(path, t.getValue()));
+    for (Frame f : frames) {
+      if (f.tree instanceof SwitchExpressionTree) {
+        f.yields.add(v);
+        f.breaks.add(env.copy());
+        break;
+      }
+    }
+    env = Env.unreachable();
   }
 
   private void tryStatement(TreePath path, TryTree t) {
@@ -476,6 +527,7 @@ final class MethodInterpreter {
       case METHOD_INVOCATION -> invocation(path, (MethodInvocationTree) t);
       case NEW_CLASS -> newClass(path, (NewClassTree) t);
       case ASSIGNMENT -> assignment(path, (AssignmentTree) t);
+      case SWITCH_EXPRESSION -> switchExpression(path, (SwitchExpressionTree) t);
       case CONDITIONAL_EXPRESSION -> {
         ConditionalExpressionTree c = (ConditionalExpressionTree) t;
         expression(new TreePath(path, c.getCondition()));
@@ -695,11 +747,28 @@ final class MethodInterpreter {
   private List<Value> arguments(TreePath path, List<? extends ExpressionTree> trees) {
     List<Value> out = new ArrayList<>(trees.size());
     for (ExpressionTree a : trees) {
-      Value v = expression(new TreePath(path, a));
+      TreePath ap = new TreePath(path, a);
+      Value v = expression(ap);
       record(a, v);
       out.add(v);
+      if (v.origin() == Value.Origin.UNMOVED_MODEL) {
+        escaped(ap);
+      }
     }
     return out;
+  }
+
+  /**
+   * A model never moved, passed on (to a container model, a list, a helper): whatever it was
+   * passed to may move it, so its variable's device is no longer known.
+   */
+  private void escaped(TreePath argument) {
+    if (argument.getLeaf() instanceof IdentifierTree) {
+      Element e = ctx.trees().getElement(argument);
+      if (e != null && isLocal(e)) {
+        env.put(e, Value.UNKNOWN);
+      }
+    }
   }
 
   private Value invocation(TreePath path, MethodInvocationTree t) {

@@ -15,6 +15,7 @@ import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
+import javax.lang.model.type.ArrayType;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
 
@@ -51,13 +52,16 @@ final class MethodSemantics {
   final int nonBlockingParameter;
   /** The index of the first {@code Device} parameter, or -1 without one. */
   final int deviceParameter;
+  /** Whether a parameter gives a dimension, a size or a shape: an integral, an integral array or a {@code Shape}. */
+  final boolean takesShape;
   final ReturnsDevice.Source deviceSource;
   final String[] parameterDevices;
   final String returnDevice;
 
   private MethodSemantics(Kind kind, boolean hostSync, boolean inPlace, boolean crossDevice, boolean zeroDim,
       boolean fromHostData, boolean returnsTensor, String moveTo, boolean pins, int nonBlockingParameter,
-      int deviceParameter, ReturnsDevice.Source deviceSource, String[] parameterDevices, String returnDevice) {
+      int deviceParameter, boolean takesShape, ReturnsDevice.Source deviceSource, String[] parameterDevices,
+      String returnDevice) {
     this.kind = kind;
     this.hostSync = hostSync;
     this.inPlace = inPlace;
@@ -69,6 +73,7 @@ final class MethodSemantics {
     this.pins = pins;
     this.nonBlockingParameter = nonBlockingParameter;
     this.deviceParameter = deviceParameter;
+    this.takesShape = takesShape;
     this.deviceSource = deviceSource;
     this.parameterDevices = parameterDevices;
     this.returnDevice = returnDevice;
@@ -92,6 +97,7 @@ final class MethodSemantics {
     String[] paramDevices = new String[params.size()];
     int nonBlocking = -1;
     int deviceParameter = -1;
+    boolean takesShape = false;
     for (int i = 0; i < params.size(); i++) {
       VariableElement p = params.get(i);
       TypeMirror t = p.asType();
@@ -99,6 +105,8 @@ final class MethodSemantics {
       if (deviceParameter < 0 && rt.isDevice(t)) {
         deviceParameter = i;
       }
+      takesShape |= isIntegral(t) || (t.getKind() == TypeKind.ARRAY && isIntegral(((ArrayType) t).getComponentType()))
+          || rt.isShape(t);
       if (p.getAnnotationMirrors().isEmpty()) {
         continue;
       }
@@ -108,7 +116,7 @@ final class MethodSemantics {
       }
     }
     if (m.getAnnotationMirrors().isEmpty()) {
-      return unannotated(m, rt, returnsTensor, takesTensors, paramDevices, nonBlocking, deviceParameter);
+      return unannotated(m, rt, returnsTensor, takesTensors, paramDevices, nonBlocking, deviceParameter, takesShape);
     }
     String returnDevice = rt.declaredDevice(m);
     AnnotationMirror inPlace = annotations.find(m, InPlace.class);
@@ -144,12 +152,13 @@ final class MethodSemantics {
     }
     return new MethodSemantics(kind, hostSync, inPlace != null,
         inPlace != null && AnnotationReader.bool(inPlace, "crossDevice"), zeroDim,
-        fromHostData, returnsTensor, moveTo, pins, nonBlocking, deviceParameter, source, paramDevices, returnDevice);
+        fromHostData, returnsTensor, moveTo, pins, nonBlocking, deviceParameter, takesShape, source, paramDevices,
+        returnDevice);
   }
 
   /** {@link #of} for a method without annotations (most of them): only its class says anything. */
   private static MethodSemantics unannotated(ExecutableElement m, RuntimeTypes rt, boolean returnsTensor,
-      boolean takesTensors, String[] paramDevices, int nonBlocking, int deviceParameter) {
+      boolean takesTensors, String[] paramDevices, int nonBlocking, int deviceParameter, boolean takesShape) {
     Kind kind = Kind.OTHER;
     if ((returnsTensor || takesTensors) && declaredInSameDeviceType(m, rt)) {
       kind = Kind.SAME_DEVICE;
@@ -157,7 +166,14 @@ final class MethodSemantics {
       kind = Kind.MODEL_CALL;
     }
     return new MethodSemantics(kind, false, false, false, false, false, returnsTensor, null, false, nonBlocking,
-        deviceParameter, null, paramDevices, null);
+        deviceParameter, takesShape, null, paramDevices, null);
+  }
+
+  private static boolean isIntegral(TypeMirror t) {
+    return switch (t.getKind()) {
+      case INT, LONG, SHORT, BYTE -> true;
+      default -> false;
+    };
   }
 
   private static boolean declaredInSameDeviceType(ExecutableElement m, RuntimeTypes rt) {

@@ -3,10 +3,14 @@ package dev.ondevice.processor.analysis;
 import dev.ondevice.annotations.Buffer;
 import dev.ondevice.annotations.OnDevice;
 import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
+import javax.lang.model.element.NestingKind;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
+import javax.lang.model.type.DeclaredType;
+import javax.lang.model.type.TypeMirror;
 
 /**
  * The class and method a body belongs to: whether it is a model (its state and inputs are on the
@@ -20,10 +24,17 @@ final class ModelScope {
   private final ExecutableElement method;
   private final Value thisValue;
 
+  /**
+   * The scope of a body of {@code type}: {@code method} is null for an initializer (a block or a
+   * field's initializer). In a constructor or an initializer the model is being built, and its
+   * state is wherever that code puts it (the CPU by default) until the model is moved, so there
+   * {@code this} and the parameters are not on the model's device.
+   */
   ModelScope(RuntimeTypes rt, TypeElement type, ExecutableElement method, boolean instance) {
     this.rt = rt;
     this.modelClass = type != null && rt.isModel(type.asType());
-    this.instanceMethod = instance && (method == null || !method.getModifiers().contains(Modifier.STATIC));
+    this.instanceMethod = instance && method != null && method.getKind() == ElementKind.METHOD
+        && !method.getModifiers().contains(Modifier.STATIC);
     this.type = type;
     this.method = method;
     this.thisValue = modelClass && instanceMethod
@@ -34,14 +45,36 @@ final class ModelScope {
     return modelClass;
   }
 
-  /** Whether the body is an instance method of a model: its tensor parameters default to the model's device. */
+  /**
+   * Whether the body is an instance method of a model, not a constructor or an initializer: its
+   * tensor parameters default to the model's device.
+   */
   boolean isModelInstanceMethod() {
     return modelClass && instanceMethod;
   }
 
-  /** {@code Class.method}, for messages. */
+  /**
+   * For messages: {@code Class.method}, {@code (anonymous Base).method}, {@code the constructor of
+   * Class} or {@code an initializer of Class}.
+   */
   String methodName() {
-    return (type == null ? "" : type.getSimpleName() + ".") + (method == null ? "<init>" : method.getSimpleName());
+    String owner = type == null ? "" : className(type);
+    if (method == null) {
+      return "an initializer of " + owner;
+    }
+    if (method.getKind() == ElementKind.CONSTRUCTOR) {
+      return "the constructor of " + owner;
+    }
+    return (owner.isEmpty() ? "" : owner + ".") + method.getSimpleName();
+  }
+
+  private static String className(TypeElement type) {
+    if (type.getNestingKind() != NestingKind.ANONYMOUS) {
+      return type.getSimpleName().toString();
+    }
+    TypeMirror base = type.getInterfaces().isEmpty() ? type.getSuperclass() : type.getInterfaces().get(0);
+    Element baseElement = base instanceof DeclaredType declared ? declared.asElement() : null;
+    return "(anonymous " + (baseElement == null ? "class" : baseElement.getSimpleName()) + ")";
   }
 
   Value thisValue() {

@@ -34,6 +34,7 @@ final class RuntimeTypes {
   private static final int ITERABLE = 8;
   private static final int STRING = 16;
   private static final int MAP = 32;
+  private static final int SHAPE = 64;
   private static final Set<String> PRINTERS = Set.of("java.io.PrintStream", "java.io.PrintWriter",
       "java.lang.StringBuilder", "java.util.logging.Logger");
 
@@ -43,6 +44,7 @@ final class RuntimeTypes {
   private final TypeMirror model;
   private final TypeMirror iterable;
   private final TypeMirror map;
+  private final Element shapeElement;
   private final Element modelElement;
   private final Element stringElement;
   private final IdentityHashMap<Element, Integer> kinds = new IdentityHashMap<>();
@@ -61,6 +63,7 @@ final class RuntimeTypes {
     this.map = erasure(elements, "java.util.Map");
     this.modelElement = model == null ? null : types.asElement(model);
     this.stringElement = elements.getTypeElement("java.lang.String");
+    this.shapeElement = elements.getTypeElement("dev.ondevice.Shape");
   }
 
   private TypeMirror erasure(Elements elements, String name) {
@@ -102,6 +105,11 @@ final class RuntimeTypes {
 
   boolean isString(TypeMirror t) {
     return (kinds(t) & STRING) != 0;
+  }
+
+  /** Whether {@code t} is the runtime's {@code Shape}. */
+  boolean isShape(TypeMirror t) {
+    return (kinds(t) & SHAPE) != 0;
   }
 
   /**
@@ -158,7 +166,8 @@ final class RuntimeTypes {
     if (k == null) {
       TypeMirror erased = types.erasure(u);
       k = (is(erased, tensor) ? TENSOR : 0) | (is(erased, device) ? DEVICE : 0) | (is(erased, model) ? MODEL : 0)
-          | (is(erased, iterable) ? ITERABLE : 0) | (is(erased, map) ? MAP : 0) | (e == stringElement ? STRING : 0);
+          | (is(erased, iterable) ? ITERABLE : 0) | (is(erased, map) ? MAP : 0) | (e == stringElement ? STRING : 0)
+          | (e == shapeElement ? SHAPE : 0);
       kinds.put(e, k);
     }
     return k;

@@ -6,6 +6,7 @@ import com.sun.source.tree.MethodTree;
 import com.sun.source.tree.StatementTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.tree.VariableTree;
+import com.sun.source.util.SourcePositions;
 import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
 import java.util.List;
@@ -78,6 +79,41 @@ final class StatementFixes {
       return null;
     }
     return new Fix(description, List.of(Fix.prefixEdit(next[0], statement + "\n" + indent(ctx, next[0]))));
+  }
+
+  /**
+   * Whether the variable {@code name}, read from the code being analysed, may be used at {@code
+   * at}: a local variable or parameter declared before it in a block (or the method, or a loop)
+   * that contains it, or a field (no local of that name in the method). Not a local declared
+   * later, or in a block that has ended.
+   */
+  static boolean usableAt(AnalysisContext ctx, TreePath at, String name) {
+    TreePath method = at;
+    while (method != null && !(method.getLeaf() instanceof MethodTree)) {
+      method = method.getParentPath();
+    }
+    if (method == null || name.isEmpty()) {
+      return false;
+    }
+    SourcePositions positions = ctx.trees().getSourcePositions();
+    long start = positions.getStartPosition(ctx.unit(), at.getLeaf());
+    long end = positions.getEndPosition(ctx.unit(), at.getLeaf());
+    boolean[] local = {false};
+    boolean[] inScope = {false};
+    new TreePathScanner<Void, Void>() {
+      @Override
+      public Void visitVariable(VariableTree v, Void unused) {
+        if (v.getName().contentEquals(name)) {
+          local[0] = true;
+          Tree scope = getCurrentPath().getParentPath().getLeaf();
+          inScope[0] |= positions.getStartPosition(ctx.unit(), v) < start
+              && positions.getStartPosition(ctx.unit(), scope) <= start
+              && end <= positions.getEndPosition(ctx.unit(), scope);
+        }
+        return super.visitVariable(v, null);
+      }
+    }.scan(method, null);
+    return inScope[0] || !local[0];
   }
 
   private static TreePath enclosingStatement(TreePath at) {
