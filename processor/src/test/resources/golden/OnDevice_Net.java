@@ -29,9 +29,7 @@ public final class OnDevice_Net implements ModelCode<Net> {
       }
     }
     if (model.heads != null) {
-      for (var entry : model.heads.entrySet()) {
-        visitor.submodule(prefix + "heads." + entry.getKey(), entry.getValue());
-      }
+      visitor.submodules(prefix + "heads.", model.heads);
     }
   }
 }

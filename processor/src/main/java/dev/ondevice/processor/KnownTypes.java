@@ -7,7 +7,9 @@ import java.util.List;
 import javax.annotation.processing.ProcessingEnvironment;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.ArrayType;
 import javax.lang.model.type.DeclaredType;
+import javax.lang.model.type.IntersectionType;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
 import javax.lang.model.type.TypeVariable;
@@ -32,6 +34,7 @@ final class KnownTypes {
   private static final int COLLECTION_BIT = 32;
   private static final int OPTIONAL_BIT = 64;
   private static final int STRING_BIT = 128;
+  private static final int ITERABLE_BIT = 256;
 
   private final Types types;
   /** Per class: which of the bits are computed ([0]) and which hold ([1]). */
@@ -44,6 +47,7 @@ final class KnownTypes {
   private final TypeMirror collection;
   private final TypeMirror optional;
   private final TypeMirror string;
+  private final TypeMirror iterable;
   private final TypeMirror object;
 
   KnownTypes(ProcessingEnvironment env) {
@@ -57,6 +61,7 @@ final class KnownTypes {
     this.collection = erasure(elements, "java.util.Collection");
     this.optional = erasure(elements, "java.util.Optional");
     this.string = erasure(elements, "java.lang.String");
+    this.iterable = erasure(elements, "java.lang.Iterable");
     this.object = erasure(elements, "java.lang.Object");
   }
 
@@ -116,6 +121,29 @@ final class KnownTypes {
     return isTensor(t) || isModel(t);
   }
 
+  /**
+   * Whether {@code t} holds tensors or models at any depth: itself, or the elements of its arrays,
+   * collections, maps and optionals ({@code List<List<Linear>>}, {@code Linear[][]}).
+   */
+  boolean holdsState(TypeMirror t) {
+    if (isState(t)) {
+      return true;
+    }
+    if (t.getKind() == TypeKind.ARRAY) {
+      return holdsState(((ArrayType) t).getComponentType());
+    }
+    TypeMirror u = upperBound(t);
+    if (u.getKind() == TypeKind.DECLARED
+        && (isMap(u) || isOptional(u) || is(u, ITERABLE_BIT, iterable))) {
+      for (TypeMirror arg : ((DeclaredType) u).getTypeArguments()) {
+        if (holdsState(arg)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /** Forgets what was learnt about classes: a new round may have completed their supertypes. */
   void newRound() {
     subtypes.clear();
@@ -131,6 +159,14 @@ final class KnownTypes {
       return false;
     }
     TypeMirror u = upperBound(t);
+    if (u.getKind() == TypeKind.INTERSECTION) {
+      for (TypeMirror bound : ((IntersectionType) u).getBounds()) {
+        if (is(bound, bit, of)) {
+          return true;
+        }
+      }
+      return false;
+    }
     if (u.getKind() != TypeKind.DECLARED) {
       return false;
     }

@@ -35,6 +35,11 @@ final class Messages {
   static final String ON_DEVICE_BAD_VALUE =
       "@OnDevice on model field %s must be \"model\" or \"cpu\", not \"%s\"; a field pinned to one GPU"
           + " would break when the model moves";
+  static final String HIDES_STATE =
+      "Field %s hides the field of the same name in model superclass %s: both would be named %s in the"
+          + " parameters and the state dict, and one would be lost; rename one of them";
+  static final String GENERATED_NAME_CLASH =
+      "Model %s would get the same generated class as model %s, %s; rename one of the two classes";
   static final String TENSOR_CONTAINER =
       "Field %s holds tensors or models in a %s, which toDevice does not walk; use a List of models or of"
           + " Parameters, a Map<String, model>, or separate fields";

@@ -111,9 +111,7 @@ final class ModelCodeWriter {
           .build();
       default -> CodeBlock.builder()
           .beginControlFlow("if (model.$N != null)", name)
-          .beginControlFlow("for (var entry : model.$N.entrySet())", name)
-          .addStatement("visitor.submodule(prefix + $S + entry.getKey(), entry.getValue())", name + ".")
-          .endControlFlow()
+          .addStatement("visitor.submodules(prefix + $S, model.$N)", name + ".", name)
           .endControlFlow()
           .build();
     };

@@ -67,9 +67,41 @@ final class ModelValidator {
       ModelField f = field(field, generated);
       if (f != null) {
         fields.add(f);
+        checkNotHiding(type, field);
       }
     }
     return failed ? null : new ModelDescription(type, name, generated, superCode, fields);
+  }
+
+  /**
+   * Reports a state field named as a state field of a model superclass: both would get the same
+   * name in the parameters and the state dict, so one would be lost.
+   */
+  private void checkNotHiding(TypeElement type, VariableElement field) {
+    for (TypeMirror s = type.getSuperclass(); known().isModel(s) && !known().isModelBase(s); ) {
+      TypeElement superType = (TypeElement) known().types().asElement(s);
+      for (VariableElement hidden : ElementFilter.fieldsIn(superType.getEnclosedElements())) {
+        if (hidden.getSimpleName().contentEquals(field.getSimpleName()) && isState(hidden)) {
+          error(field, null, Messages.HIDES_STATE, field.getSimpleName(), superType.getSimpleName(),
+              field.getSimpleName());
+          return;
+        }
+      }
+      s = superType.getSuperclass();
+    }
+  }
+
+  /** Whether a field of a model is in its parameters, buffers or submodules (without reporting anything). */
+  private boolean isState(VariableElement field) {
+    if (field.getModifiers().contains(Modifier.STATIC)) {
+      return false;
+    }
+    return switch (holds(field.asType())) {
+      case PARAMETER, SUBMODULE, SUBMODULE_LIST, PARAMETER_LIST, SUBMODULE_MAP -> true;
+      case TENSOR -> annotations.find(field, Buffer.class) != null || (annotations.find(field, OnDevice.class) != null
+          && !"cpu".equals(AnnotationReader.string(annotations.find(field, OnDevice.class), "value")));
+      default -> false;
+    };
   }
 
   /** Reports {@code @Buffer} fields of a class that is not a model. */
@@ -201,6 +233,12 @@ final class ModelValidator {
   }
 
   private Holds holds(TypeMirror type) {
+    Holds direct = directlyHolds(type);
+    return direct == Holds.OTHER && known().holdsState(type) ? Holds.CONTAINER_OF_STATE : direct;
+  }
+
+  /** What a field of {@code type} holds, looking one level into containers. */
+  private Holds directlyHolds(TypeMirror type) {
     if (type.getKind() == TypeKind.ARRAY) {
       return known().isState(((ArrayType) type).getComponentType()) ? Holds.CONTAINER_OF_STATE : Holds.OTHER;
     }

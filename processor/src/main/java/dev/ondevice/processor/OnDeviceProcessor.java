@@ -1,14 +1,16 @@
 package dev.ondevice.processor;
 
 import com.google.auto.service.AutoService;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Set;
 import com.sun.source.util.JavacTask;
 import dev.ondevice.processor.analysis.AnalysisOptions;
 import dev.ondevice.processor.analysis.AnnotationReader;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import javax.annotation.processing.AbstractProcessor;
 import javax.annotation.processing.ProcessingEnvironment;
 import javax.annotation.processing.Processor;
@@ -19,9 +21,11 @@ import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.Name;
 import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.ArrayType;
 import javax.lang.model.type.DeclaredType;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
+import javax.lang.model.type.WildcardType;
 import javax.lang.model.util.ElementFilter;
 import javax.tools.Diagnostic;
 
@@ -41,6 +45,8 @@ import javax.tools.Diagnostic;
 public final class OnDeviceProcessor extends AbstractProcessor {
   private final Set<String> deferred = new LinkedHashSet<>();
   private final Set<String> handled = new HashSet<>();
+  /** Generated class → the model it was generated for, over all rounds. */
+  private final Map<String, String> generatedNames = new HashMap<>();
   private KnownTypes known;
   private AnnotationReader annotationReader;
   private Name object;
@@ -126,7 +132,7 @@ public final class OnDeviceProcessor extends AbstractProcessor {
       for (TypeElement model : models) {
         try {
           ModelDescription description = validator.validate(model, t -> models.contains(t) || handled(t));
-          if (description != null) {
+          if (description != null && isFirstWithItsGeneratedName(description)) {
             renderer.submit(description);
           }
         } catch (RuntimeException e) {
@@ -137,6 +143,22 @@ public final class OnDeviceProcessor extends AbstractProcessor {
     }
   }
 
+  /**
+   * Whether no other model of the compilation gets the same generated class (nested {@code
+   * Outer.Inner} and top-level {@code Outer_Inner} both give {@code OnDevice_Outer_Inner});
+   * reports the clash on the second.
+   */
+  private boolean isFirstWithItsGeneratedName(ModelDescription description) {
+    String generated = description.generated().canonicalName();
+    String first = generatedNames.putIfAbsent(generated, description.modelClass().canonicalName());
+    if (first == null) {
+      return true;
+    }
+    processingEnv.getMessager().printMessage(Diagnostic.Kind.ERROR, String.format(Messages.GENERATED_NAME_CLASH,
+        description.type().getSimpleName(), first, generated), description.type());
+    return false;
+  }
+
   private boolean handled(TypeElement t) {
     return handled.contains(t.getQualifiedName().toString());
   }
@@ -144,6 +166,10 @@ public final class OnDeviceProcessor extends AbstractProcessor {
   private void classify(TypeElement type, RoundEnvironment round, Set<TypeElement> models, ModelValidator validator) {
     try {
       if (type.getKind() != ElementKind.CLASS) {
+        if (type.getKind() != ElementKind.ANNOTATION_TYPE) {
+          handled.add(type.getQualifiedName().toString());
+          validator.checkNonModel(type);
+        }
         return;
       }
       if (hasUnresolvedSupertype(type)) {
@@ -200,9 +226,32 @@ public final class OnDeviceProcessor extends AbstractProcessor {
       s = typeElement.getSuperclass();
     }
     for (Element field : ElementFilter.fieldsIn(type.getEnclosedElements())) {
-      if (field.asType().getKind() == TypeKind.ERROR) {
+      if (unresolved(field.asType())) {
         return true;
       }
+    }
+    return false;
+  }
+
+  /** Whether a type, its type arguments or its array components are not resolved yet. */
+  private static boolean unresolved(TypeMirror t) {
+    if (t.getKind() == TypeKind.ERROR) {
+      return true;
+    }
+    if (t.getKind() == TypeKind.ARRAY) {
+      return unresolved(((ArrayType) t).getComponentType());
+    }
+    if (t.getKind() == TypeKind.DECLARED) {
+      for (TypeMirror arg : ((DeclaredType) t).getTypeArguments()) {
+        if (unresolved(arg)) {
+          return true;
+        }
+      }
+    }
+    if (t.getKind() == TypeKind.WILDCARD) {
+      WildcardType w = (WildcardType) t;
+      return (w.getExtendsBound() != null && unresolved(w.getExtendsBound()))
+          || (w.getSuperBound() != null && unresolved(w.getSuperBound()));
     }
     return false;
   }

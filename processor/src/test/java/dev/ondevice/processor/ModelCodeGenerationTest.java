@@ -87,6 +87,16 @@ class ModelCodeGenerationTest {
   }
 
   @Test
+  void aSubmoduleTypedByAnIntersectionBoundIsVisited() {
+    JavaFileObject wrapper = source("Wrapper", IMPORTS
+        + "class Wrapper<T extends Model & Runnable> extends Model {\n  T inner;\n}\n");
+    Compilation c = compile(wrapper);
+    assertThat(c).succeededWithoutWarnings();
+    assertThat(c).generatedSourceFile("test.OnDevice_Wrapper").contentsAsUtf8String()
+        .contains("visitor.submodule(prefix + \"inner\", model.inner);");
+  }
+
+  @Test
   void outputIsDeterministic() {
     JavaFileObject net = source("Net", IMPORTS + "class Net extends Model {\n  Parameter a;\n  Head h = new Head();\n}\n");
     assertThat(compile(HEAD, net)).generatedSourceFile("test.OnDevice_Net").contentsAsUtf8String()

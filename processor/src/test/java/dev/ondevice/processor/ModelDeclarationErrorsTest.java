@@ -202,4 +202,37 @@ class ModelDeclarationErrorsTest {
     assertThat(c).hadErrorContaining("Parameter field b must not be private").inFile(f).onLine(11);
     assertThat(c).hadErrorContaining(String.format(Messages.BUFFER_NOT_TENSOR, "c", "int")).inFile(f).onLine(12);
   }
+
+  @Test
+  void aFieldHidingAStateFieldOfTheSuperclass() {
+    JavaFileObject f = source("Net", HEADER
+        + "class Base extends Model {\n  Parameter fc;\n}\nclass Net extends Base {\n  Parameter fc;\n}\n");
+    assertOneError(compile(f), f, 13, String.format(Messages.HIDES_STATE, "fc", "Base", "fc"));
+  }
+
+  @Test
+  void nestedContainersOfModels() {
+    JavaFileObject f = net("  List<List<Net>> grid;", "  Net[][] rows;");
+    Compilation c = compile(f);
+    assertThat(c).hadErrorCount(2);
+    assertThat(c).hadErrorContaining(String.format(Messages.TENSOR_CONTAINER, "grid", "java.util.List<java.util.List<test.Net>>"))
+        .inFile(f).onLine(10);
+    assertThat(c).hadErrorContaining(String.format(Messages.TENSOR_CONTAINER, "rows", "test.Net[][]")).inFile(f)
+        .onLine(11);
+  }
+
+  @Test
+  void bufferInARecord() {
+    JavaFileObject f = source("Config", HEADER + "record Config(@Buffer Tensor mean) {}\n");
+    assertOneError(compile(f), f, 9, String.format(Messages.BUFFER_OUTSIDE_MODEL, "mean", "Config"));
+  }
+
+  @Test
+  void twoModelsWithTheSameGeneratedName() {
+    JavaFileObject f = source("Outer", HEADER
+        + "class Outer {\n  static class Inner extends Model {\n    Parameter w;\n  }\n}\n"
+        + "class Outer_Inner extends Model {\n  Parameter w;\n}\n");
+    assertOneError(compile(f), f, 14,
+        String.format(Messages.GENERATED_NAME_CLASH, "Outer_Inner", "test.Outer.Inner", "test.OnDevice_Outer_Inner"));
+  }
 }

@@ -35,6 +35,21 @@ class ModelTest {
   }
 
   @Test
+  void aMapWithoutAnOrderOfItsOwnIsVisitedInKeyOrder() {
+    Map<String, TestModels.Block> hashed = new java.util.HashMap<>();
+    hashed.put("c", new TestModels.Block(1));
+    hashed.put("ba", new TestModels.Block(2));
+    assertEquals(List.of("c", "ba"), List.copyOf(hashed.keySet()), "a HashMap's own order, not the keys' order");
+    assertEquals(List.of("heads.ba.w", "heads.c.w"),
+        List.copyOf(new TestModels.Heads(hashed).namedParameters().keySet()));
+    Map<String, TestModels.Block> inserted = new java.util.LinkedHashMap<>();
+    inserted.put("c", new TestModels.Block(1));
+    inserted.put("ba", new TestModels.Block(2));
+    assertEquals(List.of("heads.c.w", "heads.ba.w"),
+        List.copyOf(new TestModels.Heads(inserted).namedParameters().keySet()));
+  }
+
+  @Test
   void movingKeepsParameterIdentityMovesBuffersAndLeavesPinnedFields() {
     TestModels.Net net = new TestModels.Net();
     List<Parameter> before = net.parameters();

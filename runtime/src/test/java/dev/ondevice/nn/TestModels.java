@@ -46,6 +46,15 @@ final class TestModels {
     }
   }
 
+  /** Blocks in a map given from outside, of any kind. */
+  static class Heads extends Model {
+    final Map<String, Block> heads;
+
+    Heads(Map<String, Block> heads) {
+      this.heads = heads;
+    }
+  }
+
   /** A model holding the same block twice. */
   static class Shared extends Model {
     final Block first = new Block(5);

@@ -10,4 +10,10 @@ public interface StateVisitor {
   Tensor buffer(String name, Tensor value, boolean persistent, boolean pinnedToCpu);
 
   void submodule(String name, Model m);
+
+  default void submodules(String prefix, java.util.Map<String, ? extends Model> models) {
+    for (java.util.Map.Entry<String, ? extends Model> e : new java.util.TreeMap<>(models).entrySet()) {
+      submodule(prefix + e.getKey(), e.getValue());
+    }
+  }
 }
