@@ -21,9 +21,12 @@ import java.lang.annotation.Target;
  * </ul>
  *
  * <p>The processor rejects, each with a compile error on the field: any other value on a model
- * field (a field pinned to one GPU would break when the model moves), {@code @OnDevice} on a
- * {@code Parameter} (parameters always move with their model), on a field whose type is not a
- * tensor, on a private field, and a model-device {@code @OnDevice} field that is final or static.
+ * field than the model's device, {@code "cpu"} or {@code "cpu:0"} (a field pinned to one GPU would
+ * break when the model moves), {@code @OnDevice} on a {@code Parameter} (parameters always move
+ * with their model), on a field whose type is not a tensor, and a model-device {@code @OnDevice}
+ * field that is private, final or static (the generated code replaces it when the model moves). A
+ * {@code @OnDevice("cpu")} field without {@link Buffer} is left alone by the generated code, so it
+ * may be private or final.
  *
  * <p><b>On method parameters and return values</b> it is a contract at the method boundary, which
  * the device analysis checks at call sites and at returns: {@code "cpu"}, {@code "cuda"}, {@code

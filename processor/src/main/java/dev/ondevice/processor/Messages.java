@@ -33,8 +33,8 @@ final class Messages {
   static final String ON_DEVICE_NOT_TENSOR =
       "@OnDevice field %s must have type Tensor, not %s; only tensors have a device. Remove @OnDevice";
   static final String ON_DEVICE_BAD_VALUE =
-      "@OnDevice on model field %s must be \"model\" or \"cpu\", not \"%s\"; a field pinned to one GPU"
-          + " would break when the model moves";
+      "@OnDevice on model field %s must be \"model\" or \"cpu\", not \"%s\": a field pinned to one"
+          + " device would break when the model moves; use @OnDevice (the model's device) or @OnDevice(\"cpu\")";
   static final String HIDES_STATE =
       "Field %s hides the field of the same name in model superclass %s: both would be named %s in the"
           + " parameters and the state dict, and one would be lost; rename one of them";

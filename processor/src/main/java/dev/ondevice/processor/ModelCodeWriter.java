@@ -67,16 +67,17 @@ final class ModelCodeWriter {
     for (ModelField field : model.fields()) {
       visit.addCode(visitField(field));
     }
-    TypeSpec code = TypeSpec.classBuilder(model.generated().simpleName())
+    TypeSpec.Builder code = TypeSpec.classBuilder(model.generated().simpleName())
         .addJavadoc("The parameters, buffers and submodules of {@link $T}, in declaration order.\n",
             modelClass)
-        .addJavadoc(DO_NOT_EDIT)
-        .addAnnotation(GENERATED)
-        .addModifiers(Modifier.PUBLIC, Modifier.FINAL)
+        .addJavadoc(DO_NOT_EDIT);
+    if (model.generatedAnnotation()) {
+      code.addAnnotation(GENERATED);
+    }
+    code.addModifiers(Modifier.PUBLIC, Modifier.FINAL)
         .addSuperinterface(ParameterizedTypeName.get(MODEL_CODE, modelType))
-        .addMethod(visit.build())
-        .build();
-    return JavaFile.builder(model.generated().packageName(), code)
+        .addMethod(visit.build());
+    return JavaFile.builder(model.generated().packageName(), code.build())
         .skipJavaLangImports(true)
         .build()
         .toString();

@@ -14,15 +14,25 @@ final class ModelDescription {
   private final QualifiedName generated;
   private final QualifiedName superclassCode;
   private final List<ModelField> fields;
+  private final boolean generatedAnnotation;
 
   ModelDescription(TypeElement type, QualifiedName modelClass, QualifiedName generated,
-      QualifiedName superclassCode, List<ModelField> fields) {
+      QualifiedName superclassCode, List<ModelField> fields, boolean generatedAnnotation) {
+    this.generatedAnnotation = generatedAnnotation;
     this.type = type;
     this.modelClass = modelClass;
     this.typeParameters = type.getTypeParameters().size();
     this.generated = generated;
     this.superclassCode = superclassCode;
     this.fields = List.copyOf(fields);
+  }
+
+  /**
+   * Whether the generated class may carry {@code @javax.annotation.processing.Generated}: the
+   * annotation is visible where the model is (a named module must read {@code java.compiler}).
+   */
+  boolean generatedAnnotation() {
+    return generatedAnnotation;
   }
 
   /** The model class, the originating element of its generated code: for javac's thread only. */

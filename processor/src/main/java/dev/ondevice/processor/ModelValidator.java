@@ -15,6 +15,7 @@ import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.Modifier;
+import javax.lang.model.element.ModuleElement;
 import javax.lang.model.element.NestingKind;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
@@ -37,6 +38,7 @@ final class ModelValidator {
     CONTAINER_OF_STATE, MAP_WITH_BAD_KEY, UNBOUNDED_TYPE_VARIABLE, OTHER
   }
 
+  private static final String GENERATED = "javax.annotation.processing.Generated";
   private final Messager messager;
   private final Elements elements;
   private final Supplier<KnownTypes> known;
@@ -70,7 +72,14 @@ final class ModelValidator {
         checkNotHiding(type, field);
       }
     }
-    return failed ? null : new ModelDescription(type, name, generated, superCode, fields);
+    return failed ? null : new ModelDescription(type, name, generated, superCode, fields, generatedVisible(type));
+  }
+
+  /** Whether {@code @Generated} is visible from the module of {@code type} (any, on the class path). */
+  private boolean generatedVisible(TypeElement type) {
+    ModuleElement module = elements.getModuleOf(type);
+    return module == null || module.isUnnamed() ? elements.getTypeElement(GENERATED) != null
+        : elements.getTypeElement(module, GENERATED) != null;
   }
 
   /**
@@ -99,7 +108,7 @@ final class ModelValidator {
     return switch (holds(field.asType())) {
       case PARAMETER, SUBMODULE, SUBMODULE_LIST, PARAMETER_LIST, SUBMODULE_MAP -> true;
       case TENSOR -> annotations.find(field, Buffer.class) != null || (annotations.find(field, OnDevice.class) != null
-          && !"cpu".equals(AnnotationReader.string(annotations.find(field, OnDevice.class), "value")));
+          && !AnnotationReader.string(annotations.find(field, OnDevice.class), "value").startsWith("cpu"));
       default -> false;
     };
   }
@@ -153,7 +162,7 @@ final class ModelValidator {
     AnnotationMirror bufferMirror = annotations.find(field, Buffer.class);
     AnnotationMirror onDeviceMirror = annotations.find(field, OnDevice.class);
     String onDevice = onDeviceMirror == null ? null : AnnotationReader.string(onDeviceMirror, "value");
-    boolean pinnedToCpu = "cpu".equals(onDevice);
+    boolean pinnedToCpu = "cpu".equals(onDevice) || "cpu:0".equals(onDevice);
     Holds holds = holds(type);
     boolean isStatic = field.getModifiers().contains(Modifier.STATIC);
 

@@ -235,4 +235,10 @@ class ModelDeclarationErrorsTest {
     assertOneError(compile(f), f, 14,
         String.format(Messages.GENERATED_NAME_CLASH, "Outer_Inner", "test.Outer.Inner", "test.OnDevice_Outer_Inner"));
   }
+
+  @Test
+  void cpuZeroIsTheCpu() {
+    JavaFileObject f = net("  @OnDevice(\"cpu:0\") Tensor table;", "  @Buffer @OnDevice(\"cpu:0\") Tensor vocabulary;");
+    assertThat(compile(f)).succeededWithoutWarnings();
+  }
 }

@@ -43,6 +43,15 @@ final class ModelCodes {
           + " dev.ondevice:ondevice-processor on the annotation processor path (Maven: <annotationProcessorPaths>"
           + " of maven-compiler-plugin; Gradle: annotationProcessor) and recompile; see docs/processor.md", e);
     }
+    Module runtime = ModelCodes.class.getModule();
+    Module models = generated.getModule();
+    if (models.isNamed() && !models.isExported(generated.getPackageName(), runtime)) {
+      throw new IllegalStateException("The generated code " + name + " of model class " + type.getName()
+          + " is in package " + generated.getPackageName() + ", which module " + models.getName()
+          + " does not export to " + (runtime.isNamed() ? "module " + runtime.getName() : "the ondevice runtime")
+          + "; add 'exports " + generated.getPackageName() + (runtime.isNamed() ? " to " + runtime.getName() : "")
+          + ";' (or 'opens') to its module-info.java");
+    }
     try {
       return (ModelCode<?>) generated.getDeclaredConstructor().newInstance();
     } catch (ReflectiveOperationException | ClassCastException e) {

@@ -1,6 +1,7 @@
 package dev.ondevice.nn;
 
 import dev.ondevice.Autograd;
+import dev.ondevice.Device;
 import dev.ondevice.Parameter;
 import dev.ondevice.Tensor;
 import java.util.ArrayList;
@@ -15,14 +16,22 @@ final class StateLoader {
   static LoadResult load(Model model, Map<String, Tensor> state, boolean strict) {
     Map<String, Tensor> expected = model.stateDict();
     Map<String, Tensor> nullBuffers = new LinkedHashMap<>();
+    Device[] modelDevice = {null};
     model.walk("", new StateVisitor() {
       @Override
-      public void parameter(String name, Parameter p) {}
+      public void parameter(String name, Parameter p) {
+        if (modelDevice[0] == null && p != null) {
+          modelDevice[0] = p.device();
+        }
+      }
 
       @Override
       public Tensor buffer(String name, Tensor value, boolean persistent, boolean pinnedToCpu) {
         if (value == null && persistent) {
           nullBuffers.put(name, null);
+        }
+        if (modelDevice[0] == null && value != null && !pinnedToCpu) {
+          modelDevice[0] = value.device();
         }
         return value;
       }
@@ -74,7 +83,10 @@ final class StateLoader {
             return value;
           }
           if (value == null) {
-            return loaded.clone();
+            // A buffer still unset takes the loaded values where the model keeps its state.
+            Device target = pinnedToCpu || modelDevice[0] == null ? Device.cpu() : modelDevice[0];
+            Tensor placed = loaded.to(target);
+            return placed == loaded ? loaded.clone() : placed;
           }
           value.copyFrom(loaded);
           return value;

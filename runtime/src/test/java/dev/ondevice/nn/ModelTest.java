@@ -35,6 +35,19 @@ class ModelTest {
   }
 
   @Test
+  void loadingIntoAnUnsetBufferPutsItWithTheModelOrOnTheCpuWhenPinned() {
+    TestModels.Lazy model = new TestModels.Lazy();
+    model.toDevice(CUDA);
+    Map<String, Tensor> state = new java.util.LinkedHashMap<>(new TestModels.Lazy().stateDict());
+    state.put("stats", Tensor.ones(3));
+    state.put("vocabulary", Tensor.arange(4));
+    model.loadStateDict(state, true);
+    assertEquals(CUDA, model.stats.device());
+    assertEquals(Device.cpu(), model.vocabulary.device());
+    assertArrayEquals(new float[] {1, 1, 1}, model.stats.cpu().toFloatArray());
+  }
+
+  @Test
   void aMapWithoutAnOrderOfItsOwnIsVisitedInKeyOrder() {
     Map<String, TestModels.Block> hashed = new java.util.HashMap<>();
     hashed.put("c", new TestModels.Block(1));

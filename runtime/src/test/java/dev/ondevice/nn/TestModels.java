@@ -55,6 +55,13 @@ final class TestModels {
     }
   }
 
+  /** Buffers filled lazily: null until the first batch, or until a checkpoint is loaded. */
+  static class Lazy extends Model {
+    final Linear fc = new Linear(2, 2);
+    @Buffer Tensor stats;
+    @Buffer @OnDevice("cpu") Tensor vocabulary;
+  }
+
   /** A model holding the same block twice. */
   static class Shared extends Model {
     final Block first = new Block(5);
