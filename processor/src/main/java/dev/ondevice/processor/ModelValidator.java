@@ -78,7 +78,7 @@ final class ModelValidator {
   /** Whether {@code @Generated} is visible from the module of {@code type} (any, on the class path). */
   private boolean generatedVisible(TypeElement type) {
     ModuleElement module = elements.getModuleOf(type);
-    return module == null || module.isUnnamed() ? elements.getTypeElement(GENERATED) != null
+    return (module == null || module.isUnnamed()) ? elements.getTypeElement(GENERATED) != null
         : elements.getTypeElement(module, GENERATED) != null;
   }
 
