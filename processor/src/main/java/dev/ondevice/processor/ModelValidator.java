@@ -6,7 +6,9 @@ import dev.ondevice.annotations.Buffer;
 import dev.ondevice.annotations.OnDevice;
 import dev.ondevice.processor.analysis.AnnotationReader;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import javax.annotation.processing.Messager;
@@ -43,6 +45,7 @@ final class ModelValidator {
   private final Elements elements;
   private final Supplier<KnownTypes> known;
   private final AnnotationReader annotations;
+  private final Map<ModuleElement, Boolean> generatedVisible = new HashMap<>();
   private boolean failed;
 
   /** @param known the runtime types, looked up on first use (most classes of a compilation need none) */
@@ -75,11 +78,14 @@ final class ModelValidator {
     return failed ? null : new ModelDescription(type, name, generated, superCode, fields, generatedVisible(type));
   }
 
-  /** Whether {@code @Generated} is visible from the module of {@code type} (any, on the class path). */
+  /**
+   * Whether {@code @Generated} is visible from the module of {@code type} (any, on the class path);
+   * answered once per module, as a lookup by name tries every module of the platform.
+   */
   private boolean generatedVisible(TypeElement type) {
     ModuleElement module = elements.getModuleOf(type);
-    return (module == null || module.isUnnamed()) ? elements.getTypeElement(GENERATED) != null
-        : elements.getTypeElement(module, GENERATED) != null;
+    return generatedVisible.computeIfAbsent(module, m -> (m == null || m.isUnnamed())
+        ? elements.getTypeElement(GENERATED) != null : elements.getTypeElement(m, GENERATED) != null);
   }
 
   /**
