@@ -11,7 +11,7 @@ final class Messages {
       "Tensor field %s is not registered with its model: it would stay on cpu when the model moves;"
           + " annotate it @Buffer, or @OnDevice(\"cpu\") if it must stay there";
   static final String PRIVATE_FIELD =
-      "%s field %s must not be private; the generated %s reads and writes it. Make it package-private";
+      "%s field %s must not be private; the generated %s %s it. Make it package-private";
   static final String FINAL_BUFFER =
       "%s field %s must not be final; toDevice replaces it with the moved tensor. Remove final";
   static final String STATIC_BUFFER =

@@ -242,7 +242,8 @@ final class ModelValidator {
   private ModelField accessible(VariableElement field, String what, QualifiedName generated, ModelField.Kind kind,
       boolean persistent, boolean pinnedToCpu) {
     if (field.getModifiers().contains(Modifier.PRIVATE)) {
-      return error(field, null, Messages.PRIVATE_FIELD, what, field.getSimpleName(), generated.simpleName());
+      return error(field, null, Messages.PRIVATE_FIELD, what, field.getSimpleName(), generated.simpleName(),
+          kind == ModelField.Kind.BUFFER ? "reads and writes" : "reads");
     }
     return new ModelField(field.getSimpleName().toString(), kind, persistent, pinnedToCpu);
   }

@@ -48,19 +48,22 @@ class ModelDeclarationErrorsTest {
   @Test
   void privateParameter() {
     JavaFileObject f = net("  private Parameter weight;");
-    assertOneError(compile(f), f, 10, String.format(Messages.PRIVATE_FIELD, "Parameter", "weight", "OnDevice_Net"));
+    assertOneError(compile(f), f, 10, String.format(Messages.PRIVATE_FIELD, "Parameter", "weight", "OnDevice_Net",
+        "reads"));
   }
 
   @Test
   void privateBuffer() {
     JavaFileObject f = net("  @Buffer private Tensor runningMean;");
-    assertOneError(compile(f), f, 10, "@Buffer field runningMean must not be private");
+    assertOneError(compile(f), f, 10, "@Buffer field runningMean must not be private; the generated OnDevice_Net"
+        + " reads and writes it");
   }
 
   @Test
   void privateSubmodule() {
     JavaFileObject f = net("  private Net inner;");
-    assertOneError(compile(f), f, 10, String.format(Messages.PRIVATE_FIELD, "Submodule", "inner", "OnDevice_Net"));
+    assertOneError(compile(f), f, 10, String.format(Messages.PRIVATE_FIELD, "Submodule", "inner", "OnDevice_Net",
+        "reads"));
   }
 
   @Test
