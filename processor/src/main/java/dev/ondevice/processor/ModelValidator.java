@@ -113,10 +113,18 @@ final class ModelValidator {
     }
     return switch (holds(field.asType())) {
       case PARAMETER, SUBMODULE, SUBMODULE_LIST, PARAMETER_LIST, SUBMODULE_MAP -> true;
-      case TENSOR -> annotations.find(field, Buffer.class) != null || (annotations.find(field, OnDevice.class) != null
-          && !AnnotationReader.string(annotations.find(field, OnDevice.class), "value").startsWith("cpu"));
+      case TENSOR -> {
+        AnnotationMirror onDevice = annotations.find(field, OnDevice.class);
+        yield annotations.find(field, Buffer.class) != null
+            || (onDevice != null && !pinnedToCpu(AnnotationReader.string(onDevice, "value")));
+      }
       default -> false;
     };
+  }
+
+  /** Whether an {@code @OnDevice} value (null without one) keeps a field on the CPU. */
+  private static boolean pinnedToCpu(String onDevice) {
+    return "cpu".equals(onDevice) || "cpu:0".equals(onDevice);
   }
 
   /** Reports {@code @Buffer} fields of a class that is not a model. */
@@ -168,7 +176,7 @@ final class ModelValidator {
     AnnotationMirror bufferMirror = annotations.find(field, Buffer.class);
     AnnotationMirror onDeviceMirror = annotations.find(field, OnDevice.class);
     String onDevice = onDeviceMirror == null ? null : AnnotationReader.string(onDeviceMirror, "value");
-    boolean pinnedToCpu = "cpu".equals(onDevice) || "cpu:0".equals(onDevice);
+    boolean pinnedToCpu = pinnedToCpu(onDevice);
     Holds holds = holds(type);
     boolean isStatic = field.getModifiers().contains(Modifier.STATIC);
 

@@ -64,7 +64,7 @@ final class AccumulateOnDeviceFix {
         || !readsATensor(ctx, call, select)) {
       return null;
     }
-    String read = ((MemberSelectTree) item.getMethodSelect()).getIdentifier().toString();
+    String read = select.getIdentifier().toString();
     TypeKind result = ctx.trees().getTypeMirror(call).getKind();
     boolean integral = result == TypeKind.LONG;
     if (!(result == TypeKind.DOUBLE || result == TypeKind.FLOAT || integral)) {
@@ -99,7 +99,7 @@ final class AccumulateOnDeviceFix {
     edits.add(Fix.replaceEdit(declaration.getInitializer(), integral ? "Tensor.scalar(0L)" : "Tensor.scalar(0.0)"));
     String name = total.getSimpleName().toString();
     boolean floatTotal = total.asType().getKind() == TypeKind.FLOAT;
-    String receiver = ctx.text(((MemberSelectTree) item.getMethodSelect()).getExpression());
+    String receiver = ctx.text(select.getExpression());
     edits.add(Fix.replaceEdit(assign, name + " = " + name + ".add(" + receiver + ".detach())"));
     boolean[] safe = {true};
     TreePath method = enclosingMethodBody(loop);

@@ -277,55 +277,42 @@ final class MethodInterpreter {
   }
 
   private void switchStatement(TreePath path, SwitchTree t) {
-    expression(new TreePath(path, t.getExpression()));
+    cases(path, t.getExpression(), t.getCases(), t);
+  }
+
+  /** A switch expression: its value is the join of its cases' values. */
+  private Value switchExpression(TreePath path, SwitchExpressionTree t) {
+    Value result = null;
+    for (Value v : cases(path, t.getExpression(), t.getCases(), t).yields) {
+      result = result == null ? v : result.join(v);
+    }
+    return result == null ? Value.UNKNOWN : result;
+  }
+
+  /**
+   * The cases of a switch statement or expression, each from the environment after the selector
+   * (or the one falling through into it), the environments where they end joined. Returns the
+   * switch's frame, whose {@code yields} hold the values of an expression's cases.
+   */
+  private Frame cases(TreePath path, ExpressionTree selector, List<? extends CaseTree> cases, Tree t) {
+    expression(new TreePath(path, selector));
     Frame f = new Frame(t, null, false);
     frames.push(f);
     Env entry = env.copy();
     Env fallthrough = Env.unreachable();
     Env exits = Env.unreachable();
     boolean hasDefault = false;
-    for (CaseTree c : t.getCases()) {
+    for (CaseTree c : cases) {
       TreePath cp = new TreePath(path, c);
       hasDefault |= c.getExpressions().isEmpty();
       env = entry.join(fallthrough);
-      if (c.getBody() != null) {
-        body(new TreePath(cp, c.getBody()));
-        exits = exits.join(env);
-        fallthrough = Env.unreachable();
-      } else {
-        for (StatementTree s : c.getStatements()) {
-          statement(new TreePath(cp, s));
-        }
-        fallthrough = env;
-      }
-    }
-    frames.pop();
-    env = exits.join(fallthrough);
-    env = joinAll(env, f.breaks);
-    if (!hasDefault) {
-      env = env.join(entry);
-    }
-  }
-
-  /** A switch expression: each case from the environment after the selector, the results joined. */
-  private Value switchExpression(TreePath path, SwitchExpressionTree t) {
-    expression(new TreePath(path, t.getExpression()));
-    Frame f = new Frame(t, null, false);
-    frames.push(f);
-    Env entry = env.copy();
-    Env fallthrough = Env.unreachable();
-    Env exits = Env.unreachable();
-    Value result = null;
-    for (CaseTree c : t.getCases()) {
-      TreePath cp = new TreePath(path, c);
-      env = entry.join(fallthrough);
       fallthrough = Env.unreachable();
       if (c.getBody() instanceof ExpressionTree e) {
-        Value v = expression(new TreePath(cp, e));
-        result = result == null ? v : result.join(v);
+        f.yields.add(expression(new TreePath(cp, e)));
         exits = exits.join(env);
       } else if (c.getBody() != null) {
         statement(new TreePath(cp, c.getBody()));
+        exits = exits.join(env);
       } else {
         for (StatementTree s : c.getStatements()) {
           statement(new TreePath(cp, s));
@@ -334,11 +321,11 @@ final class MethodInterpreter {
       }
     }
     frames.pop();
-    env = joinAll(exits, f.breaks);
-    for (Value v : f.yields) {
-      result = result == null ? v : result.join(v);
+    env = joinAll(exits.join(fallthrough), f.breaks);
+    if (!hasDefault && t instanceof SwitchTree) {
+      env = env.join(entry);
     }
-    return result == null ? Value.UNKNOWN : result;
+    return f;
   }
 
   private void yieldStatement(TreePath path, YieldTree t) {
