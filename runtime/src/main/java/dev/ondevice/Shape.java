@@ -1,5 +1,6 @@
 package dev.ondevice;
 
+import dev.ondevice.annotations.ZeroDim;
 import java.util.Arrays;
 
 /** The sizes of a tensor's dimensions: an immutable value. A 0-dim (scalar) tensor has shape {@code []}. */
@@ -35,6 +36,7 @@ public final class Shape {
   }
 
   /** The shape of a 0-dim tensor. */
+  @ZeroDim
   public static Shape scalar() {
     return SCALAR;
   }

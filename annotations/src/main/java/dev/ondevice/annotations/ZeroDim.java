@@ -6,7 +6,12 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
-/** The method's tensor result is 0-dim (a full reduction such as {@code sum()}). */
+/**
+ * The method's tensor result is 0-dim (a full reduction such as {@code sum()}); on a method that
+ * returns a shape, the shape has no dimensions ({@code Shape.scalar()}), and a factory given it
+ * creates a 0-dim tensor. A 0-dim tensor on the CPU may meet tensors on any device, as in PyTorch,
+ * so the device analysis does not report it as a mixed-device operand.
+ */
 @Documented
 @Retention(RetentionPolicy.CLASS)
 @Target(ElementType.METHOD)

@@ -364,6 +364,7 @@ class DeviceAnalysisTest {
             }
           }
 
+          @SuppressWarnings("LocalModelClass")
           static Model head() {
             return new Base() {
               @Override
@@ -377,7 +378,7 @@ class DeviceAnalysisTest {
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
     assertThat(c).hadErrorContaining("inside (anonymous Base).forward, where it meets super.forward(x)").inFile(f)
-        .onLine(23);
+        .onLine(24);
   }
 
   @Test
@@ -629,6 +630,185 @@ class DeviceAnalysisTest {
             Tensor a = new Flat().forward(x);
             Tensor b = new Stack(new Dense(device)).forward(x);
             Tensor c = new Stack(new Dense()).forward(x); // expect: ModelNotMoved
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void theFirstIterationOfALoopStartsFromTheValuesBeforeIt() {
+    check("FirstIteration", """
+        class FirstIteration {
+          static class Cell extends Model {
+            dev.ondevice.Parameter w;
+            Tensor forward(Tensor x, Tensor h) {
+              return x.add(h);
+            }
+          }
+
+          Tensor hidden(Device device, List<Tensor> steps) {
+            Cell cell = new Cell();
+            cell.toDevice(device);
+            Tensor h = Tensor.zeros(4, 16);
+            for (Tensor x : steps) {
+              h = cell.forward(x.to(device), h); // expect: MixedDevices
+            }
+            return h;
+          }
+
+          Tensor average(Device device) {
+            Tensor avg = Tensor.zeros(4, 4);
+            for (int i = 0; i < 10; i++) {
+              avg = Tensor.randn(4, 4, device).add(avg); // expect: MixedDevices
+            }
+            return avg;
+          }
+
+          Tensor movedOnTheFirstIteration(Device device, List<Tensor> steps) {
+            Tensor h = Tensor.zeros(4, 16);
+            for (Tensor x : steps) {
+              h = h.to(device);
+              h = x.to(device).add(h);
+            }
+            return h;
+          }
+
+          Tensor untilBreak(Device device, Tensor x) {
+            while (true) {
+              x = x.to(device);
+              break;
+            }
+            return x.add(Tensor.randn(2, 2)); // expect: MixedDevices
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void zeroDimShapesGiveCpuScalarsThatMeetAnyDevice() {
+    check("ScalarShapes", """
+        class ScalarShapes {
+          Tensor run(Device device) {
+            Tensor x = Tensor.randn(2, 2, device);
+            Tensor total = Tensor.zeros(dev.ondevice.Shape.scalar());
+            Tensor half = Tensor.full(dev.ondevice.Shape.scalar(), 0.5);
+            Tensor row = Tensor.zeros(dev.ondevice.Shape.of(2));
+            return x.add(total).mul(half).add(row); // expect: MixedDevices
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void aModelMovedInALambdaMayBeOnEitherDevice() {
+    check("LambdaMove", """
+        class LambdaMove {
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+            Tensor forward(Tensor x) {
+              return x;
+            }
+          }
+
+          static void timed(Runnable r) {
+            r.run();
+          }
+
+          Tensor moved(Device device) {
+            Net net = new Net();
+            timed(() -> net.toDevice(device));
+            return net.forward(Tensor.randn(2, 2, device));
+          }
+
+          Tensor notMoved(Device device) {
+            Net net = new Net();
+            timed(() -> System.out.println(net));
+            return net.forward(Tensor.randn(2, 2, device)); // expect: ModelNotMoved
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void blockingCopiesToTheHostInTheBatchLoopAreHostSyncs() {
+    check("CopyToHost", """
+        class CopyToHost {
+          void run(Device device, Loader loader) {
+            for (Loader.Batch b : loader) {
+              Tensor pred = b.inputs().to(device);
+              Tensor host = pred.to(Device.cpu()); // expect: warning HostSyncInLoop
+              Tensor later = pred.to(Device.cpu(), true);
+              Tensor stays = b.targets().to(Device.cpu());
+            }
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void finalDeviceFieldsHaveTheDeviceOfTheirInitializer() {
+    check("DeviceFields", """
+        class DeviceFields {
+          static final Device HOST = Device.cpu();
+          static final Device GPU = Device.cuda(0);
+
+          Tensor run() {
+            Tensor table = Tensor.randn(2, 2).to(HOST);
+            Tensor x = table.add(Tensor.randn(2, 2));
+            return Tensor.randn(2, 2, GPU).add(x); // expect: MixedDevices
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void methodReferencesWhoseResultsAreDropped() {
+    check("References", """
+        class References {
+          List<Tensor> run(List<Tensor> xs) {
+            xs.forEach(Tensor::cpu); // expect: DiscardedMove
+            xs.forEach(x -> x.cpu()); // expect: DiscardedMove
+            return xs.stream().map(Tensor::cpu).toList();
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void aFunctionThatDeclaresAnExceptionRunsForIt() {
+    check("Throwing", """
+        class Throwing {
+          interface Executable {
+            void execute() throws Throwable;
+          }
+
+          static void assertThrows(Class<? extends Throwable> type, Executable e) {}
+
+          void run(Tensor a, Tensor b) {
+            assertThrows(IllegalArgumentException.class, () -> a.add(b));
+            Runnable r = () -> a.add(b); // expect: DiscardedTensorOp
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void localAndAnonymousModelClassesAreReported() {
+    check("LocalModels", """
+        class LocalModels {
+          void run(Device device) {
+            class Net extends Model { // expect: LocalModelClass
+              dev.ondevice.Parameter w;
+            }
+            Model anonymous = new Model() {}; // expect: LocalModelClass
+            Runnable notAModel = new Runnable() {
+              public void run() {}
+            };
+          }
+
+          @SuppressWarnings("LocalModelClass")
+          void quiet() {
+            Model anonymous = new Model() {};
           }
         }\
         """);

@@ -15,7 +15,7 @@ import javax.tools.JavaFileObject;
 /** Test sources: stubs of the runtime API, golden files, and compilation with the processor. */
 final class Sources {
   private static final String[] STUBS = {
-    "dev/ondevice/Tensor.java", "dev/ondevice/Parameter.java", "dev/ondevice/Device.java",
+    "dev/ondevice/Tensor.java", "dev/ondevice/Shape.java", "dev/ondevice/Parameter.java", "dev/ondevice/Device.java",
     "dev/ondevice/Cuda.java", "dev/ondevice/Loader.java", "dev/ondevice/Loss.java",
     "dev/ondevice/nn/Model.java", "dev/ondevice/nn/ModelCode.java", "dev/ondevice/nn/StateVisitor.java"
   };

@@ -23,6 +23,26 @@ public class Tensor {
   }
 
   @Factory
+  public static Tensor zeros(Shape shape) {
+    return null;
+  }
+
+  @Factory
+  public static Tensor full(Shape shape, double value) {
+    return null;
+  }
+
+  @Factory
+  public static Tensor ones(Shape shape) {
+    return null;
+  }
+
+  @Factory
+  public static Tensor ones(Shape shape, Device device) {
+    return null;
+  }
+
+  @Factory
   public static Tensor randn(long... shape) {
     return null;
   }

@@ -3,6 +3,7 @@ package dev.ondevice.cpu;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.ForkJoinWorkerThread;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Splits index ranges over the CPU threads: the calling thread runs one chunk and a pool of
@@ -14,12 +15,18 @@ public final class Parallel {
   public static final int THREADS =
       Math.max(1, Integer.getInteger("ondevice.cpu.threads", Runtime.getRuntime().availableProcessors()));
 
+  /**
+   * Workers idle for a second end (and are started again by the next kernel that needs them), so
+   * that a launcher that waits for the threads of a program after its main method returns, such as
+   * Maven's {@code exec:java}, is not kept waiting: ForkJoinPool workers do not end when
+   * interrupted.
+   */
   private static final ForkJoinPool POOL = new ForkJoinPool(THREADS, pool -> {
     ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
     t.setDaemon(true);
     t.setName("ondevice-cpu-" + t.getPoolIndex());
     return t;
-  }, null, false);
+  }, null, false, 0, THREADS + 256, 1, null, 1, TimeUnit.SECONDS);
 
   private Parallel() {}
 

@@ -193,6 +193,7 @@ class ModelTest {
   }
 
   @Test
+  @SuppressWarnings("LocalModelClass") // the run-time message, for code compiled without the analysis
   void anonymousModelClassesAreRejectedWithAReason() {
     Model anonymous = new Model() {};
     IllegalStateException e = assertThrows(IllegalStateException.class, () -> anonymous.toDevice(CUDA));

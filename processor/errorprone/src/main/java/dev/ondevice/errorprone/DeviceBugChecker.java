@@ -59,7 +59,21 @@ public abstract class DeviceBugChecker extends BugChecker implements BugChecker.
       downgrade(d);
     }
     for (Fix fix : f.fixes()) {
-      SuggestedFix.Builder s = SuggestedFix.builder().setShortDescription(fix.description());
+      SuggestedFix suggested = suggested(fix);
+      if (suggested != null) {
+        d.addFix(suggested);
+      }
+    }
+    return d.build();
+  }
+
+  /**
+   * The fix as Error Prone's, or null when one of its trees has no source position (code javac
+   * synthesised): the finding is then reported without it, never as a crash of the check.
+   */
+  private static SuggestedFix suggested(Fix fix) {
+    SuggestedFix.Builder s = SuggestedFix.builder().setShortDescription(fix.description());
+    try {
       for (Fix.Edit e : fix.edits()) {
         switch (e.kind()) {
           case REPLACE -> s.replace(e.tree(), e.text());
@@ -67,10 +81,11 @@ public abstract class DeviceBugChecker extends BugChecker implements BugChecker.
           default -> s.postfixWith(e.tree(), e.text());
         }
       }
-      fix.imports().forEach(s::addImport);
-      d.addFix(s.build());
+    } catch (IllegalArgumentException e) {
+      return null;
     }
-    return d.build();
+    fix.imports().forEach(s::addImport);
+    return s.build();
   }
 
   /**

@@ -169,4 +169,34 @@ class DeviceChecksTest {
         "  }",
         "}").doTest();
   }
+
+  @Test
+  void localModelClass() {
+    helper(LocalModelClass.class).addSourceLines("Test.java",
+        "import dev.ondevice.Tensor;",
+        "import dev.ondevice.nn.Layer;",
+        "import dev.ondevice.nn.Linear;",
+        "class Test {",
+        "  Layer build() {",
+        "    // BUG: Diagnostic contains: Model class Net is declared inside a method, where the ondevice processor",
+        "    class Net extends Layer {",
+        "      final Linear fc = new Linear(3, 2);",
+        "      @Override",
+        "      public Tensor forward(Tensor x) {",
+        "        return fc.forward(x);",
+        "      }",
+        "    }",
+        "    return new Net();",
+        "  }",
+        "  Layer inline() {",
+        "    // BUG: Diagnostic contains: This anonymous subclass of Layer is a model",
+        "    return new Layer() {",
+        "      @Override",
+        "      public Tensor forward(Tensor x) {",
+        "        return x.relu();",
+        "      }",
+        "    };",
+        "  }",
+        "}").doTest();
+  }
 }

@@ -579,4 +579,146 @@ class DeviceFixesTest {
         .expectUnchanged()
         .doTest(TestMode.TEXT_MATCH);
   }
+
+  @Test
+  void aVarTotalKeepsVarAndTakesATensor() {
+    helper(HostSyncInLoop.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.data.Batch;",
+            "import dev.ondevice.data.DataLoader;",
+            "import dev.ondevice.nn.Layer;",
+            "class Test {",
+            "  double epoch(Layer model, DataLoader loader, Device device) {",
+            "    var total = 0.0;",
+            "    for (Batch b : loader) {",
+            "      Tensor loss = model.forward(b.inputs().to(device)).mean();",
+            "      total += loss.item();",
+            "    }",
+            "    return total;",
+            "  }",
+            "}")
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.data.Batch;",
+            "import dev.ondevice.data.DataLoader;",
+            "import dev.ondevice.nn.Layer;",
+            "class Test {",
+            "  double epoch(Layer model, DataLoader loader, Device device) {",
+            "    var total = Tensor.scalar(0.0);",
+            "    for (Batch b : loader) {",
+            "      Tensor loss = model.forward(b.inputs().to(device)).mean();",
+            "      total = total.add(loss.detach());",
+            "    }",
+            "    return total.item();",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
+  void noAccumulateFixForATotalDeclaredWithAnother() {
+    helper(HostSyncInLoop.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.data.Batch;",
+            "import dev.ondevice.data.DataLoader;",
+            "import dev.ondevice.nn.Layer;",
+            "class Test {",
+            "  double epoch(Layer model, DataLoader loader, Device device) {",
+            "    double total = 0, steps = 0;",
+            "    for (Batch b : loader) {",
+            "      total += model.forward(b.inputs().to(device)).mean().item();",
+            "      steps++;",
+            "    }",
+            "    return total / steps;",
+            "  }",
+            "}")
+        .expectUnchanged()
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
+  void aModelDeclaredWithAnotherIsMovedAfterBoth() {
+    helper(ModelNotMoved.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.nn.Linear;",
+            "class Test {",
+            "  Tensor run(Device device) {",
+            "    Linear encoder = new Linear(3, 2), decoder = new Linear(2, 3);",
+            "    decoder.toDevice(device);",
+            "    return decoder.forward(encoder.forward(Tensor.randn(4, 3, device)));",
+            "  }",
+            "}")
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "import dev.ondevice.nn.Linear;",
+            "class Test {",
+            "  Tensor run(Device device) {",
+            "    Linear encoder = new Linear(3, 2), decoder = new Linear(2, 3);",
+            "    encoder.toDevice(device);",
+            "    decoder.toDevice(device);",
+            "    return decoder.forward(encoder.forward(Tensor.randn(4, 3, device)));",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
+  void aDeviceFieldOfAnotherClassIsNamedThroughIt() {
+    helper(MixedDevices.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  static final class Env {",
+            "    static final Device DEVICE = Device.cudaIfAvailable();",
+            "  }",
+            "  Tensor run(Tensor x) {",
+            "    Tensor b = Tensor.zeros(2, 2);",
+            "    return x.to(Env.DEVICE).add(b);",
+            "  }",
+            "}")
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  static final class Env {",
+            "    static final Device DEVICE = Device.cudaIfAvailable();",
+            "  }",
+            "  Tensor run(Tensor x) {",
+            "    Tensor b = Tensor.zeros(2, 2);",
+            "    return x.to(Env.DEVICE).add(b.to(Env.DEVICE));",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
+  void aMixedOperandCreatedOnTheCpuIsCreatedOnTheDevice() {
+    helper(MixedDevices.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor run(Device device) {",
+            "    return Tensor.randn(2, 2, device).add(Tensor.ones(2, 2));",
+            "  }",
+            "}")
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor run(Device device) {",
+            "    return Tensor.randn(2, 2, device).add(Tensor.ones(2, 2, device));",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
 }

@@ -37,7 +37,7 @@ import javax.lang.model.type.TypeKind;
  * </pre>
  *
  * Offered only when it is safe: a local {@code double} or {@code float} (for {@code item()}) or
- * {@code long} (for {@code itemAsLong()}) declared with the literal 0 in the block of
+ * {@code long} (for {@code itemAsLong()}), or a {@code var}, declared alone with the literal 0 in the block of
  * the batch loop, before it; changed in the loop by this one statement only; and only read after
  * the loop, where it becomes a read of the tensor ({@code (float)} for a {@code float} total). The
  * 0-dim CPU scalar it starts from may meet a tensor on any device, as in PyTorch.
@@ -95,7 +95,9 @@ final class AccumulateOnDeviceFix {
     SourcePositions positions = ctx.trees().getSourcePositions();
     long loopEnd = positions.getEndPosition(ctx.unit(), loop.getLeaf());
     List<Fix.Edit> edits = new ArrayList<>();
-    edits.add(Fix.replaceEdit(declaration.getType(), "Tensor"));
+    if (positions.getStartPosition(ctx.unit(), declaration.getType()) >= 0) {
+      edits.add(Fix.replaceEdit(declaration.getType(), "Tensor"));
+    } // else declared with var, which the new initializer makes a Tensor
     edits.add(Fix.replaceEdit(declaration.getInitializer(), integral ? "Tensor.scalar(0L)" : "Tensor.scalar(0.0)"));
     String name = total.getSimpleName().toString();
     boolean floatTotal = total.asType().getKind() == TypeKind.FLOAT;
@@ -148,6 +150,9 @@ final class AccumulateOnDeviceFix {
         return null;
       }
       if (s instanceof VariableTree v && variable.equals(ctx.trees().getElement(new TreePath(blockPath, s)))) {
+        if (StatementFixes.declaresSeveral(block, v)) {
+          return null; // double total = 0, steps = 0: the type is shared
+        }
         TypeKind kind = variable.asType().getKind();
         boolean zero = v.getInitializer() instanceof LiteralTree
             && ((LiteralTree) v.getInitializer()).getValue() instanceof Number

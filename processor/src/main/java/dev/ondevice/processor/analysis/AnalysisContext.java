@@ -40,6 +40,7 @@ final class AnalysisContext {
   private final IdentityHashMap<ExecutableElement, MethodSemantics> semantics;
   private final IdentityHashMap<Element, List<String>> suppressionLists = new IdentityHashMap<>();
   private final IdentityHashMap<VariableElement, Value> staticFields = new IdentityHashMap<>();
+  private final IdentityHashMap<VariableElement, Place> finalDevices = new IdentityHashMap<>();
   private final Deque<List<Finding>> buffers = new ArrayDeque<>();
   private final Map<String, Finding> committed = new LinkedHashMap<>();
   private final Name thisName;
@@ -209,6 +210,25 @@ final class AnalysisContext {
   }
 
   /**
+   * The device a final {@code Device} field is initialised with, when its source is in this
+   * compilation and the initializer's device is known ({@code Device.cpu()}, {@code
+   * Device.cuda(1)}, {@code Device.cudaIfAvailable()}); null otherwise.
+   */
+  Place finalDevice(VariableElement field) {
+    if (finalDevices.containsKey(field)) {
+      return finalDevices.get(field);
+    }
+    finalDevices.put(field, null);
+    if (!field.getModifiers().contains(javax.lang.model.element.Modifier.FINAL)) {
+      return null;
+    }
+    Value v = initializerValue(field);
+    Place p = v == null || !v.place().isKnown() ? null : v.place();
+    finalDevices.put(field, p);
+    return p;
+  }
+
+  /**
    * The value of a static tensor field: its initializer's, when its source is in this compilation,
    * else the CPU (where a static tensor is created unless it says otherwise).
    */
@@ -219,24 +239,32 @@ final class AnalysisContext {
     }
     Value cpu = Value.fresh(Place.CPU);
     staticFields.put(field, cpu);
-    TreePath path = trees.getPath(field);
-    Value v = cpu;
-    if (path != null && path.getLeaf() instanceof VariableTree && ((VariableTree) path.getLeaf()).getInitializer() != null) {
-      Element owner = field.getEnclosingElement();
-      ModelScope scope = new ModelScope(runtimeTypes, owner instanceof javax.lang.model.element.TypeElement typeElement
-          ? typeElement : null, null, false);
-      pushBuffer();
-      try {
-        v = new MethodInterpreter(this, scope, null, Env.start())
-            .expression(new TreePath(path, ((VariableTree) path.getLeaf()).getInitializer()));
-      } catch (RuntimeException e) {
-        v = Value.UNKNOWN;
-      } finally {
-        discardBuffer();
-      }
-    }
+    Value v = initializerValue(field);
+    v = v == null ? cpu : v;
     staticFields.put(field, v);
     return v;
+  }
+
+  /**
+   * The value of a field's initializer, interpreted without reporting; null when its source is
+   * not in this compilation or it has none.
+   */
+  private Value initializerValue(VariableElement field) {
+    TreePath path = trees.getPath(field);
+    if (path == null || !(path.getLeaf() instanceof VariableTree variable) || variable.getInitializer() == null) {
+      return null;
+    }
+    Element owner = field.getEnclosingElement();
+    ModelScope scope = new ModelScope(runtimeTypes, owner instanceof javax.lang.model.element.TypeElement typeElement
+        ? typeElement : null, null, false);
+    pushBuffer();
+    try {
+      return new MethodInterpreter(this, scope, null, Env.start()).expression(new TreePath(path, variable.getInitializer()));
+    } catch (RuntimeException e) {
+      return Value.UNKNOWN;
+    } finally {
+      discardBuffer();
+    }
   }
 
   private boolean suppresses(Element e, CheckId check) {

@@ -28,6 +28,8 @@ public enum CheckId {
       "A model that was never moved is used with tensors on another device"),
   STATIC_TENSOR_CONSTANT("StaticTensorConstant", Severity.ERROR,
       "A static tensor constant, on the CPU, meets tensors on another device"),
+  LOCAL_MODEL_CLASS("LocalModelClass", Severity.ERROR,
+      "A model class declared as a local or anonymous class, for which no code can be generated"),
   ANALYSIS_FAILURE("DeviceAnalysisFailure", Severity.WARNING,
       "The device analysis failed on a method, which was skipped");
 

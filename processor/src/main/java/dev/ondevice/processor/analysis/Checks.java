@@ -2,6 +2,7 @@ package dev.ondevice.processor.analysis;
 
 import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.IdentifierTree;
+import com.sun.source.tree.MemberReferenceTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.ParenthesizedTree;
@@ -87,6 +88,22 @@ final class Checks {
     }
   }
 
+  /** A method reference to a pure tensor method passed as a function whose result is dropped. */
+  void discardedReference(TreePath path, MemberReferenceTree reference, MethodSemantics s) {
+    String text = ctx.shortText(reference);
+    Element functional = ctx.types().types().asElement(ctx.trees().getTypeMirror(path));
+    String as = functional == null ? "a function" : functional.getSimpleName().toString();
+    if (s.kind == MethodSemantics.Kind.MOVE) {
+      report(CheckId.DISCARDED_MOVE, path, text + " returns a new tensor, and the " + as + " it is passed as discards"
+          + " it: tensors do not move in place (models do); keep the moved tensors, for example with"
+          + " stream().map(" + text + ").toList()", false);
+    } else {
+      report(CheckId.DISCARDED_TENSOR_OP, path, text + " returns a new tensor, and the " + as + " it is passed as"
+          + " discards it, so it does nothing; keep the results, for example with stream().map(" + text
+          + ").toList(), or use the in-place form of the op if there is one", false);
+    }
+  }
+
   /**
    * The tensor variable at the root of a discarded chain ({@code x} in {@code x.sub(m).div(s)}) when
    * assigning the result to it is a fix: the variable is read afterwards. Null otherwise.
@@ -164,14 +181,18 @@ final class Checks {
     }
     boolean onHost = c.receiver != null && Place.CPU.equals(c.receiver.place());
     if (interpreter.inBatchLoop() && !onHost) {
-      String text = ctx.shortText(c.tree);
-      TypeMirror result = c.method.getReturnType();
-      String advice = result.getKind().isPrimitive()
-          ? "accumulate on the device instead, as total = total.add(loss.detach()), and read the total once per epoch"
-          : "keep the values on the device in the loop and read them once per epoch";
-      report(CheckId.HOST_SYNC_IN_LOOP, c.path, text + " makes the host wait for the device on every batch (a"
-          + " synchronisation inside the batch loop); " + advice, false, AccumulateOnDeviceFix.of(ctx, c.path));
+      hostSyncInLoop(c);
     }
+  }
+
+  private void hostSyncInLoop(MethodInterpreter.Call c) {
+    String text = ctx.shortText(c.tree);
+    TypeMirror result = c.method.getReturnType();
+    String advice = result.getKind().isPrimitive()
+        ? "accumulate on the device instead, as total = total.add(loss.detach()), and read the total once per epoch"
+        : "keep the values on the device in the loop and read them once per epoch";
+    report(CheckId.HOST_SYNC_IN_LOOP, c.path, text + " makes the host wait for the device on every batch (a"
+        + " synchronisation inside the batch loop); " + advice, false, AccumulateOnDeviceFix.of(ctx, c.path));
   }
 
   /** A tensor printed or turned into a string: a host read. */
@@ -230,11 +251,18 @@ final class Checks {
     if (c.receiverTree != null && c.isCpuFactory(c.receiverTree) && target.isKnown() && !Place.CPU.equals(target)) {
       createThenMove(c);
     }
+    boolean fromDevice = receiver.place().kind() == Place.Kind.FIXED || receiver.place().kind() == Place.Kind.SYMBOL;
+    if (!nonBlocking && Place.CPU.equals(target) && fromDevice) {
+      // A blocking copy to the host waits for the device, as cpu() does.
+      if (interpreter.inBatchLoop() && !s.hostSync) {
+        hostSyncInLoop(c);
+      }
+      interpreter.env().completePendingHostCopies();
+    }
     Value result = Value.fresh(target).withZeroDim(receiver.zeroDim());
     if (s.pins) {
       result = result.withPinned(Value.Tri.YES);
     }
-    boolean fromDevice = receiver.place().kind() == Place.Kind.FIXED || receiver.place().kind() == Place.Kind.SYMBOL;
     if (nonBlocking && Place.CPU.equals(target) && fromDevice) {
       result = result.withPendingHostCopy(true);
     }
@@ -268,10 +296,19 @@ final class Checks {
     String suggestion = device == null || !(factory instanceof MethodInvocationTree call) ? null
         : CreateThenMoveFix.suggestion(ctx, c.receiverPath(), call, device);
     Fix fix = suggestion == null ? null : Fix.replace("create the tensor on the device", c.tree, suggestion);
-    report(CheckId.CREATE_THEN_MOVE, c.path, factoryText + " creates the tensor on the CPU and " + ctx.shortText(c.tree)
-        .substring(Math.min(factoryText.length(), ctx.shortText(c.tree).length())).replaceFirst("^\\.", "")
+    report(CheckId.CREATE_THEN_MOVE, c.path, factoryText + " creates the tensor on the CPU and " + moveText(c)
         + " copies it to the device right away; create it there instead"
         + (suggestion == null ? ": pass the device to the factory" : ": " + suggestion), false, fix);
+  }
+
+  /** The move without its receiver: {@code to(device)} of {@code Tensor.zeros(3).to(device)}. */
+  private String moveText(MethodInterpreter.Call c) {
+    CharSequence name = ((MemberSelectTree) c.tree.getMethodSelect()).getIdentifier();
+    List<String> args = new ArrayList<>();
+    for (ExpressionTree a : c.argumentTrees) {
+      args.add(ctx.shortText(a));
+    }
+    return name + "(" + String.join(", ", args) + ")";
   }
 
   /** The source of the move's Device argument, or null. */
@@ -548,11 +585,29 @@ final class Checks {
             ? "in device-agnostic code this runs only when " + other.value.place().describe()
                 + " is the CPU, and fails on the GPU machine"
             : "the op fails at run time";
+    String target = deviceText(other.value.place(), other);
+    String created = createdOn(moved, target);
+    if (created != null) {
+      report(CheckId.MIXED_DEVICES, at, op + " gets tensors on two devices: " + describe(a) + " and " + describe(b)
+          + "; " + why + ". Create " + moved.text() + " there: " + created, level == Place.Conflict.POSSIBLE,
+          Fix.replace("create it on the device", moved.path.getLeaf(), created));
+      return true;
+    }
     report(CheckId.MIXED_DEVICES, at, op + " gets tensors on two devices: " + describe(a) + " and " + describe(b)
-        + "; " + why + ". Move " + moved.text() + ": " + moved.text() + ".to("
-        + deviceText(other.value.place(), other) + ")", level == Place.Conflict.POSSIBLE,
-        moveFix(moved, deviceText(other.value.place(), other)));
+        + "; " + why + ". Move " + moved.text() + ": " + moved.text() + ".to(" + target + ")",
+        level == Place.Conflict.POSSIBLE, moveFix(moved, target));
     return true;
+  }
+
+  /**
+   * An operand created on the CPU for want of a device ({@code Tensor.ones(3)}), created on {@code
+   * device} instead ({@code Tensor.ones(3, device)}), rather than created and then moved; null when
+   * the operand is something else or its factory has no overload with a device.
+   */
+  private String createdOn(Operand o, String device) {
+    Tree t = o.path.getLeaf();
+    return device != null && t instanceof MethodInvocationTree call && interpreter.isCpuFactory(call)
+        ? CreateThenMoveFix.suggestion(ctx, o.path, call, device) : null;
   }
 
   /**
@@ -569,8 +624,16 @@ final class Checks {
     if (scope.isModelInstanceMethod() && p.equals(scope.thisValue().place())) {
       return "device()";
     }
-    boolean variable = p.kind() == Place.Kind.SYMBOL && p.name() != null && p.name().matches("[A-Za-z_$][\\w$]*");
-    return variable && StatementFixes.usableAt(ctx, at, p.name()) ? p.name() : null;
+    return namedInCode(p) && StatementFixes.usableAt(ctx, at, leadingName(p.name())) ? p.name() : null;
+  }
+
+  /**
+   * Whether a symbolic device is named by code that reads it again: a variable ({@code device}) or
+   * a field read through variables and types ({@code Env.DEVICE}, {@code cfg.device}).
+   */
+  private static boolean namedInCode(Place p) {
+    return p.kind() == Place.Kind.SYMBOL && p.name() != null
+        && p.name().matches("[A-Za-z_$][\\w$]*(\\.[A-Za-z_$][\\w$]*)*");
   }
 
   private static String describe(Operand o) {
@@ -606,7 +669,7 @@ final class Checks {
    * or the device of the tensor beside it.
    */
   private String deviceText(Place p, Operand beside) {
-    if (p.kind() == Place.Kind.SYMBOL && p.name() != null && p.name().matches("[A-Za-z_$][\\w$]*")) {
+    if (namedInCode(p)) {
       return p.name();
     }
     if (p.kind() == Place.Kind.FIXED) {

@@ -4,6 +4,7 @@ import com.sun.source.tree.BlockTree;
 import com.sun.source.tree.ClassTree;
 import com.sun.source.tree.CompilationUnitTree;
 import com.sun.source.tree.MethodTree;
+import com.sun.source.tree.NewClassTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.tree.VariableTree;
 import com.sun.source.util.TreePath;
@@ -59,6 +60,12 @@ public final class DeviceAnalysis {
     AnalysisContext ctx = new AnalysisContext(trees, unit, elements, runtimeTypes, options, semantics);
     new TreePathScanner<Void, Void>() {
       @Override
+      public Void visitClass(ClassTree node, Void unused) {
+        localModelClass(ctx, getCurrentPath());
+        return super.visitClass(node, null);
+      }
+
+      @Override
       public Void visitMethod(MethodTree node, Void unused) {
         boolean declaresClass = node.getBody() != null && analyzeBody(ctx, getCurrentPath());
         return declaresClass ? super.visitMethod(node, null) : null;
@@ -83,6 +90,31 @@ public final class DeviceAnalysis {
       }
     }.scan(classPath, null);
     return ctx.findings();
+  }
+
+  /**
+   * Reports a local or anonymous class that is a model: the processor sees only the classes a
+   * program declares by name outside method bodies, so no code is generated for it, and moving it,
+   * listing its parameters or saving its state would fail at run time.
+   */
+  private void localModelClass(AnalysisContext ctx, TreePath classPath) {
+    if (!(trees.getElement(classPath) instanceof TypeElement type) || !runtimeTypes.isModel(type.asType())) {
+      return;
+    }
+    String why = " the ondevice processor cannot generate its code (moving it, listing its parameters, saving its"
+        + " state), so these fail at run time; ";
+    switch (type.getNestingKind()) {
+      case LOCAL -> ctx.report(CheckId.LOCAL_MODEL_CLASS, classPath, "Model class " + type.getSimpleName()
+          + " is declared inside a method, where" + why + "declare " + type.getSimpleName()
+          + " as a top-level class or a static nested class", false);
+      case ANONYMOUS -> {
+        TreePath at = classPath.getParentPath().getLeaf() instanceof NewClassTree ? classPath.getParentPath() : classPath;
+        ctx.report(CheckId.LOCAL_MODEL_CLASS, at, "This anonymous subclass of "
+            + types.asElement(type.getSuperclass()).getSimpleName() + " is a model, for which" + why
+            + "declare it as a named top-level class or static nested class", false);
+      }
+      default -> {}
+    }
   }
 
   /**

@@ -19,6 +19,7 @@ import com.sun.source.tree.LabeledStatementTree;
 import com.sun.source.tree.LambdaExpressionTree;
 import com.sun.source.tree.LiteralTree;
 import com.sun.source.tree.IdentifierTree;
+import com.sun.source.tree.MemberReferenceTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.MethodTree;
@@ -96,6 +97,11 @@ final class MethodInterpreter {
   private String pendingLabel;
   /** Whether the body declares a local or anonymous class, whose own bodies the analysis must visit. */
   private boolean declaresClass;
+  /**
+   * The local variables whose device an in-place call changed ({@code model.toDevice(device)}),
+   * with their new value: what a lambda does to the variables it captures. Null until one is.
+   */
+  private IdentityHashMap<Element, Value> changedInPlace;
 
   MethodInterpreter(AnalysisContext ctx, ModelScope scope, ExecutableElement method, Env start) {
     this.ctx = ctx;
@@ -394,6 +400,9 @@ final class MethodInterpreter {
     if (batchLoop) {
       batchDepth++;
     }
+    // The findings of the first pass hold for the first iteration, which starts from the values
+    // the loop is entered with; those of the last pass hold for every iteration. The passes in
+    // between see the values of some iterations joined, and add nothing: their findings are dropped.
     for (int pass = 1; ; pass++) {
       ctx.pushBuffer();
       Frame frame = new Frame(t, label, true);
@@ -408,7 +417,11 @@ final class MethodInterpreter {
         env = joinAll(exit, frame.breaks);
         break;
       }
-      ctx.discardBuffer();
+      if (pass == 1) {
+        ctx.commitBuffer();
+      } else {
+        ctx.discardBuffer();
+      }
       head = next;
     }
     if (batchLoop) {
@@ -422,8 +435,9 @@ final class MethodInterpreter {
     return switch (t.getKind()) {
       case WHILE_LOOP -> {
         WhileLoopTree w = (WhileLoopTree) t;
-        expression(new TreePath(path, w.getCondition()));
-        Env exit = env.copy();
+        TreePath condition = new TreePath(path, w.getCondition());
+        expression(condition);
+        Env exit = Boolean.TRUE.equals(constant(condition)) ? Env.unreachable() : env.copy();
         statement(new TreePath(path, w.getStatement()));
         yield exit;
       }
@@ -432,15 +446,17 @@ final class MethodInterpreter {
         statement(new TreePath(path, d.getStatement()));
         env = joinAll(env, frame.continues);
         frame.continues.clear();
-        expression(new TreePath(path, d.getCondition()));
-        yield env.copy();
+        TreePath condition = new TreePath(path, d.getCondition());
+        expression(condition);
+        yield Boolean.TRUE.equals(constant(condition)) ? Env.unreachable() : env.copy();
       }
       case FOR_LOOP -> {
         ForLoopTree f = (ForLoopTree) t;
-        if (f.getCondition() != null) {
-          expression(new TreePath(path, f.getCondition()));
+        TreePath condition = f.getCondition() == null ? null : new TreePath(path, f.getCondition());
+        if (condition != null) {
+          expression(condition);
         }
-        Env exit = f.getCondition() == null ? Env.unreachable() : env.copy();
+        Env exit = condition == null || Boolean.TRUE.equals(constant(condition)) ? Env.unreachable() : env.copy();
         statement(new TreePath(path, f.getStatement()));
         env = joinAll(env, frame.continues);
         frame.continues.clear();
@@ -541,7 +557,11 @@ final class MethodInterpreter {
         checks.printed(new TreePath(path, c.getExpression()), r, isString(path));
         yield Value.UNKNOWN;
       }
-      case CLASS, MEMBER_REFERENCE -> {
+      case MEMBER_REFERENCE -> {
+        memberReference(path, (MemberReferenceTree) t);
+        yield Value.UNKNOWN;
+      }
+      case CLASS -> {
         skipped(t);
         yield Value.UNKNOWN;
       }
@@ -612,7 +632,8 @@ final class MethodInterpreter {
         Value v = env.get(e);
         yield v == null ? Value.UNKNOWN : v;
       }
-      case FIELD -> ctx.isThisOrSuper(e) ? thisValue : checks.scope().field(ctx, (VariableElement) e, thisValue);
+      case FIELD -> ctx.isThisOrSuper(e) ? thisValue
+          : checks.scope().field(ctx, (VariableElement) e, thisValue, e.getSimpleName().toString());
       default -> Value.UNKNOWN;
     };
   }
@@ -625,7 +646,7 @@ final class MethodInterpreter {
         && receiverElement.getKind() == ElementKind.PACKAGE);
     Value receiver = typeName ? Value.UNKNOWN : expression(receiverPath);
     if (e != null && e.getKind() == ElementKind.FIELD) {
-      return checks.scope().field(ctx, (VariableElement) e, receiver);
+      return checks.scope().field(ctx, (VariableElement) e, receiver, ctx.text(t));
     }
     return Value.UNKNOWN;
   }
@@ -672,22 +693,63 @@ final class MethodInterpreter {
     TreePath body = new TreePath(path, l.getBody());
     inner.body(body);
     declaresClass |= inner.declaresClass;
+    if (inner.changedInPlace != null) {
+      // The lambda may run at any time, or never: a captured model it moves is on either device.
+      inner.changedInPlace.forEach((variable, value) -> {
+        Value before = env.get(variable);
+        if (before != null) {
+          env.put(variable, before.join(value));
+          changedInPlace(variable, value);
+        }
+      });
+    }
     ExpressionTree e = l.getBody() instanceof ExpressionTree ? skipParens(l.getBody()) : null;
     MethodSemantics sem = e != null && inner.lastCall == e ? inner.lastCallSemantics : null;
-    if (sem != null && sem.pure() && returnsVoid(ctx.trees().getTypeMirror(path))) {
+    if (sem != null && sem.pure() && dropsResult(ctx.trees().getTypeMirror(path))) {
       inner.checks.discarded(new TreePath(path, e), (MethodInvocationTree) e, sem);
     }
   }
 
-  /** Whether a functional interface type's method returns void (so a lambda's expression result is dropped). */
-  private boolean returnsVoid(TypeMirror functional) {
+  /**
+   * A method reference such as {@code Tensor::cuda} passed where its result is dropped (a {@code
+   * Consumer}, as in {@code xs.forEach(Tensor::cuda)}): every tensor it returns is discarded.
+   */
+  private void memberReference(TreePath path, MemberReferenceTree r) {
+    TreePath qualifier = new TreePath(path, r.getQualifierExpression());
+    Element q = ctx.trees().getElement(qualifier);
+    if (!(q instanceof TypeElement) && !(q != null && q.getKind() == ElementKind.PACKAGE)) {
+      expression(qualifier);
+    }
+    if (ctx.trees().getElement(path) instanceof ExecutableElement m) {
+      MethodSemantics s = ctx.semantics(m);
+      if (s.pure() && dropsResult(ctx.trees().getTypeMirror(path))) {
+        checks.discardedReference(path, r, s);
+      }
+    }
+  }
+
+  private void changedInPlace(Element variable, Value value) {
+    if (changedInPlace == null) {
+      changedInPlace = new IdentityHashMap<>();
+    }
+    changedInPlace.put(variable, value);
+  }
+
+  /**
+   * Whether a functional interface type's method drops a lambda's expression result: it returns
+   * void, and declares no exception. A function that declares one, such as JUnit's {@code
+   * Executable} in {@code assertThrows(IllegalArgumentException.class, () -> a.matmul(b))}, is
+   * run for the exception its body may throw, and its result is meant to be dropped.
+   */
+  private boolean dropsResult(TypeMirror functional) {
     Element e = functional == null ? null : rt.types().asElement(functional);
     if (!(e instanceof TypeElement typeElement)) {
       return false;
     }
     for (Element member : ctx.elements().getAllMembers(typeElement)) {
       if (member instanceof ExecutableElement executableElement && member.getModifiers().contains(Modifier.ABSTRACT)) {
-        return executableElement.getReturnType().getKind() == javax.lang.model.type.TypeKind.VOID;
+        return executableElement.getReturnType().getKind() == javax.lang.model.type.TypeKind.VOID
+            && executableElement.getThrownTypes().isEmpty();
       }
     }
     return false;
@@ -838,7 +900,7 @@ final class MethodInterpreter {
 
     /** Whether a method invocation tree was a factory creating on the CPU for want of a device. */
     boolean isCpuFactory(Tree t) {
-      return cpuFactories.containsKey(skipParens(t));
+      return MethodInterpreter.this.isCpuFactory(skipParens(t));
     }
   }
 
@@ -858,11 +920,14 @@ final class MethodInterpreter {
       MethodSemantics s) {
     Place device = s.devicePlace(args);
     Value tensorArg = null;
+    boolean zeroDim = s.zeroDim;
     for (int i = 0; i < argTrees.size(); i++) {
-      TypeMirror at = ctx.trees().getTypeMirror(new TreePath(path, argTrees.get(i)));
+      TreePath ap = new TreePath(path, argTrees.get(i));
+      TypeMirror at = ctx.trees().getTypeMirror(ap);
       if (at != null && rt.isTensor(at) && tensorArg == null) {
         tensorArg = args.get(i);
       }
+      zeroDim |= at != null && rt.isShape(at) && zeroDimShape(ap);
     }
     Value v;
     if (device != null) {
@@ -878,7 +943,14 @@ final class MethodInterpreter {
         v = v.withOrigin(Value.Origin.DEFAULT_DEVICE_FACTORY, path, null);
       }
     }
-    return v.withZeroDim(s.zeroDim);
+    return v.withZeroDim(zeroDim);
+  }
+
+  /** Whether a shape argument is the result of a {@code @ZeroDim} method ({@code Shape.scalar()}). */
+  private boolean zeroDimShape(TreePath shape) {
+    return shape.getLeaf() instanceof MethodInvocationTree
+        && ctx.trees().getElement(shape) instanceof ExecutableElement m
+        && ctx.semantics(m).zeroDim;
   }
 
   private Value other(Call c) {
@@ -890,6 +962,7 @@ final class MethodInterpreter {
       Element re = ctx.trees().getElement(rp);
       if (re != null && isLocal(re)) {
         env.put(re, Value.on(device));
+        changedInPlace(re, Value.on(device));
       }
     }
     if (s.returnDevice != null) {
@@ -952,6 +1025,11 @@ final class MethodInterpreter {
       x = ((ParenthesizedTree) x).getExpression();
     }
     return (ExpressionTree) x;
+  }
+
+  /** Whether a call created a tensor on the CPU for want of a device ({@code Tensor.zeros(3)}). */
+  boolean isCpuFactory(Tree call) {
+    return cpuFactories.containsKey(call);
   }
 
   /** Whether the analysis is inside a batch loop or a step method. */

@@ -96,12 +96,20 @@ final class ModelScope {
     };
   }
 
-  /** The value of field {@code f} read through {@code receiver}; static tensors are evaluated by {@code ctx}. */
-  Value field(AnalysisContext ctx, VariableElement f, Value receiver) {
+  /**
+   * The value of field {@code f} read through {@code receiver} as {@code access} (its source text,
+   * such as {@code device}, {@code Env.DEVICE} or {@code cfg.device}); static tensors and final
+   * devices are evaluated by {@code ctx}.
+   */
+  Value field(AnalysisContext ctx, VariableElement f, Value receiver, String access) {
     boolean tensor = rt.isTensor(f.asType());
     boolean model = rt.isModel(f.asType());
     if (!tensor && !model) {
-      return rt.isDevice(f.asType()) ? Value.on(Place.symbol(f, f.getSimpleName().toString())) : Value.UNKNOWN;
+      if (!rt.isDevice(f.asType())) {
+        return Value.UNKNOWN;
+      }
+      Place initial = ctx.finalDevice(f);
+      return Value.on(initial != null ? initial.named(access) : Place.symbol(f, access));
     }
     String on = rt.declaredDevice(f);
     if (on != null) {

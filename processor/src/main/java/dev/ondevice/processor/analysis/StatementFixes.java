@@ -58,9 +58,14 @@ final class StatementFixes {
       public Void visitBlock(BlockTree block, Void unused) {
         List<? extends StatementTree> statements = block.getStatements();
         for (int i = 0; i + 1 < statements.size(); i++) {
-          if (statements.get(i) instanceof VariableTree
+          if (statements.get(i) instanceof VariableTree declared
               && e.equals(ctx.trees().getElement(new TreePath(getCurrentPath(), statements.get(i))))) {
-            next[0] = statements.get(i + 1);
+            int after = i + 1;
+            while (after < statements.size() && statements.get(after) instanceof VariableTree v
+                && v.getModifiers() == declared.getModifiers()) {
+              after++; // Linear encoder = ..., decoder = ...: after the last of them
+            }
+            next[0] = after < statements.size() ? statements.get(after) : null;
           }
         }
         return super.visitBlock(block, null);
@@ -79,6 +84,19 @@ final class StatementFixes {
       return null;
     }
     return new Fix(description, List.of(Fix.prefixEdit(next[0], statement + "\n" + indent(ctx, next[0]))));
+  }
+
+  /**
+   * Whether {@code variable} is one of several declared by one statement ({@code double a = 0, b
+   * = 0;}), which javac gives as several variable trees sharing their modifiers and type.
+   */
+  static boolean declaresSeveral(BlockTree block, VariableTree variable) {
+    for (StatementTree s : block.getStatements()) {
+      if (s != variable && s instanceof VariableTree v && v.getModifiers() == variable.getModifiers()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -1,0 +1,15 @@
+package dev.ondevice;
+
+import dev.ondevice.annotations.ZeroDim;
+
+/** Stub of the runtime's Shape. */
+public final class Shape {
+  public static Shape of(long... dims) {
+    return null;
+  }
+
+  @ZeroDim
+  public static Shape scalar() {
+    return null;
+  }
+}
