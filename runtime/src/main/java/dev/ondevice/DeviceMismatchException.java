@@ -12,7 +12,11 @@ public final class DeviceMismatchException extends IllegalArgumentException {
   private final String argument;
   private final String op;
 
-  DeviceMismatchException(Device expected, Device found, String argument, String op) {
+  /**
+   * The exception for {@code op}, whose first tensor operand is on {@code expected} and whose
+   * {@code argument} is on {@code found}: for your own ops, with PyTorch's message.
+   */
+  public DeviceMismatchException(Device expected, Device found, String argument, String op) {
     super("Expected all tensors to be on the same device, but found at least two devices, "
         + expected + " and " + found + "! (argument '" + argument + "' of " + op + ")");
     this.expected = expected;

@@ -813,4 +813,31 @@ class DeviceAnalysisTest {
         }\
         """);
   }
+
+  @Test
+  void aWhileLoopOverABatchIteratorIsABatchLoop() {
+    check("WhileBatches", """
+        class WhileBatches {
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+            Tensor forward(Tensor x) {
+              return x;
+            }
+          }
+
+          void run(Net net, Loader loader, Loss loss, Device device) {
+            net.toDevice(device);
+            Loader.Batches it = loader.iterator();
+            while (it.hasNext()) {
+              Loader.Batch b = it.next();
+              Tensor out = net.forward(b.inputs().to(device));
+              Tensor l = loss.forward(out, b.targets()); // expect: TargetsNotMoved
+              double v = l.item(); // expect: warning HostSyncInLoop
+            }
+            Loader.Batch first = loader.iterator().next();
+            double once = net.forward(first.inputs().to(device)).item();
+          }
+        }\
+        """);
+  }
 }

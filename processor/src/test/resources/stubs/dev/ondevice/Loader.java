@@ -17,8 +17,22 @@ public class Loader implements Iterable<Loader.Batch> {
     }
   }
 
+  /** Stub of an iterator over batches, as DataLoader.BatchIterator. */
+  @BatchSource
+  public static class Batches implements Iterator<Batch> {
+    @Override
+    public boolean hasNext() {
+      return false;
+    }
+
+    @Override
+    public Batch next() {
+      return null;
+    }
+  }
+
   @Override
-  public Iterator<Batch> iterator() {
+  public Batches iterator() {
     return null;
   }
 }

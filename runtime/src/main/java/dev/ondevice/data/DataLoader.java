@@ -260,8 +260,11 @@ public final class DataLoader implements Iterable<Batch> {
   /**
    * The batches of one epoch. Closing it (or dropping it) stops its prefetch thread; using it
    * after it was closed, after a failed batch, or after a new epoch started on its loader, throws
-   * {@link IllegalStateException}. It closes itself after the last batch.
+   * {@link IllegalStateException}. It closes itself after the last batch. A {@link BatchSource}
+   * too: the processor treats {@code while (it.hasNext())} as a batch loop, and {@code it.next()}
+   * as a batch in host memory.
    */
+  @BatchSource
   public static final class BatchIterator implements Iterator<Batch>, AutoCloseable {
     private final Producer producer;
     private final Cleaner.Cleanable cleanable;

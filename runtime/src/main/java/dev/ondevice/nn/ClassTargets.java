@@ -1,6 +1,7 @@
 package dev.ondevice.nn;
 
 import dev.ondevice.DType;
+import dev.ondevice.DeviceMismatchException;
 import dev.ondevice.Tensor;
 import java.util.Arrays;
 
@@ -29,6 +30,9 @@ final class ClassTargets {
       throw new IllegalArgumentException(loss + ": input must be floating-point class scores [N, C, ...] or [C],"
           + " got " + input.dtype() + " of shape " + input.shape() + " (target shape " + target.shape() + ")");
     }
+    if (!target.device().equals(input.device())) {
+      throw new DeviceMismatchException(input.device(), target.device(), "target", loss);
+    }
     if (target.dtype() != DType.INT64) {
       throw new IllegalArgumentException(loss + ": target must hold int64 class indices, got " + target.dtype()
           + " (input shape " + input.shape() + ", target shape " + target.shape() + "); class probabilities as"
@@ -48,9 +52,20 @@ final class ClassTargets {
     }
   }
 
-  /** {@code -logProbabilities[..., target, ...]}: the negative log-likelihood of each target class. */
-  static Tensor negativeLogLikelihood(Tensor logProbabilities, Tensor target) {
+  /**
+   * {@code -logProbabilities[..., target, ...]}: the negative log-likelihood of each target class.
+   *
+   * @throws IndexOutOfBoundsException naming the loss and the number of classes for a target
+   *     outside {@code [0, C)}
+   */
+  static Tensor negativeLogLikelihood(String loss, Tensor logProbabilities, Tensor target) {
     int c = classDim(logProbabilities);
-    return logProbabilities.gather(c, target.unsqueeze(c)).squeeze(c).neg();
+    try {
+      return logProbabilities.gather(c, target.unsqueeze(c)).squeeze(c).neg();
+    } catch (IndexOutOfBoundsException e) {
+      long classes = logProbabilities.size(c);
+      throw new IndexOutOfBoundsException(loss + ": a target is out of bounds for " + classes + " classes; targets"
+          + " must be class indices in [0, " + classes + ") (ignore_index is not supported): " + e.getMessage());
+    }
   }
 }

@@ -51,7 +51,7 @@ public class CrossEntropyLoss extends Loss {
     ClassTargets.check("CrossEntropyLoss", input, target);
     int c = ClassTargets.classDim(input);
     Tensor logProbabilities = input.logSoftmax(c);
-    Tensor nll = ClassTargets.negativeLogLikelihood(logProbabilities, target);
+    Tensor nll = ClassTargets.negativeLogLikelihood("CrossEntropyLoss", logProbabilities, target);
     if (labelSmoothing == 0) {
       return reduce(nll);
     }

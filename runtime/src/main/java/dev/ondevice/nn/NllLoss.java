@@ -29,6 +29,6 @@ public class NllLoss extends Loss {
   @Override
   public Tensor forward(Tensor input, Tensor target) {
     ClassTargets.check("NllLoss", input, target);
-    return reduce(ClassTargets.negativeLogLikelihood(input, target));
+    return reduce(ClassTargets.negativeLogLikelihood("NllLoss", input, target));
   }
 }

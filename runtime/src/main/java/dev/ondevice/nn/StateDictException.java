@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * Thrown when a state dict does not fit a model: missing keys and unexpected keys (when loading
- * strictly) and keys whose shapes differ. Nothing is copied when it is thrown.
+ * strictly; a non-strict load skips them, and they are not listed) and keys whose shapes differ.
+ * Nothing is copied when it is thrown.
  */
 public final class StateDictException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;

@@ -64,7 +64,9 @@ final class StateLoader {
       }
     }
     if (!mismatched.isEmpty() || (strict && (!missing.isEmpty() || !unexpected.isEmpty()))) {
-      throw new StateDictException(model.getClass().getSimpleName(), missing, unexpected, mismatched, details);
+      // As PyTorch's load_state_dict(strict=False): a size mismatch is still an error, the keys it skips are not.
+      throw new StateDictException(model.getClass().getSimpleName(), strict ? missing : List.of(),
+          strict ? unexpected : List.of(), mismatched, details);
     }
     try (Autograd.Scope ignored = Autograd.noGrad()) {
       model.walk("", new StateVisitor() {

@@ -169,8 +169,14 @@ class LossesTest {
     assertEquals("BceWithLogitsLoss: input and target must be floating-point, got float32 (input shape [4, 3]) and"
         + " int64 (target shape [4, 3])", bce.getMessage());
     assertThrows(IllegalArgumentException.class, () -> new CrossEntropyLoss(Reduction.MEAN, 1.5));
-    assertThrows(IndexOutOfBoundsException.class,
+    IndexOutOfBoundsException range = assertThrows(IndexOutOfBoundsException.class,
         () -> new CrossEntropyLoss().forward(logits, Tensor.of(new long[] {0, 1, 2, 3}, Shape.of(4), Device.cpu())));
+    assertTrue(range.getMessage().startsWith("CrossEntropyLoss: a target is out of bounds for 3 classes; targets must"
+        + " be class indices in [0, 3) (ignore_index is not supported): "), range.getMessage());
+    IndexOutOfBoundsException negative = assertThrows(IndexOutOfBoundsException.class,
+        () -> new NllLoss().forward(logits, Tensor.of(new long[] {0, 1, -100, 2}, Shape.of(4), Device.cpu())));
+    assertTrue(negative.getMessage().startsWith("NllLoss: a target is out of bounds for 3 classes"),
+        negative.getMessage());
   }
 
   @Test
@@ -178,7 +184,10 @@ class LossesTest {
   void aTargetLeftOnTheCpuIsADeviceMismatchNotASilentMove() {
     Tensor logits = Tensor.zeros(Shape.of(2, 3), CUDA);
     Tensor classes = Tensor.of(new long[] {0, 2}, Shape.of(2), Device.cpu());
-    assertThrows(DeviceMismatchException.class, () -> new CrossEntropyLoss().forward(logits, classes));
+    DeviceMismatchException e = assertThrows(DeviceMismatchException.class,
+        () -> new CrossEntropyLoss().forward(logits, classes));
+    assertEquals("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+        + " (argument 'target' of CrossEntropyLoss)", e.getMessage());
     assertThrows(DeviceMismatchException.class, () -> new NllLoss().forward(logits, classes));
     Tensor values = Tensor.zeros(Shape.of(2, 3), Device.cpu());
     assertThrows(DeviceMismatchException.class, () -> new MseLoss().forward(logits, values));

@@ -152,7 +152,12 @@ class ModelTest {
     assertEquals(List.of("scale"), r.missingKeys());
     assertEquals(List.of("unused"), r.unexpectedKeys());
     state.put("fc1.weight", Tensor.zeros(2, 2));
-    assertThrows(StateDictException.class, () -> net.loadStateDict(state, false));
+    StateDictException e = assertThrows(StateDictException.class, () -> net.loadStateDict(state, false));
+    assertEquals(List.of("fc1.weight"), e.mismatchedKeys());
+    assertEquals(List.of(), e.missingKeys());
+    assertEquals(List.of(), e.unexpectedKeys());
+    assertFalse(e.getMessage().contains("Missing key(s)"), e.getMessage());
+    assertFalse(e.getMessage().contains("Unexpected key(s)"), e.getMessage());
   }
 
   @Test

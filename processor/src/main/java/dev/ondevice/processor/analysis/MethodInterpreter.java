@@ -396,6 +396,7 @@ final class MethodInterpreter {
             f.getVariable().getName().toString());
       }
     }
+    batchLoop |= iteratesBatches(path, t);
     Env head = env.copy();
     if (batchLoop) {
       batchDepth++;
@@ -427,6 +428,25 @@ final class MethodInterpreter {
     if (batchLoop) {
       batchDepth--;
     }
+  }
+
+  /**
+   * Whether a {@code while}, {@code do} or {@code for} loop's condition asks a batch iterator for
+   * more ({@code while (it.hasNext())} over {@code loader.iterator()}): a batch loop too.
+   */
+  private boolean iteratesBatches(TreePath path, Tree loop) {
+    ExpressionTree condition = switch (loop.getKind()) {
+      case WHILE_LOOP -> ((WhileLoopTree) loop).getCondition();
+      case DO_WHILE_LOOP -> ((DoWhileLoopTree) loop).getCondition();
+      case FOR_LOOP -> ((ForLoopTree) loop).getCondition();
+      default -> null;
+    };
+    ExpressionTree c = condition == null ? null : skipParens(condition);
+    if (!(c instanceof MethodInvocationTree call) || !(call.getMethodSelect() instanceof MemberSelectTree select)) {
+      return false;
+    }
+    TreePath receiver = new TreePath(new TreePath(new TreePath(path, c), select), select.getExpression());
+    return rt.isBatchIterator(ctx.trees().getTypeMirror(receiver));
   }
 
   /** One pass over the loop: condition, body, update. Returns the environment where the loop exits normally. */
@@ -955,6 +975,10 @@ final class MethodInterpreter {
 
   private Value other(Call c) {
     MethodSemantics s = c.semantics;
+    if (c.receiverTree != null && c.arguments.isEmpty() && c.method.getSimpleName().contentEquals("next")
+        && rt.isBatchIterator(ctx.trees().getTypeMirror(c.receiverPath()))) {
+      return Value.on(Place.CPU).withOrigin(Value.Origin.BATCH, c.path, null); // Batch b = it.next()
+    }
     checks.parameterContracts(c);
     Place device = s.devicePlace(c.arguments);
     if (s.inPlace && device != null && c.receiverTree != null) {

@@ -1,5 +1,6 @@
 package dev.ondevice.processor.analysis;
 
+import dev.ondevice.annotations.BatchSource;
 import dev.ondevice.annotations.OnDevice;
 import java.lang.annotation.Annotation;
 import java.util.HashMap;
@@ -43,6 +44,7 @@ final class RuntimeTypes {
   private final TypeMirror device;
   private final TypeMirror model;
   private final TypeMirror iterable;
+  private final TypeMirror iterator;
   private final TypeMirror map;
   private final Element shapeElement;
   private final Element modelElement;
@@ -60,6 +62,7 @@ final class RuntimeTypes {
     this.device = erasure(elements, "dev.ondevice.Device");
     this.model = erasure(elements, "dev.ondevice.nn.Model");
     this.iterable = erasure(elements, "java.lang.Iterable");
+    this.iterator = erasure(elements, "java.util.Iterator");
     this.map = erasure(elements, "java.util.Map");
     this.modelElement = model == null ? null : types.asElement(model);
     this.stringElement = elements.getTypeElement("java.lang.String");
@@ -214,6 +217,15 @@ final class RuntimeTypes {
       t = e.getSuperclass();
     }
     return false;
+  }
+
+  /**
+   * Whether {@code type} is an iterator over batches: an {@code Iterator} whose type carries
+   * {@code @BatchSource} ({@code DataLoader.BatchIterator}).
+   */
+  boolean isBatchIterator(TypeMirror type) {
+    return iterator != null && hasInherited(type, BatchSource.class)
+        && types.isAssignable(types.erasure(upper(type)), iterator);
   }
 
   /**
