@@ -661,9 +661,19 @@ public class Tensor {
     return Views.copy(this, "clone");
   }
 
+  /** Tensors joined along their first dimension; all on one device. */
+  public static Tensor cat(List<Tensor> tensors) {
+    return cat(tensors, 0);
+  }
+
   /** Tensors joined along an existing dimension; all on one device. */
   public static Tensor cat(List<Tensor> tensors, int dim) {
     return Views.cat(tensors, dim);
+  }
+
+  /** Tensors of equal shape joined along a new first dimension. */
+  public static Tensor stack(List<Tensor> tensors) {
+    return stack(tensors, 0);
   }
 
   /** Tensors of equal shape joined along a new dimension. */
@@ -1020,9 +1030,31 @@ public class Tensor {
     return Reductions.reduce(ReduceOp.PROD, this, null, false);
   }
 
+  /** The variance of all elements (0-dim), with Bessel's correction, as PyTorch's {@code var()}. */
+  @ZeroDim
+  public Tensor var() {
+    return Reductions.var(flatten(), new int[] {0}, true, false);
+  }
+
+  /** The variance over {@code dim}, with Bessel's correction. */
+  public Tensor var(int dim) {
+    return Reductions.var(this, new int[] {dim}, true, false);
+  }
+
   /** The variance over several dimensions, with Bessel's correction when {@code unbiased}. */
   public Tensor var(int[] dims, boolean unbiased, boolean keepdim) {
     return Reductions.var(this, dims, unbiased, keepdim);
+  }
+
+  /** The standard deviation of all elements (0-dim), with Bessel's correction. */
+  @ZeroDim
+  public Tensor std() {
+    return var().sqrt();
+  }
+
+  /** The standard deviation over {@code dim}, with Bessel's correction. */
+  public Tensor std(int dim) {
+    return var(dim).sqrt();
   }
 
   /** The standard deviation over several dimensions. */
@@ -1034,6 +1066,11 @@ public class Tensor {
   @ZeroDim
   public Tensor max() {
     return Reductions.reduce(ReduceOp.MAX, this, null, false);
+  }
+
+  /** The largest elements over {@code dim} and their positions, as PyTorch's {@code max(dim)}. */
+  public ValuesAndIndices max(int dim) {
+    return max(dim, false);
   }
 
   /** The largest elements over {@code dim} and their positions. */
@@ -1048,6 +1085,11 @@ public class Tensor {
   }
 
   /** The smallest elements over {@code dim} and their positions. */
+  public ValuesAndIndices min(int dim) {
+    return min(dim, false);
+  }
+
+  /** The smallest elements over {@code dim} and their positions. */
   public ValuesAndIndices min(int dim, boolean keepdim) {
     return Reductions.extremes(false, this, dim, keepdim);
   }
@@ -1056,6 +1098,11 @@ public class Tensor {
   @ZeroDim
   public Tensor argmax() {
     return Reductions.reduce(ReduceOp.ARGMAX, this, null, false);
+  }
+
+  /** The positions of the largest elements over {@code dim} (int64), as PyTorch's {@code argmax(dim)}. */
+  public Tensor argmax(int dim) {
+    return argmax(dim, false);
   }
 
   /** The positions of the largest elements over {@code dim} (int64). */
@@ -1067,6 +1114,11 @@ public class Tensor {
   @ZeroDim
   public Tensor argmin() {
     return Reductions.reduce(ReduceOp.ARGMIN, this, null, false);
+  }
+
+  /** The positions of the smallest elements over {@code dim} (int64). */
+  public Tensor argmin(int dim) {
+    return argmin(dim, false);
   }
 
   /** The positions of the smallest elements over {@code dim} (int64). */

@@ -493,4 +493,27 @@ class ReductionsTest {
       assertTrue(java.util.Arrays.equals(sums, part.sum(0, true).reshape(columns).toFloatArray()), "keepdim");
     }
   }
+
+  @ParameterizedTest
+  @MethodSource("dev.ondevice.TestDevices#all")
+  void pytorchShortFormsOfTheReductions(Device d) {
+    Tensor x = f64(d, new double[] {1, 2, 3, 5}, 2, 2);
+    // var(): mean 2.75, squared deviations 3.0625 + 0.5625 + 0.0625 + 5.0625 = 8.75, over n - 1 = 3
+    assertEquals(8.75 / 3, x.var().item(), 1e-15);
+    assertEquals(Math.sqrt(8.75 / 3), x.std().item(), 1e-15);
+    meta(x.var(), DType.FLOAT64, d);
+    assertEquals(0, x.var().dim());
+    // over dim 0: columns [1, 3] and [2, 5]
+    assertF64(x.var(0), 2.0, 4.5);
+    assertF64(x.std(0), Math.sqrt(2.0), Math.sqrt(4.5));
+    assertI64(x.argmax(1), 1, 1);
+    assertI64(x.argmin(0), 0, 0);
+    assertF64(x.max(1).values(), 2, 5);
+    assertI64(x.min(0).indices(), 0, 0);
+    assertF64(Tensor.cat(java.util.List.of(x, x)).sum(1), 3, 8, 3, 8);
+    assertEquals(Shape.of(2, 2, 2), Tensor.stack(java.util.List.of(x, x)).shape());
+    String printed = x.max(1).toString();
+    assertTrue(printed.startsWith("ValuesAndIndices(\nvalues=tensor([2., 5.]"), printed);
+    assertTrue(printed.contains("indices=tensor([1, 1]"), printed);
+  }
 }

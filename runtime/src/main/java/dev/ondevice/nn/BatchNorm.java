@@ -129,4 +129,9 @@ public abstract class BatchNorm extends Layer {
       numBatchesTracked.addi(1);
     }
   }
+
+  @Override
+  protected String describe() {
+    return numFeatures + ", eps=" + eps + ", momentum=" + momentum + ", affine=" + (weight != null);
+  }
 }

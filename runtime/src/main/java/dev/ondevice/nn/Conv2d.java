@@ -63,4 +63,10 @@ public class Conv2d extends Layer {
   public Tensor forward(Tensor x) {
     return Convolution.conv2d(x, weight, bias, stride, padding);
   }
+
+  @Override
+  protected String describe() {
+    return weight.shape().get(1) + ", " + weight.shape().get(0) + ", kernel_size=" + weight.shape().get(2) + ", stride=" + stride
+        + ", padding=" + padding + ", bias=" + (bias != null);
+  }
 }

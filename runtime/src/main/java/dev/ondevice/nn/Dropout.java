@@ -42,4 +42,9 @@ public class Dropout extends Layer {
     Tensor keep = Tensor.bernoulli(Tensor.fullLike(x, 1 - p));
     return x.mul(keep.mul(p == 1 ? 0 : 1 / (1 - p)));
   }
+
+  @Override
+  protected String describe() {
+    return "p=" + p;
+  }
 }

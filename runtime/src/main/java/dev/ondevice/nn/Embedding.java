@@ -56,4 +56,9 @@ public class Embedding extends Layer {
     shape[indices.dim()] = weight.size(1);
     return weight.indexSelect(0, indices.reshape(-1)).reshape(shape);
   }
+
+  @Override
+  protected String describe() {
+    return weight.shape().get(0) + ", " + weight.shape().get(1);
+  }
 }

@@ -88,4 +88,9 @@ public class LayerNorm extends Layer {
     }
     return true;
   }
+
+  @Override
+  protected String describe() {
+    return normalizedShape + ", eps=" + eps + ", elementwise_affine=" + (weight != null);
+  }
 }

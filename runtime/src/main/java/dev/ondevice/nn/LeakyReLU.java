@@ -24,4 +24,9 @@ public class LeakyReLU extends Layer {
   public Tensor forward(Tensor x) {
     return Tensor.where(x.gt(0.0), x, x.mul(negativeSlope));
   }
+
+  @Override
+  protected String describe() {
+    return "negative_slope=" + negativeSlope;
+  }
 }

@@ -18,6 +18,11 @@ public class Linear extends Layer {
     this(inFeatures, outFeatures, true, Device.cpu());
   }
 
+  /** A layer with a bias, created directly on {@code device}. */
+  public Linear(int inFeatures, int outFeatures, Device device) {
+    this(inFeatures, outFeatures, true, device);
+  }
+
   /** A layer created directly on {@code device}. */
   public Linear(int inFeatures, int outFeatures, boolean bias, Device device) {
     if (inFeatures <= 0 || outFeatures <= 0) {
@@ -43,5 +48,10 @@ public class Linear extends Layer {
   @Override
   public Tensor forward(Tensor x) {
     return Tensor.linear(x, weight, bias);
+  }
+
+  @Override
+  protected String describe() {
+    return "in_features=" + weight.shape().get(1) + ", out_features=" + weight.shape().get(0) + ", bias=" + (bias != null);
   }
 }

@@ -19,4 +19,9 @@ public class LogSoftmax extends Layer {
   public Tensor forward(Tensor x) {
     return x.logSoftmax(dim);
   }
+
+  @Override
+  protected String describe() {
+    return "dim=" + dim;
+  }
 }

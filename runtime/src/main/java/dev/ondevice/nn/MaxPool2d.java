@@ -38,4 +38,9 @@ public class MaxPool2d extends Layer {
   public Tensor forward(Tensor x) {
     return Pooling.maxPool2d(x, kernel, stride, padding);
   }
+
+  @Override
+  protected String describe() {
+    return "kernel_size=" + kernel + ", stride=" + stride + ", padding=" + padding;
+  }
 }

@@ -65,6 +65,45 @@ public abstract class Model {
     });
   }
 
+  /**
+   * The model's structure, as PyTorch prints a module: its class with {@link #describe()}, then
+   * each direct submodule under its field name, indented:
+   *
+   * <pre>
+   * Net(
+   *   (fc1): Linear(in_features=784, out_features=128, bias=true)
+   *   (fc2): Linear(in_features=128, out_features=10, bias=true)
+   * )
+   * </pre>
+   */
+  @Override
+  public String toString() {
+    String name = getClass().getSimpleName().isEmpty() ? getClass().getName() : getClass().getSimpleName();
+    Map<String, Model> children;
+    try {
+      children = namedChildren();
+    } catch (IllegalStateException e) {
+      return name + "(" + describe() + ")"; // no generated code: the message of toDevice says why
+    }
+    StringBuilder sb = new StringBuilder(name).append('(').append(describe());
+    if (children.isEmpty()) {
+      return sb.append(')').toString();
+    }
+    for (Map.Entry<String, Model> child : children.entrySet()) {
+      sb.append("\n  (").append(child.getKey()).append("): ")
+          .append(String.valueOf(child.getValue()).replace("\n", "\n  "));
+    }
+    return sb.append("\n)").toString();
+  }
+
+  /**
+   * The settings {@link #toString()} shows beside the class name, as PyTorch's {@code extra_repr}:
+   * {@code in_features=784, out_features=128, bias=true} for a {@link Linear}; empty by default.
+   */
+  protected String describe() {
+    return "";
+  }
+
   /** The parameters of this model and its submodules, in declaration order, each once. */
   public List<Parameter> parameters() {
     return new ArrayList<>(namedParameters().values());

@@ -16,4 +16,9 @@ public class Softmax extends Layer {
   public Tensor forward(Tensor x) {
     return x.softmax(dim);
   }
+
+  @Override
+  protected String describe() {
+    return "dim=" + dim;
+  }
 }

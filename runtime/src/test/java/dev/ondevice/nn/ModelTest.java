@@ -204,4 +204,23 @@ class ModelTest {
     IllegalStateException e = assertThrows(IllegalStateException.class, () -> anonymous.toDevice(CUDA));
     assertTrue(e.getMessage().contains("is anonymous"), e.getMessage());
   }
+
+  @Test
+  void modelsPrintTheirStructureAsPyTorchDoes() {
+    Sequential net = new Sequential(new Linear(784, 128), new ReLU(), new Dropout(0.25),
+        new Conv2d(1, 8, 3, 1, 1, false), new BatchNorm1d(10));
+    assertEquals("""
+        Sequential(
+          (layers.0): Linear(in_features=784, out_features=128, bias=true)
+          (layers.1): ReLU()
+          (layers.2): Dropout(p=0.25)
+          (layers.3): Conv2d(1, 8, kernel_size=3, stride=1, padding=1, bias=false)
+          (layers.4): BatchNorm1d(10, eps=1.0E-5, momentum=0.1, affine=true)
+        )""", net.toString());
+    TestModels.Net nested = new TestModels.Net();
+    String printed = nested.toString();
+    assertTrue(printed.startsWith("Net(\n  (fc1): Linear(in_features=3, out_features=4, bias=true)\n  (blocks.0): Block()\n"),
+        printed);
+    assertTrue(printed.endsWith("\n)"), printed);
+  }
 }
