@@ -673,6 +673,44 @@ class DeviceAnalysisTest {
             return h;
           }
 
+          Tensor guardedByAStep(Device device, List<Tensor> steps) {
+            Tensor prev = Tensor.zeros(4, 16);
+            int step = 0;
+            for (Tensor x : steps) {
+              Tensor out = x.to(device);
+              if (step++ == 0) {
+                prev = out;
+                continue;
+              }
+              prev = out.add(prev);
+            }
+            return prev;
+          }
+
+          Tensor guardedByAFlag(Device device, List<Tensor> steps) {
+            Tensor prev = Tensor.zeros(4, 16);
+            boolean first = true;
+            for (Tensor x : steps) {
+              Tensor out = x.to(device);
+              if (!first) {
+                out = out.add(prev);
+              }
+              prev = out;
+              first = false;
+            }
+            return prev;
+          }
+
+          Tensor seededAverage(Device device, List<Tensor> steps) {
+            Tensor ema = Tensor.zeros(4, 16);
+            int i = 0;
+            for (Tensor x : steps) {
+              Tensor y = x.to(device);
+              ema = i++ == 0 ? y : ema.add(y);
+            }
+            return ema;
+          }
+
           Tensor untilBreak(Device device, Tensor x) {
             while (true) {
               x = x.to(device);
@@ -836,6 +874,98 @@ class DeviceAnalysisTest {
             }
             Loader.Batch first = loader.iterator().next();
             double once = net.forward(first.inputs().to(device)).item();
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void aCpuScalarCannotTakeAnInPlaceResultNorBeJoinedWithDeviceTensors() {
+    check("ScalarRoles", """
+        class ScalarRoles {
+          Tensor run(Device device, Tensor x) {
+            Tensor y = x.to(device);
+            Tensor total = Tensor.scalar(0.0);
+            total.addi(y.sum()); // expect: MixedDevices
+            y.addi(Tensor.scalar(1.0));
+            Tensor both = Tensor.cat(List.of(y, y), 0);
+            return Tensor.cat(List.of(y, Tensor.scalar(0.0)), 0); // expect: MixedDevices
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void batchIteratorsInAnyLoopForm() {
+    check("IteratorForms", """
+        class IteratorForms {
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+            Tensor forward(Tensor x) {
+              return x;
+            }
+          }
+
+          void declaredAsIterator(Net net, Loader loader, Loss loss, Device device) {
+            net.toDevice(device);
+            java.util.Iterator<Loader.Batch> it = loader.iterator();
+            while (it.hasNext()) {
+              Loader.Batch b = it.next();
+              Tensor l = loss.forward(net.forward(b.inputs().to(device)), b.targets()); // expect: TargetsNotMoved
+            }
+          }
+
+          void withABudget(Net net, Loader loader, Device device, int max) {
+            net.toDevice(device);
+            Loader.Batches it = loader.iterator();
+            int step = 0;
+            while (it.hasNext() && step++ < max) {
+              double v = net.forward(it.next().inputs().to(device)).item(); // expect: warning HostSyncInLoop
+            }
+          }
+
+          void breakingOut(Net net, Loader loader, Device device) {
+            net.toDevice(device);
+            Loader.Batches it = loader.iterator();
+            while (true) {
+              if (!it.hasNext()) {
+                break;
+              }
+              Loader.Batch b = it.next();
+              double v = net.forward(b.inputs().to(device)).item(); // expect: warning HostSyncInLoop
+            }
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void aModelMovedThroughAnAnonymousClassOrAMethodReferenceMayBeOnEitherDevice() {
+    check("IndirectMoves", """
+        class IndirectMoves {
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+            Tensor forward(Tensor x) {
+              return x;
+            }
+          }
+
+          Tensor anonymous(Device device) {
+            Net net = new Net();
+            Runnable move = new Runnable() {
+              public void run() {
+                net.toDevice(device);
+              }
+            };
+            move.run();
+            return net.forward(Tensor.randn(2, 2, device));
+          }
+
+          Tensor reference(Device device) {
+            Net net = new Net();
+            java.util.function.Consumer<Device> mover = net::toDevice;
+            mover.accept(device);
+            return net.forward(Tensor.randn(2, 2, device));
           }
         }\
         """);

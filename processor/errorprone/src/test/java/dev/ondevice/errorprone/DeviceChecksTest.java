@@ -199,4 +199,19 @@ class DeviceChecksTest {
         "  }",
         "}").doTest();
   }
+
+  @Test
+  void mixedDevicesInPlaceReceiver() {
+    helper(MixedDevices.class).addSourceLines("Test.java",
+        "import dev.ondevice.Device;",
+        "import dev.ondevice.Tensor;",
+        "class Test {",
+        "  Tensor run(Device device, Tensor x) {",
+        "    Tensor total = Tensor.scalar(0.0);",
+        "    // BUG: Diagnostic contains: An in-place op writes its result where total is: move total first",
+        "    total.addi(x.to(device).sum());",
+        "    return total;",
+        "  }",
+        "}").doTest();
+  }
 }

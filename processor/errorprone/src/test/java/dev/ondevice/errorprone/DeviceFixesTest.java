@@ -721,4 +721,21 @@ class DeviceFixesTest {
             "}")
         .doTest(TestMode.TEXT_MATCH);
   }
+
+  @Test
+  void noFixMovesTheReceiverOfAnInPlaceOp() {
+    helper(MixedDevices.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor run(Device device, Tensor x) {",
+            "    Tensor total = Tensor.scalar(0.0);",
+            "    total.addi(x.to(device).sum());",
+            "    return total;",
+            "  }",
+            "}")
+        .expectUnchanged()
+        .doTest(TestMode.TEXT_MATCH);
+  }
 }

@@ -17,6 +17,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ExecutableElement;
@@ -41,7 +42,7 @@ final class AnalysisContext {
   private final IdentityHashMap<Element, List<String>> suppressionLists = new IdentityHashMap<>();
   private final IdentityHashMap<VariableElement, Value> staticFields = new IdentityHashMap<>();
   private final IdentityHashMap<VariableElement, Place> finalDevices = new IdentityHashMap<>();
-  private final Deque<List<Finding>> buffers = new ArrayDeque<>();
+  private final Deque<List<Pending>> buffers = new ArrayDeque<>();
   private final Map<String, Finding> committed = new LinkedHashMap<>();
   private final Name thisName;
   private final Name superName;
@@ -151,15 +152,26 @@ final class AnalysisContext {
     buffers.push(new ArrayList<>());
   }
 
+  /** A finding not yet kept, with the path of the tree it is about. */
+  record Pending(Finding finding, TreePath path) {}
+
   /** Keeps the findings of the innermost buffer (moves them to the enclosing one). */
   void commitBuffer() {
-    List<Finding> top = buffers.pop();
-    if (buffers.isEmpty()) {
-      for (Finding f : top) {
-        committed.putIfAbsent(key(f), f);
+    commitBuffer(p -> true);
+  }
+
+  /** Keeps the findings of the innermost buffer that {@code keep} accepts, and drops the others. */
+  void commitBuffer(Predicate<Pending> keep) {
+    List<Pending> top = buffers.pop();
+    for (Pending p : top) {
+      if (!keep.test(p)) {
+        continue;
       }
-    } else {
-      buffers.peek().addAll(top);
+      if (buffers.isEmpty()) {
+        committed.putIfAbsent(key(p.finding()), p.finding());
+      } else {
+        buffers.peek().add(p);
+      }
     }
   }
 
@@ -178,7 +190,7 @@ final class AnalysisContext {
     if (buffers.isEmpty()) {
       committed.putIfAbsent(key(f), f);
     } else {
-      buffers.peek().add(f);
+      buffers.peek().add(new Pending(f, path));
     }
   }
 

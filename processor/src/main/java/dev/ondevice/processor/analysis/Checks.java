@@ -35,13 +35,19 @@ final class Checks {
     /** The parameter the operand is passed as (a name, read only for messages), "self" or "the model". */
     final CharSequence argument;
     private final Tree named;
+    final Role role;
     private String text;
 
     Operand(Value value, TreePath path, Tree named, CharSequence argument) {
+      this(value, path, named, argument, Role.OPERAND);
+    }
+
+    Operand(Value value, TreePath path, Tree named, CharSequence argument, Role role) {
       this.value = value;
       this.path = path;
       this.named = named;
       this.argument = argument;
+      this.role = role;
     }
 
     /** The operand as written, shortened for a message; {@code this} for the receiver of a model's own call. */
@@ -52,9 +58,23 @@ final class Checks {
       return text;
     }
 
+    /**
+     * A 0-dim CPU value, which may stand beside tensors on a device as PyTorch allows for the
+     * operands of an op: not as the receiver of an in-place op, whose result stays on its device,
+     * nor as one of the tensors {@code cat} and {@code stack} join.
+     */
     boolean cpuScalar() {
-      return value.zeroDim() && Place.CPU.equals(value.place());
+      return role == Role.OPERAND && value.zeroDim() && Place.CPU.equals(value.place());
     }
+  }
+
+  /** What an operand is to its op. */
+  private enum Role {
+    OPERAND,
+    /** The receiver of an in-place op: the result is written where it is. */
+    IN_PLACE_RECEIVER,
+    /** One of a list of tensors joined into one ({@code Tensor.cat(List.of(a, b), 0)}). */
+    JOINED
   }
 
   private final AnalysisContext ctx;
@@ -323,7 +343,8 @@ final class Checks {
     List<Operand> operands = new ArrayList<>(c.argumentTrees.size() + 1);
     if (c.receiver != null && c.receiverTree != null && ctx.types().isTensor(
         ctx.trees().getTypeMirror(c.receiverPath()))) {
-      operands.add(new Operand(c.receiver, c.receiverPath(), c.receiverTree, "self"));
+      operands.add(new Operand(c.receiver, c.receiverPath(), c.receiverTree, "self",
+          c.semantics.inPlace ? Role.IN_PLACE_RECEIVER : Role.OPERAND));
     } else if (c.receiver != null && c.receiverTree == null && scope.isModelInstanceMethod()
         && ctx.types().isTensor(c.method.getEnclosingElement().asType())) {
       operands.add(new Operand(c.receiver, c.path, null, "self"));
@@ -342,7 +363,7 @@ final class Checks {
           for (ExpressionTree element : methodInvocationTree.getArguments()) {
             TreePath ep = new TreePath(new TreePath(c.path, a), element);
             if (ctx.types().isTensor(ctx.trees().getTypeMirror(ep))) {
-              operands.add(new Operand(c.valueOf(element), ep, element, name));
+              operands.add(new Operand(c.valueOf(element), ep, element, name, Role.JOINED));
             }
           }
         }
@@ -586,6 +607,14 @@ final class Checks {
                 + " is the CPU, and fails on the GPU machine"
             : "the op fails at run time";
     String target = deviceText(other.value.place(), other);
+    if (moved.role == Role.IN_PLACE_RECEIVER) {
+      // total.to(device).addi(x) would add into a copy: the receiver must be moved for good.
+      report(CheckId.MIXED_DEVICES, at, op + " gets tensors on two devices: " + describe(a) + " and " + describe(b)
+          + "; " + why + ". An in-place op writes its result where " + moved.text() + " is: move " + moved.text()
+          + " first (" + moved.text() + " = " + moved.text() + ".to(" + target + ")), or create it there",
+          level == Place.Conflict.POSSIBLE);
+      return true;
+    }
     String created = createdOn(moved, target);
     if (created != null) {
       report(CheckId.MIXED_DEVICES, at, op + " gets tensors on two devices: " + describe(a) + " and " + describe(b)
@@ -669,7 +698,7 @@ final class Checks {
    * or the device of the tensor beside it.
    */
   private String deviceText(Place p, Operand beside) {
-    if (namedInCode(p)) {
+    if (namedInCode(p) && (beside == null || StatementFixes.usableAt(ctx, beside.path, leadingName(p.name())))) {
       return p.name();
     }
     if (p.kind() == Place.Kind.FIXED) {

@@ -39,6 +39,7 @@ import com.sun.source.tree.VariableTree;
 import com.sun.source.tree.WhileLoopTree;
 import com.sun.source.tree.YieldTree;
 import com.sun.source.util.TreePath;
+import com.sun.source.util.TreePathScanner;
 import dev.ondevice.annotations.BatchSource;
 import dev.ondevice.annotations.ReturnsDevice;
 import dev.ondevice.annotations.Step;
@@ -402,8 +403,9 @@ final class MethodInterpreter {
       batchDepth++;
     }
     // The findings of the first pass hold for the first iteration, which starts from the values
-    // the loop is entered with; those of the last pass hold for every iteration. The passes in
-    // between see the values of some iterations joined, and add nothing: their findings are dropped.
+    // the loop is entered with, where that iteration certainly reaches them (FirstIteration);
+    // those of the last pass hold for every iteration. The passes in between see the values of
+    // some iterations joined, and add nothing: their findings are dropped.
     for (int pass = 1; ; pass++) {
       ctx.pushBuffer();
       Frame frame = new Frame(t, label, true);
@@ -419,7 +421,7 @@ final class MethodInterpreter {
         break;
       }
       if (pass == 1) {
-        ctx.commitBuffer();
+        ctx.commitBuffer(f -> FirstIteration.reaches(path, f.path()));
       } else {
         ctx.discardBuffer();
       }
@@ -431,22 +433,87 @@ final class MethodInterpreter {
   }
 
   /**
-   * Whether a {@code while}, {@code do} or {@code for} loop's condition asks a batch iterator for
-   * more ({@code while (it.hasNext())} over {@code loader.iterator()}): a batch loop too.
+   * Whether a {@code while}, {@code do} or {@code for} loop takes its batches from a batch
+   * iterator ({@code loader.iterator()}): its condition asks the iterator ({@code while
+   * (it.hasNext())}, {@code while (it.hasNext() && step < max)}), or a statement of its body takes
+   * the next batch ({@code Batch b = it.next();}, as in {@code while (true) { if (!it.hasNext())
+   * break; Batch b = it.next(); ... }}). A batch loop too.
    */
   private boolean iteratesBatches(TreePath path, Tree loop) {
-    ExpressionTree condition = switch (loop.getKind()) {
-      case WHILE_LOOP -> ((WhileLoopTree) loop).getCondition();
-      case DO_WHILE_LOOP -> ((DoWhileLoopTree) loop).getCondition();
-      case FOR_LOOP -> ((ForLoopTree) loop).getCondition();
-      default -> null;
-    };
-    ExpressionTree c = condition == null ? null : skipParens(condition);
-    if (!(c instanceof MethodInvocationTree call) || !(call.getMethodSelect() instanceof MemberSelectTree select)) {
+    ExpressionTree condition;
+    StatementTree body;
+    switch (loop.getKind()) {
+      case WHILE_LOOP -> {
+        condition = ((WhileLoopTree) loop).getCondition();
+        body = ((WhileLoopTree) loop).getStatement();
+      }
+      case DO_WHILE_LOOP -> {
+        condition = ((DoWhileLoopTree) loop).getCondition();
+        body = ((DoWhileLoopTree) loop).getStatement();
+      }
+      case FOR_LOOP -> {
+        condition = ((ForLoopTree) loop).getCondition();
+        body = ((ForLoopTree) loop).getStatement();
+      }
+      default -> {
+        return false;
+      }
+    }
+    if (condition != null && asksBatchIterator(new TreePath(path, condition))) {
+      return true;
+    }
+    if (body instanceof BlockTree block) {
+      TreePath blockPath = new TreePath(path, block);
+      for (StatementTree s : block.getStatements()) {
+        ExpressionTree e = s instanceof VariableTree v ? v.getInitializer()
+            : s instanceof ExpressionStatementTree es ? es.getExpression() : null;
+        if (e instanceof AssignmentTree a) {
+          e = a.getExpression();
+        }
+        if (e != null && isNextBatch(new TreePath(new TreePath(blockPath, s), e))) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** Whether a loop condition calls a batch iterator: {@code it.hasNext()}, also within {@code &&}, {@code ||}, {@code !}. */
+  private boolean asksBatchIterator(TreePath condition) {
+    Tree c = skipParens(condition.getLeaf());
+    if (c instanceof BinaryTree b && (b.getKind() == Tree.Kind.CONDITIONAL_AND || b.getKind() == Tree.Kind.CONDITIONAL_OR)) {
+      return asksBatchIterator(new TreePath(condition, b.getLeftOperand()))
+          || asksBatchIterator(new TreePath(condition, b.getRightOperand()));
+    }
+    if (c instanceof UnaryTree u && u.getKind() == Tree.Kind.LOGICAL_COMPLEMENT) {
+      return asksBatchIterator(new TreePath(condition, u.getExpression()));
+    }
+    return c instanceof MethodInvocationTree call && call.getMethodSelect() instanceof MemberSelectTree select
+        && isBatchIterator(new TreePath(new TreePath(new TreePath(condition, c), select), select.getExpression()));
+  }
+
+  /** Whether an expression is {@code it.next()} on a batch iterator. */
+  private boolean isNextBatch(TreePath expression) {
+    return expression.getLeaf() instanceof MethodInvocationTree call && call.getArguments().isEmpty()
+        && call.getMethodSelect() instanceof MemberSelectTree select && select.getIdentifier().contentEquals("next")
+        && isBatchIterator(new TreePath(new TreePath(expression, select), select.getExpression()));
+  }
+
+  /**
+   * Whether an expression is an iterator over batches: of a {@code @BatchSource} iterator type, or
+   * a variable holding what a {@code @BatchSource} returned as an iterator ({@code Iterator<Batch>
+   * it = loader.iterator()}).
+   */
+  private boolean isBatchIterator(TreePath expression) {
+    if (rt.isBatchIterator(ctx.trees().getTypeMirror(expression))) {
+      return true;
+    }
+    if (!(expression.getLeaf() instanceof IdentifierTree)) {
       return false;
     }
-    TreePath receiver = new TreePath(new TreePath(new TreePath(path, c), select), select.getExpression());
-    return rt.isBatchIterator(ctx.trees().getTypeMirror(receiver));
+    Element e = ctx.trees().getElement(expression);
+    Value v = e == null ? null : env.get(e);
+    return v != null && v.origin() == Value.Origin.BATCH_ITERATOR;
   }
 
   /** One pass over the loop: condition, body, update. Returns the environment where the loop exits normally. */
@@ -745,6 +812,10 @@ final class MethodInterpreter {
       if (s.pure() && dropsResult(ctx.trees().getTypeMirror(path))) {
         checks.discardedReference(path, r, s);
       }
+      if (s.inPlace && s.deviceParameter >= 0 && r.getQualifierExpression() instanceof IdentifierTree
+          && q != null && isLocal(q)) {
+        env.put(q, Value.UNKNOWN); // Consumer<Device> mover = model::toDevice may move it at any time
+      }
     }
   }
 
@@ -779,6 +850,9 @@ final class MethodInterpreter {
 
   private Value newClass(TreePath path, NewClassTree t) {
     declaresClass |= t.getClassBody() != null;
+    if (t.getClassBody() != null) {
+      capturedModels(new TreePath(path, t.getClassBody()));
+    }
     skipped(t.getEnclosingExpression());
     List<Value> args = arguments(path, t.getArguments());
     Element e = ctx.trees().getElement(path);
@@ -811,6 +885,25 @@ final class MethodInterpreter {
       return Value.on(Place.CPU).withOrigin(Value.Origin.UNMOVED_MODEL, path, null);
     }
     return Value.UNKNOWN;
+  }
+
+  /**
+   * The models never moved that an anonymous class's body uses: its methods may move them at any
+   * time ({@code new Runnable() { public void run() { model.toDevice(device); } }}), so their
+   * device is no longer known.
+   */
+  private void capturedModels(TreePath classBody) {
+    new TreePathScanner<Void, Void>() {
+      @Override
+      public Void visitIdentifier(IdentifierTree node, Void unused) {
+        Element e = ctx.trees().getElement(getCurrentPath());
+        Value v = e != null && isLocal(e) ? env.get(e) : null;
+        if (v != null && v.origin() == Value.Origin.UNMOVED_MODEL) {
+          env.put(e, Value.UNKNOWN);
+        }
+        return null;
+      }
+    }.scan(classBody, null);
   }
 
   private List<Value> arguments(TreePath path, List<? extends ExpressionTree> trees) {
@@ -975,9 +1068,12 @@ final class MethodInterpreter {
 
   private Value other(Call c) {
     MethodSemantics s = c.semantics;
-    if (c.receiverTree != null && c.arguments.isEmpty() && c.method.getSimpleName().contentEquals("next")
-        && rt.isBatchIterator(ctx.trees().getTypeMirror(c.receiverPath()))) {
+    if (c.receiverTree != null && isNextBatch(c.path)) {
       return Value.on(Place.CPU).withOrigin(Value.Origin.BATCH, c.path, null); // Batch b = it.next()
+    }
+    if (c.receiverTree != null && rt.hasInherited(ctx.trees().getTypeMirror(c.receiverPath()), BatchSource.class)
+        && rt.isIterator(c.method.getReturnType())) {
+      return Value.UNKNOWN.withOrigin(Value.Origin.BATCH_ITERATOR, c.path, null); // it = loader.iterator()
     }
     checks.parameterContracts(c);
     Place device = s.devicePlace(c.arguments);

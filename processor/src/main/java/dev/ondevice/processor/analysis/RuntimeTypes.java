@@ -219,6 +219,12 @@ final class RuntimeTypes {
     return false;
   }
 
+  /** Whether {@code type} is a {@code java.util.Iterator}. */
+  boolean isIterator(TypeMirror type) {
+    return iterator != null && type != null && type.getKind() == TypeKind.DECLARED
+        && types.isAssignable(types.erasure(type), iterator);
+  }
+
   /**
    * Whether {@code type} is an iterator over batches: an {@code Iterator} whose type carries
    * {@code @BatchSource} ({@code DataLoader.BatchIterator}).

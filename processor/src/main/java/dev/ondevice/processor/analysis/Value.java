@@ -19,7 +19,9 @@ final class Value {
     /** A static tensor field. */
     STATIC_CONSTANT,
     /** A model created on the CPU and never moved. */
-    UNMOVED_MODEL
+    UNMOVED_MODEL,
+    /** An iterator over batches, from a {@code @BatchSource} ({@code loader.iterator()}). */
+    BATCH_ITERATOR
   }
 
   /** Three-valued: yes, no, or don't know. */
