@@ -5,6 +5,7 @@ import com.google.errorprone.VisitorState;
 import com.google.errorprone.bugpatterns.BugChecker;
 import com.google.errorprone.fixes.SuggestedFix;
 import com.google.errorprone.matchers.Description;
+import com.google.errorprone.util.ASTHelpers;
 import com.sun.source.tree.CompilationUnitTree;
 import com.sun.tools.javac.api.JavacTrees;
 import com.sun.tools.javac.model.JavacElements;
@@ -40,7 +41,7 @@ public abstract class DeviceBugChecker extends BugChecker implements BugChecker.
     List<Finding> findings = FINDINGS.computeIfAbsent(unit, u -> analyze(u, state));
     for (Finding f : findings) {
       if (f.check() == check()) {
-        state.reportMatch(describe(f));
+        state.reportMatch(describe(f, state));
       }
     }
     return Description.NO_MATCH;
@@ -53,13 +54,13 @@ public abstract class DeviceBugChecker extends BugChecker implements BugChecker.
     return analysis.analyze(unit);
   }
 
-  private Description describe(Finding f) {
+  private Description describe(Finding f, VisitorState state) {
     Description.Builder d = buildDescription(f.tree()).setMessage(f.message());
     if (f.severity() == Severity.WARNING && defaultSeverity() == BugPattern.SeverityLevel.ERROR) {
       downgrade(d);
     }
     for (Fix fix : f.fixes()) {
-      SuggestedFix suggested = suggested(fix);
+      SuggestedFix suggested = suggested(fix, state);
       if (suggested != null) {
         d.addFix(suggested);
       }
@@ -68,13 +69,17 @@ public abstract class DeviceBugChecker extends BugChecker implements BugChecker.
   }
 
   /**
-   * The fix as Error Prone's, or null when one of its trees has no source position (code javac
-   * synthesised): the finding is then reported without it, never as a crash of the check.
+   * The fix as Error Prone's, or null when one of its trees has no source range (code javac
+   * synthesised, such as the type of a {@code var}): the finding is then reported without it,
+   * never as a crash of the check.
    */
-  private static SuggestedFix suggested(Fix fix) {
+  private static SuggestedFix suggested(Fix fix, VisitorState state) {
     SuggestedFix.Builder s = SuggestedFix.builder().setShortDescription(fix.description());
     try {
       for (Fix.Edit e : fix.edits()) {
+        if (ASTHelpers.getStartPosition(e.tree()) < 0 || state.getEndPosition(e.tree()) < 0) {
+          return null;
+        }
         switch (e.kind()) {
           case REPLACE -> s.replace(e.tree(), e.text());
           case PREFIX -> s.prefixWith(e.tree(), e.text());

@@ -95,9 +95,10 @@ final class AccumulateOnDeviceFix {
     SourcePositions positions = ctx.trees().getSourcePositions();
     long loopEnd = positions.getEndPosition(ctx.unit(), loop.getLeaf());
     List<Fix.Edit> edits = new ArrayList<>();
-    if (positions.getStartPosition(ctx.unit(), declaration.getType()) >= 0) {
+    if (positions.getStartPosition(ctx.unit(), declaration.getType()) >= 0
+        && positions.getEndPosition(ctx.unit(), declaration.getType()) >= 0) {
       edits.add(Fix.replaceEdit(declaration.getType(), "Tensor"));
-    } // else declared with var, which the new initializer makes a Tensor
+    } // else declared with var (javac gives it no source range), which the new initializer makes a Tensor
     edits.add(Fix.replaceEdit(declaration.getInitializer(), integral ? "Tensor.scalar(0L)" : "Tensor.scalar(0.0)"));
     String name = total.getSimpleName().toString();
     boolean floatTotal = total.asType().getKind() == TypeKind.FLOAT;
