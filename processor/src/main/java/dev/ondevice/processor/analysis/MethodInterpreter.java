@@ -719,8 +719,8 @@ final class MethodInterpreter {
         Value v = env.get(e);
         yield v == null ? Value.UNKNOWN : v;
       }
-      case FIELD -> ctx.isThisOrSuper(e) ? thisValue
-          : checks.scope().field(ctx, (VariableElement) e, thisValue, e.getSimpleName().toString());
+      case FIELD -> ctx.isThisOrSuper(e) ? thisValue : checks.scope().field(ctx, (VariableElement) e, thisValue,
+          path.getLeaf());
       default -> Value.UNKNOWN;
     };
   }
@@ -733,7 +733,7 @@ final class MethodInterpreter {
         && receiverElement.getKind() == ElementKind.PACKAGE);
     Value receiver = typeName ? Value.UNKNOWN : expression(receiverPath);
     if (e != null && e.getKind() == ElementKind.FIELD) {
-      return checks.scope().field(ctx, (VariableElement) e, receiver, ctx.text(t));
+      return checks.scope().field(ctx, (VariableElement) e, receiver, t);
     }
     return Value.UNKNOWN;
   }
@@ -1071,7 +1071,7 @@ final class MethodInterpreter {
     if (c.receiverTree != null && isNextBatch(c.path)) {
       return Value.on(Place.CPU).withOrigin(Value.Origin.BATCH, c.path, null); // Batch b = it.next()
     }
-    if (c.receiverTree != null && rt.hasInherited(ctx.trees().getTypeMirror(c.receiverPath()), BatchSource.class)
+    if (c.receiverTree != null && rt.hasInherited(c.method.getEnclosingElement().asType(), BatchSource.class)
         && rt.isIterator(c.method.getReturnType())) {
       return Value.UNKNOWN.withOrigin(Value.Origin.BATCH_ITERATOR, c.path, null); // it = loader.iterator()
     }

@@ -1,5 +1,7 @@
 package dev.ondevice.processor.analysis;
 
+import com.sun.source.tree.MemberSelectTree;
+import com.sun.source.tree.Tree;
 import dev.ondevice.annotations.Buffer;
 import dev.ondevice.annotations.OnDevice;
 import javax.lang.model.element.Element;
@@ -97,11 +99,11 @@ final class ModelScope {
   }
 
   /**
-   * The value of field {@code f} read through {@code receiver} as {@code access} (its source text,
-   * such as {@code device}, {@code Env.DEVICE} or {@code cfg.device}); static tensors and final
-   * devices are evaluated by {@code ctx}.
+   * The value of field {@code f} read through {@code receiver} by {@code access}, whose source
+   * text names a device field in messages and fixes ({@code device}, {@code Env.DEVICE}, {@code
+   * cfg.device}); static tensors and final devices are evaluated by {@code ctx}.
    */
-  Value field(AnalysisContext ctx, VariableElement f, Value receiver, String access) {
+  Value field(AnalysisContext ctx, VariableElement f, Value receiver, Tree access) {
     boolean tensor = rt.isTensor(f.asType());
     boolean model = rt.isModel(f.asType());
     if (!tensor && !model) {
@@ -109,7 +111,8 @@ final class ModelScope {
         return Value.UNKNOWN;
       }
       Place initial = ctx.finalDevice(f);
-      return Value.on(initial != null ? initial.named(access) : Place.symbol(f, access));
+      String name = access instanceof MemberSelectTree ? ctx.text(access) : f.getSimpleName().toString();
+      return Value.on(initial != null ? initial.named(name) : Place.symbol(f, name));
     }
     String on = rt.declaredDevice(f);
     if (on != null) {
