@@ -452,6 +452,11 @@ public class Tensor {
     return data.rank();
   }
 
+  /** The shape, as PyTorch's {@code size()}; the same as {@link #shape()}. */
+  public Shape size() {
+    return shape();
+  }
+
   /** The size of dimension {@code d} (negative counts from the end). */
   public long size(int d) {
     if (dim() == 0) {

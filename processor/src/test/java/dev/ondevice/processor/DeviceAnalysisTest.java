@@ -730,8 +730,10 @@ class DeviceAnalysisTest {
             Tensor x = Tensor.randn(2, 2, device);
             Tensor total = Tensor.zeros(dev.ondevice.Shape.scalar());
             Tensor half = Tensor.full(dev.ondevice.Shape.scalar(), 0.5);
+            dev.ondevice.Shape none = dev.ondevice.Shape.scalar();
+            Tensor third = Tensor.full(none, 0.33);
             Tensor row = Tensor.zeros(dev.ondevice.Shape.of(2));
-            return x.add(total).mul(half).add(row); // expect: MixedDevices
+            return x.add(total).mul(half).mul(third).add(row); // expect: MixedDevices
           }
         }\
         """);
@@ -806,6 +808,7 @@ class DeviceAnalysisTest {
           List<Tensor> run(List<Tensor> xs) {
             xs.forEach(Tensor::cpu); // expect: DiscardedMove
             xs.forEach(x -> x.cpu()); // expect: DiscardedMove
+            Runnable r = xs.get(0)::cpu; // expect: DiscardedMove
             return xs.stream().map(Tensor::cpu).toList();
           }
         }\

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * The base class of models (PyTorch's {@code nn.Module}; the name avoids {@code java.lang.Module}).
@@ -151,6 +152,43 @@ public abstract class Model {
       }
     });
     return out;
+  }
+
+  /**
+   * This model and all its submodules, depth first in declaration order, each once (a submodule
+   * shared by two fields is listed at its first place): PyTorch's {@code modules()}.
+   */
+  public List<Model> modules() {
+    List<Model> out = new ArrayList<>();
+    collectModules(this, out, Collections.newSetFromMap(new IdentityHashMap<>()));
+    return out;
+  }
+
+  private static void collectModules(Model m, List<Model> out, Set<Model> seen) {
+    if (seen.add(m)) {
+      out.add(m);
+      for (Model child : m.namedChildren().values()) {
+        collectModules(child, out, seen);
+      }
+    }
+  }
+
+  /**
+   * Calls {@code fn} on every submodule and then on this model, as PyTorch's {@code
+   * apply(fn)}: the place for a custom initialisation ({@code net.apply(m -> { if (m instanceof
+   * Linear l) ... })}).
+   */
+  public void apply(Consumer<? super Model> fn) {
+    apply(this, fn, Collections.newSetFromMap(new IdentityHashMap<>()));
+  }
+
+  private static void apply(Model m, Consumer<? super Model> fn, Set<Model> seen) {
+    if (seen.add(m)) {
+      for (Model child : m.namedChildren().values()) {
+        apply(child, fn, seen);
+      }
+      fn.accept(m);
+    }
   }
 
   /**

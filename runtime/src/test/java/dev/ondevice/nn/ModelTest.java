@@ -223,4 +223,28 @@ class ModelTest {
         printed);
     assertTrue(printed.endsWith("\n)"), printed);
   }
+
+  @Test
+  void modulesAndApplyVisitEveryModuleOnceChildrenFirst() {
+    Linear shared = new Linear(2, 2);
+    Sequential inner = new Sequential(shared, new ReLU());
+    Sequential net = new Sequential(inner, shared);
+    List<Model> all = net.modules();
+    assertEquals(4, all.size(), all.toString());
+    assertSame(net, all.get(0));
+    assertSame(inner, all.get(1));
+    assertSame(shared, all.get(2));
+    List<Model> applied = new java.util.ArrayList<>();
+    net.apply(applied::add);
+    assertEquals(List.of(shared, all.get(3), inner, net), applied);
+    try (dev.ondevice.Autograd.Scope ignored = dev.ondevice.Autograd.noGrad()) {
+      net.apply(m -> {
+        if (m instanceof Linear l) {
+          l.weight().fill(0.5);
+        }
+      });
+    }
+    assertArrayEquals(new float[] {0.5f, 0.5f, 0.5f, 0.5f}, shared.weight().toFloatArray());
+    assertEquals(Shape.of(2, 2), shared.weight().size());
+  }
 }

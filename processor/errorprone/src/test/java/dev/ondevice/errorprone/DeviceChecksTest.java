@@ -214,4 +214,19 @@ class DeviceChecksTest {
         "  }",
         "}").doTest();
   }
+
+  @Test
+  void discardedMoveThroughAMethodReference() {
+    helper(DiscardedMove.class).addSourceLines("Test.java",
+        "import dev.ondevice.Tensor;",
+        "import java.util.List;",
+        "class Test {",
+        "  void run(List<Tensor> xs) {",
+        "    // BUG: Diagnostic contains: keep the moved tensors, for example with stream().map(Tensor::cuda).toList()",
+        "    xs.forEach(Tensor::cuda);",
+        "    // BUG: Diagnostic contains: the Runnable it is passed as discards it: tensors do not move in place (models do); keep the moved tensors",
+        "    Runnable r = xs.get(0)::cuda;",
+        "  }",
+        "}").doTest();
+  }
 }

@@ -113,14 +113,17 @@ final class Checks {
     String text = ctx.shortText(reference);
     Element functional = ctx.types().types().asElement(ctx.trees().getTypeMirror(path));
     String as = functional == null ? "a function" : functional.getSimpleName().toString();
+    // Tensor::cuda passed for each tensor can be mapped instead; x::relu (no argument) cannot.
+    boolean perElement = ctx.trees().getElement(new TreePath(path, reference.getQualifierExpression()))
+        instanceof TypeElement;
+    String keep = perElement ? ", for example with stream().map(" + text + ").toList()" : "";
     if (s.kind == MethodSemantics.Kind.MOVE) {
       report(CheckId.DISCARDED_MOVE, path, text + " returns a new tensor, and the " + as + " it is passed as discards"
-          + " it: tensors do not move in place (models do); keep the moved tensors, for example with"
-          + " stream().map(" + text + ").toList()", false);
+          + " it: tensors do not move in place (models do); keep the moved tensors" + keep, false);
     } else {
       report(CheckId.DISCARDED_TENSOR_OP, path, text + " returns a new tensor, and the " + as + " it is passed as"
-          + " discards it, so it does nothing; keep the results, for example with stream().map(" + text
-          + ").toList(), or use the in-place form of the op if there is one", false);
+          + " discards it, so it does nothing; keep the results" + keep + ", or use the in-place form of the op"
+          + " if there is one", false);
     }
   }
 

@@ -1040,7 +1040,7 @@ final class MethodInterpreter {
       if (at != null && rt.isTensor(at) && tensorArg == null) {
         tensorArg = args.get(i);
       }
-      zeroDim |= at != null && rt.isShape(at) && zeroDimShape(ap);
+      zeroDim |= at != null && rt.isShape(at) && args.get(i).zeroDim();
     }
     Value v;
     if (device != null) {
@@ -1059,15 +1059,11 @@ final class MethodInterpreter {
     return v.withZeroDim(zeroDim);
   }
 
-  /** Whether a shape argument is the result of a {@code @ZeroDim} method ({@code Shape.scalar()}). */
-  private boolean zeroDimShape(TreePath shape) {
-    return shape.getLeaf() instanceof MethodInvocationTree
-        && ctx.trees().getElement(shape) instanceof ExecutableElement m
-        && ctx.semantics(m).zeroDim;
-  }
-
   private Value other(Call c) {
     MethodSemantics s = c.semantics;
+    if (s.zeroDim && rt.isShape(c.method.getReturnType())) {
+      return Value.UNKNOWN.withZeroDim(true); // Shape s = Shape.scalar(): the shape of a 0-dim tensor
+    }
     if (c.receiverTree != null && isNextBatch(c.path)) {
       return Value.on(Place.CPU).withOrigin(Value.Origin.BATCH, c.path, null); // Batch b = it.next()
     }
