@@ -7,7 +7,8 @@ import java.util.Locale;
 
 /**
  * A progress bar for one epoch: batches done, samples per second and the running loss. In a
- * terminal it redraws one line; in a log file it prints a line every tenth of the epoch.
+ * terminal it redraws one line; in a log file it prints a line at each quarter of the epoch, and
+ * the last line when the epoch ends.
  *
  * <p>It never makes the host wait for the device: the running loss is fetched with a non-blocking
  * copy and shown once that copy has arrived, so the value shown lags a little behind.
@@ -24,7 +25,7 @@ final class ProgressBar {
   private final long start = System.nanoTime();
   private long lastRefresh;
   private long lastFetch;
-  private int lastLoggedTenth;
+  private int lastLoggedQuarter;
   private Tensor lossInFlight;
   private int batchesInFlight;
   private double shownLoss = Double.NaN;
@@ -49,14 +50,14 @@ final class ProgressBar {
       batchesInFlight = batches;
       lastFetch = now;
     }
-    int tenth = batches * 10 / Math.max(1, totalBatches);
+    int quarter = batches * 4 / Math.max(1, totalBatches);
     if (interactive && now - lastRefresh >= REFRESH_NANOS) {
       out.print("\r" + line(batches, now));
       out.flush();
       lastRefresh = now;
-    } else if (!interactive && tenth > lastLoggedTenth) {
+    } else if (!interactive && quarter > lastLoggedQuarter && batches < totalBatches) {
       out.println(line(batches, now));
-      lastLoggedTenth = tenth;
+      lastLoggedQuarter = quarter;
     }
   }
 
