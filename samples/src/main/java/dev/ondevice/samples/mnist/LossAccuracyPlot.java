@@ -41,17 +41,19 @@ final class LossAccuracyPlot {
     g.drawString(title, LEFT, 30);
     g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
     g.drawRect(LEFT, TOP, W - LEFT - RIGHT, H - TOP - BOTTOM);
-    double maxLoss = results.stream().mapToDouble(r -> r.loss).max().orElse(1) * 1.1;
-    double minAccuracy = Math.max(0, results.stream().mapToDouble(r -> r.accuracy).min().orElse(0) - 0.02);
+    double lossStep = niceCeiling(results.stream().mapToDouble(r -> r.loss).max().orElse(1) * 1.05 / 4);
+    double maxLoss = 4 * lossStep;
+    double accuracyStep = Math.min(0.25, niceCeiling(
+        (1 - results.stream().mapToDouble(r -> r.accuracy).min().orElse(0) + 0.01) / 4));
+    double minAccuracy = Math.max(0, 1 - 4 * accuracyStep);
     for (int i = 0; i <= 4; i++) {
       int y = TOP + (H - TOP - BOTTOM) * i / 4;
       g.setColor(new Color(230, 230, 230));
       g.drawLine(LEFT + 1, y, W - RIGHT - 1, y);
       g.setColor(LOSS);
-      g.drawString(String.format(Locale.ROOT, "%.3f", maxLoss * (4 - i) / 4), 10, y + 4);
+      g.drawString(label(lossStep * (4 - i)), 10, y + 4);
       g.setColor(ACCURACY);
-      double acc = minAccuracy + (1 - minAccuracy) * (4 - i) / 4;
-      g.drawString(String.format(Locale.ROOT, "%.1f%%", 100 * acc), W - RIGHT + 8, y + 4);
+      g.drawString(label(100 * (minAccuracy + accuracyStep * (4 - i))) + "%", W - RIGHT + 8, y + 4);
     }
     g.setColor(Color.BLACK);
     for (EpochResult r : results) {
@@ -73,6 +75,25 @@ final class LossAccuracyPlot {
     } finally {
       Files.deleteIfExists(tmp);
     }
+  }
+
+  /** The smallest of 1, 2, 2.5 and 5 times a power of ten that is at least {@code x} (positive). */
+  static double niceCeiling(double x) {
+    if (!(x > 0) || Double.isInfinite(x)) {
+      return 1;
+    }
+    double power = Math.pow(10, Math.floor(Math.log10(x)));
+    for (double m : new double[] {1, 2, 2.5, 5, 10}) {
+      if (m * power >= x * (1 - 1e-12)) {
+        return m * power;
+      }
+    }
+    return 10 * power;
+  }
+
+  /** A tick value without trailing zeros: {@code 0.5}, {@code 2}, {@code 92.5}. */
+  static String label(double v) {
+    return java.math.BigDecimal.valueOf(v).round(new java.math.MathContext(6)).stripTrailingZeros().toPlainString();
   }
 
   private static void line(Graphics2D g, List<EpochResult> results, ToDoubleFunction<EpochResult> fraction,
