@@ -973,4 +973,28 @@ class DeviceAnalysisTest {
         }\
         """);
   }
+
+  @Test
+  void aDiscardedMoveIsReportedOnceNotAgainWhereTheTensorIsUsed() {
+    check("OneMistake", """
+        class OneMistake {
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+            Tensor forward(Tensor x) {
+              return x;
+            }
+          }
+
+          void run(Net net, Loader loader, Loss loss, Device device) {
+            net.toDevice(device);
+            for (Loader.Batch b : loader) {
+              Tensor xb = b.inputs();
+              Tensor yb = b.targets().to(device);
+              xb.to(device); // expect: DiscardedMove
+              Tensor l = loss.forward(net.forward(xb), yb);
+            }
+          }
+        }\
+        """);
+  }
 }

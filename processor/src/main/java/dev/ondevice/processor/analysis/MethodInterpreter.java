@@ -219,11 +219,29 @@ final class MethodInterpreter {
 
   private void expressionStatement(TreePath path, ExpressionStatementTree s) {
     TreePath ep = new TreePath(path, s.getExpression());
-    expression(ep);
+    Value v = expression(ep);
     ExpressionTree e = skipParens(s.getExpression());
     MethodSemantics sem = lastCall == e ? lastCallSemantics : null;
     if (sem != null && sem.pure()) {
       checks.discarded(new TreePath(path, e), (MethodInvocationTree) e, sem);
+      if (sem.kind == MethodSemantics.Kind.MOVE) {
+        assumeAssigned((MethodInvocationTree) e, path, v);
+      }
+    }
+  }
+
+  /**
+   * After {@code xb.to(device);} is reported as a discarded move, the rest of the method is read
+   * as if the fix were made ({@code xb = xb.to(device)}), so that the one mistake is not reported
+   * again where {@code xb} is used.
+   */
+  private void assumeAssigned(MethodInvocationTree move, TreePath statement, Value moved) {
+    if (move.getMethodSelect() instanceof MemberSelectTree select && skipParens(select.getExpression())
+        instanceof IdentifierTree id) {
+      Element e = ctx.trees().getElement(new TreePath(new TreePath(new TreePath(statement, move), select), id));
+      if (e != null && isLocal(e) && env.get(e) != null) {
+        env.put(e, named(moved, e));
+      }
     }
   }
 
