@@ -842,6 +842,11 @@ class DeviceAnalysisTest {
               dev.ondevice.Parameter w;
             }
             Model anonymous = new Model() {}; // expect: LocalModelClass
+            class Holder {
+              static class Inner extends Model { // expect: LocalModelClass
+                dev.ondevice.Parameter w;
+              }
+            }
             Runnable notAModel = new Runnable() {
               public void run() {}
             };

@@ -113,7 +113,17 @@ public final class DeviceAnalysis {
             + types.asElement(type.getSuperclass()).getSimpleName() + " is a model, for which" + why
             + "declare it as a named top-level class or static nested class", false);
       }
-      default -> {}
+      default -> {
+        Element outer = type.getEnclosingElement();
+        while (outer instanceof TypeElement t && t.getNestingKind() == javax.lang.model.element.NestingKind.MEMBER) {
+          outer = t.getEnclosingElement();
+        }
+        if (outer instanceof TypeElement t && t.getNestingKind().isNested()) {
+          ctx.report(CheckId.LOCAL_MODEL_CLASS, classPath, "Model class " + type.getSimpleName() + " is nested in a"
+              + " class declared inside a method, where" + why + "declare " + type.getSimpleName()
+              + " in a top-level class", false);
+        }
+      }
     }
   }
 
