@@ -48,7 +48,6 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
@@ -93,6 +92,7 @@ final class MethodInterpreter {
   private Tree lastCall;
   private MethodSemantics lastCallSemantics;
   private final IdentityHashMap<Tree, Boolean> cpuFactories = new IdentityHashMap<>();
+  private final BatchIterators batchIterators;
   private Env env;
   private int batchDepth;
   private String pendingLabel;
@@ -111,6 +111,7 @@ final class MethodInterpreter {
     this.thisValue = scope.thisValue();
     this.method = method;
     this.env = start;
+    this.batchIterators = new BatchIterators(ctx, variable -> env.get(variable));
   }
 
   /** Interprets a method body, its parameters bound by their declarations. */
@@ -415,7 +416,7 @@ final class MethodInterpreter {
             f.getVariable().getName().toString());
       }
     }
-    batchLoop |= iteratesBatches(path, t);
+    batchLoop |= batchIterators.loopTakesBatches(path, t);
     Env head = env.copy();
     if (batchLoop) {
       batchDepth++;
@@ -448,90 +449,6 @@ final class MethodInterpreter {
     if (batchLoop) {
       batchDepth--;
     }
-  }
-
-  /**
-   * Whether a {@code while}, {@code do} or {@code for} loop takes its batches from a batch
-   * iterator ({@code loader.iterator()}): its condition asks the iterator ({@code while
-   * (it.hasNext())}, {@code while (it.hasNext() && step < max)}), or a statement of its body takes
-   * the next batch ({@code Batch b = it.next();}, as in {@code while (true) { if (!it.hasNext())
-   * break; Batch b = it.next(); ... }}). A batch loop too.
-   */
-  private boolean iteratesBatches(TreePath path, Tree loop) {
-    ExpressionTree condition;
-    StatementTree body;
-    switch (loop.getKind()) {
-      case WHILE_LOOP -> {
-        condition = ((WhileLoopTree) loop).getCondition();
-        body = ((WhileLoopTree) loop).getStatement();
-      }
-      case DO_WHILE_LOOP -> {
-        condition = ((DoWhileLoopTree) loop).getCondition();
-        body = ((DoWhileLoopTree) loop).getStatement();
-      }
-      case FOR_LOOP -> {
-        condition = ((ForLoopTree) loop).getCondition();
-        body = ((ForLoopTree) loop).getStatement();
-      }
-      default -> {
-        return false;
-      }
-    }
-    if (condition != null && asksBatchIterator(new TreePath(path, condition))) {
-      return true;
-    }
-    if (body instanceof BlockTree block) {
-      TreePath blockPath = new TreePath(path, block);
-      for (StatementTree s : block.getStatements()) {
-        ExpressionTree e = s instanceof VariableTree v ? v.getInitializer()
-            : s instanceof ExpressionStatementTree es ? es.getExpression() : null;
-        if (e instanceof AssignmentTree a) {
-          e = a.getExpression();
-        }
-        if (e != null && isNextBatch(new TreePath(new TreePath(blockPath, s), e))) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
-  /** Whether a loop condition calls a batch iterator: {@code it.hasNext()}, also within {@code &&}, {@code ||}, {@code !}. */
-  private boolean asksBatchIterator(TreePath condition) {
-    Tree c = skipParens(condition.getLeaf());
-    if (c instanceof BinaryTree b && (b.getKind() == Tree.Kind.CONDITIONAL_AND || b.getKind() == Tree.Kind.CONDITIONAL_OR)) {
-      return asksBatchIterator(new TreePath(condition, b.getLeftOperand()))
-          || asksBatchIterator(new TreePath(condition, b.getRightOperand()));
-    }
-    if (c instanceof UnaryTree u && u.getKind() == Tree.Kind.LOGICAL_COMPLEMENT) {
-      return asksBatchIterator(new TreePath(condition, u.getExpression()));
-    }
-    return c instanceof MethodInvocationTree call && call.getMethodSelect() instanceof MemberSelectTree select
-        && isBatchIterator(new TreePath(new TreePath(new TreePath(condition, c), select), select.getExpression()));
-  }
-
-  /** Whether an expression is {@code it.next()} on a batch iterator. */
-  private boolean isNextBatch(TreePath expression) {
-    return expression.getLeaf() instanceof MethodInvocationTree call && call.getArguments().isEmpty()
-        && call.getMethodSelect() instanceof MemberSelectTree select && select.getIdentifier().contentEquals("next")
-        && isBatchIterator(new TreePath(new TreePath(expression, select), select.getExpression()));
-  }
-
-  /**
-   * Whether an expression is an iterator over batches: of a {@code @BatchSource} iterator type, or
-   * a variable holding what a {@code @BatchSource} returned as an iterator ({@code Iterator<Batch>
-   * it = loader.iterator()}).
-   */
-  private boolean isBatchIterator(TreePath expression) {
-    if (rt.isBatchIterator(ctx.trees().getTypeMirror(expression))) {
-      return true;
-    }
-    if (!(expression.getLeaf() instanceof IdentifierTree)) {
-      return false;
-    }
-    Element e = ctx.trees().getElement(expression);
-    Value v = e == null ? null : env.get(e);
-    return v != null && v.origin() == Value.Origin.BATCH_ITERATOR;
   }
 
   /** One pass over the loop: condition, body, update. Returns the environment where the loop exits normally. */
@@ -1082,7 +999,7 @@ final class MethodInterpreter {
     if (s.zeroDim && rt.isShape(c.method.getReturnType())) {
       return Value.UNKNOWN.withZeroDim(true); // Shape s = Shape.scalar(): the shape of a 0-dim tensor
     }
-    if (c.receiverTree != null && isNextBatch(c.path)) {
+    if (c.receiverTree != null && batchIterators.isNextBatch(c.path)) {
       return Value.on(Place.CPU).withOrigin(Value.Origin.BATCH, c.path, null); // Batch b = it.next()
     }
     if (c.receiverTree != null && rt.hasInherited(c.method.getEnclosingElement().asType(), BatchSource.class)
