@@ -1110,8 +1110,12 @@ public class Tensor {
     return argmax(dim, false);
   }
 
-  /** The positions of the largest elements over {@code dim} (int64). */
+  /** The positions of the largest elements over {@code dim} (int64); 0 for a 0-dim tensor, as in PyTorch. */
   public Tensor argmax(int dim, boolean keepdim) {
+    if (dim() == 0) {
+      Checks.dim("argmax", dim, 0);
+      return Tensor.zeros(Shape.scalar(), DType.INT64, device());
+    }
     return Reductions.reduce(ReduceOp.ARGMAX, this, new int[] {dim}, keepdim);
   }
 
@@ -1126,8 +1130,12 @@ public class Tensor {
     return argmin(dim, false);
   }
 
-  /** The positions of the smallest elements over {@code dim} (int64). */
+  /** The positions of the smallest elements over {@code dim} (int64); 0 for a 0-dim tensor, as in PyTorch. */
   public Tensor argmin(int dim, boolean keepdim) {
+    if (dim() == 0) {
+      Checks.dim("argmin", dim, 0);
+      return Tensor.zeros(Shape.scalar(), DType.INT64, device());
+    }
     return Reductions.reduce(ReduceOp.ARGMIN, this, new int[] {dim}, keepdim);
   }
 

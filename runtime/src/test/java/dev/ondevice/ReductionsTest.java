@@ -508,6 +508,10 @@ class ReductionsTest {
     assertF64(x.std(0), Math.sqrt(2.0), Math.sqrt(4.5));
     assertI64(x.argmax(1), 1, 1);
     assertI64(x.argmin(0), 0, 0);
+    Tensor scalar = Tensor.scalar(3.0, d);
+    assertEquals(0L, scalar.argmax(0).itemAsLong(), "a 0-dim tensor's argmax is 0, as in PyTorch");
+    assertEquals(0L, scalar.argmin(-1).itemAsLong());
+    assertEquals(d, scalar.argmax(0).device());
     assertF64(x.max(1).values(), 2, 5);
     assertI64(x.min(0).indices(), 0, 0);
     assertF64(Tensor.cat(java.util.List.of(x, x)).sum(1), 3, 8, 3, 8);

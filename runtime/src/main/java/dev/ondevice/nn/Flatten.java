@@ -26,4 +26,9 @@ public class Flatten extends Layer {
   public Tensor forward(Tensor x) {
     return x.flatten(startDim, endDim);
   }
+
+  @Override
+  protected String describe() {
+    return "start_dim=" + startDim + ", end_dim=" + endDim;
+  }
 }

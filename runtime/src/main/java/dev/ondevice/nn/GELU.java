@@ -40,4 +40,9 @@ public class GELU extends Layer {
         : x.mul(SQRT_HALF).erf();
     return x.mul(twoPhiMinusOne.add(1.0)).mul(0.5);
   }
+
+  @Override
+  protected String describe() {
+    return "approximate=" + approximation.name().toLowerCase(java.util.Locale.ROOT);
+  }
 }

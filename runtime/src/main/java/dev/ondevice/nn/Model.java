@@ -84,11 +84,17 @@ public abstract class Model {
     try {
       children = namedChildren();
     } catch (IllegalStateException e) {
-      return name + "(" + describe() + ")"; // no generated code: the message of toDevice says why
+      boolean local = getClass().isAnonymousClass() || getClass().isLocalClass();
+      return name + "(<no generated code: " + (local ? "a local or anonymous model class"
+          : "compiled without the ondevice annotation processor") + ">)";
     }
-    StringBuilder sb = new StringBuilder(name).append('(').append(describe());
+    String settings = describe();
     if (children.isEmpty()) {
-      return sb.append(')').toString();
+      return name + "(" + settings + ")";
+    }
+    StringBuilder sb = new StringBuilder(name).append('(');
+    if (!settings.isEmpty()) {
+      sb.append("\n  ").append(settings);
     }
     for (Map.Entry<String, Model> child : children.entrySet()) {
       sb.append("\n  (").append(child.getKey()).append("): ")

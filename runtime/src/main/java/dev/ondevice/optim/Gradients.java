@@ -23,15 +23,16 @@ public final class Gradients {
    * Scales the gradients of {@code parameters} in place so that their total 2-norm (the norm of
    * all of them concatenated) is at most {@code maxNorm}; gradients whose total norm is already
    * within it are left as they are (the scale is {@code min(1, maxNorm / (norm + 1e-6))}).
-   * Parameters without a gradient are skipped.
+   * Parameters without a gradient are skipped. As in PyTorch, {@code maxNorm} may be 0 (every
+   * gradient becomes 0) or infinite (nothing is clipped: a way to measure the norm).
    *
    * @return the total norm before clipping, a 0-dim tensor on the device of the first gradient
    *     (0 on the CPU when no parameter has one)
-   * @throws IllegalArgumentException if {@code maxNorm} is not a positive finite number
+   * @throws IllegalArgumentException if {@code maxNorm} is negative or NaN
    */
   public static Tensor clipNorm(Iterable<? extends Parameter> parameters, double maxNorm) {
-    if (!(maxNorm > 0) || Double.isInfinite(maxNorm)) {
-      throw new IllegalArgumentException("clipNorm: maxNorm must be a positive finite number, got " + maxNorm);
+    if (!(maxNorm >= 0)) {
+      throw new IllegalArgumentException("clipNorm: maxNorm must be a number >= 0, got " + maxNorm);
     }
     List<Tensor> grads = gradients(parameters);
     if (grads.isEmpty()) {

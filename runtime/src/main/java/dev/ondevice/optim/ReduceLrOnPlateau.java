@@ -35,12 +35,12 @@ public final class ReduceLrOnPlateau {
   private static final String TYPE = "type";
 
   private final Optimizer optimizer;
-  private final Mode mode;
-  private final double factor;
-  private final int patience;
-  private final double threshold;
-  private final int cooldown;
-  private final double minLearningRate;
+  private Mode mode;
+  private double factor;
+  private int patience;
+  private double threshold;
+  private int cooldown;
+  private double minLearningRate;
   private double best;
   private int badEpochs;
   private int cooldownLeft;
@@ -64,14 +64,8 @@ public final class ReduceLrOnPlateau {
   public ReduceLrOnPlateau(Optimizer optimizer, Mode mode, double factor, int patience, double threshold,
       int cooldown, double minLearningRate) {
     this.optimizer = Objects.requireNonNull(optimizer, "optimizer");
+    check(factor, patience, threshold, cooldown, minLearningRate);
     this.mode = Objects.requireNonNull(mode, "mode");
-    if (!(factor > 0 && factor < 1)) {
-      throw new IllegalArgumentException("ReduceLrOnPlateau: factor must be in (0, 1), got " + factor);
-    }
-    if (patience < 0 || cooldown < 0 || !(threshold >= 0) || !(minLearningRate >= 0)) {
-      throw new IllegalArgumentException("ReduceLrOnPlateau: patience, threshold, cooldown and minLearningRate"
-          + " must not be negative, got " + patience + ", " + threshold + ", " + cooldown + ", " + minLearningRate);
-    }
     this.factor = factor;
     this.patience = patience;
     this.threshold = threshold;
@@ -80,16 +74,22 @@ public final class ReduceLrOnPlateau {
     this.best = mode == Mode.MIN ? Double.POSITIVE_INFINITY : Double.NEGATIVE_INFINITY;
   }
 
+  private static void check(double factor, int patience, double threshold, int cooldown, double minLearningRate) {
+    if (!(factor > 0 && factor < 1)) {
+      throw new IllegalArgumentException("ReduceLrOnPlateau: factor must be in (0, 1), got " + factor);
+    }
+    if (patience < 0 || cooldown < 0 || !(threshold >= 0) || !(minLearningRate >= 0)) {
+      throw new IllegalArgumentException("ReduceLrOnPlateau: patience, threshold, cooldown and minLearningRate"
+          + " must not be negative, got " + patience + ", " + threshold + ", " + cooldown + ", " + minLearningRate);
+    }
+  }
+
   /**
    * Takes the epoch's {@code metric}, and lowers the optimizer's learning rate after {@code
-   * patience} epochs without improvement.
-   *
-   * @throws IllegalArgumentException if {@code metric} is NaN
+   * patience} epochs without improvement. A NaN metric (a diverged epoch) is no improvement, as in
+   * PyTorch.
    */
   public void step(double metric) {
-    if (Double.isNaN(metric)) {
-      throw new IllegalArgumentException("ReduceLrOnPlateau: the metric is NaN");
-    }
     if (improves(metric)) {
       best = metric;
       badEpochs = 0;
@@ -125,10 +125,16 @@ public final class ReduceLrOnPlateau {
     return badEpochs;
   }
 
-  /** The best value and the counters, to save beside the optimizer's state. */
+  /** The settings, the best value and the counters, to save beside the optimizer's state. */
   public Map<String, String> stateDict() {
     Map<String, String> out = new LinkedHashMap<>();
     out.put(TYPE, getClass().getSimpleName());
+    out.put("mode", mode.name());
+    out.put("factor", Double.toString(factor));
+    out.put("patience", Integer.toString(patience));
+    out.put("threshold", Double.toString(threshold));
+    out.put("cooldown", Integer.toString(cooldown));
+    out.put("min_lr", Double.toString(minLearningRate));
     out.put("best", Double.toString(best));
     out.put("num_bad_epochs", Integer.toString(badEpochs));
     out.put("cooldown_counter", Integer.toString(cooldownLeft));
@@ -136,7 +142,7 @@ public final class ReduceLrOnPlateau {
   }
 
   /**
-   * Restores a state saved by {@link #stateDict()}.
+   * Restores a state saved by {@link #stateDict()}: the settings as well, as PyTorch does.
    *
    * @throws IllegalArgumentException for another type or a missing or invalid value; nothing is
    *     changed then
@@ -146,19 +152,41 @@ public final class ReduceLrOnPlateau {
       throw new IllegalArgumentException("loadStateDict: the state is of a " + saved.get(TYPE)
           + " scheduler, this is a ReduceLrOnPlateau");
     }
+    Mode m;
+    double f;
+    int p;
+    double t;
+    int c;
+    double min;
+    double b;
+    int bad;
+    int cool;
     try {
-      double b = Double.parseDouble(String.valueOf(saved.get("best")));
-      int bad = Integer.parseInt(String.valueOf(saved.get("num_bad_epochs")));
-      int cool = Integer.parseInt(String.valueOf(saved.get("cooldown_counter")));
-      if (Double.isNaN(b) || bad < 0 || cool < 0) {
-        throw new IllegalArgumentException("loadStateDict: invalid ReduceLrOnPlateau state " + saved);
-      }
-      best = b;
-      badEpochs = bad;
-      cooldownLeft = cool;
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("loadStateDict: the ReduceLrOnPlateau state needs numbers 'best',"
-          + " 'num_bad_epochs' and 'cooldown_counter', got " + saved, e);
+      m = Mode.valueOf(String.valueOf(saved.get("mode")));
+      f = Double.parseDouble(String.valueOf(saved.get("factor")));
+      p = Integer.parseInt(String.valueOf(saved.get("patience")));
+      t = Double.parseDouble(String.valueOf(saved.get("threshold")));
+      c = Integer.parseInt(String.valueOf(saved.get("cooldown")));
+      min = Double.parseDouble(String.valueOf(saved.get("min_lr")));
+      b = Double.parseDouble(String.valueOf(saved.get("best")));
+      bad = Integer.parseInt(String.valueOf(saved.get("num_bad_epochs")));
+      cool = Integer.parseInt(String.valueOf(saved.get("cooldown_counter")));
+    } catch (IllegalArgumentException e) { // NumberFormatException, or no such mode
+      throw new IllegalArgumentException("loadStateDict: the ReduceLrOnPlateau state needs its mode, its settings,"
+          + " 'best', 'num_bad_epochs' and 'cooldown_counter', got " + saved, e);
     }
+    check(f, p, t, c, min);
+    if (Double.isNaN(b) || bad < 0 || cool < 0) {
+      throw new IllegalArgumentException("loadStateDict: invalid ReduceLrOnPlateau state " + saved);
+    }
+    mode = m;
+    factor = f;
+    patience = p;
+    threshold = t;
+    cooldown = c;
+    minLearningRate = min;
+    best = b;
+    badEpochs = bad;
+    cooldownLeft = cool;
   }
 }

@@ -60,7 +60,7 @@ public final class RmsProp extends Optimizer {
   /**
    * Sets the smoothing constant; returns this.
    *
-   * @throws IllegalArgumentException outside [0, 1)
+   * @throws IllegalArgumentException if negative
    */
   public RmsProp alpha(double alpha) {
     configure(alpha, eps, momentum, weightDecay, centered);
@@ -104,7 +104,7 @@ public final class RmsProp extends Optimizer {
   }
 
   private void configure(double alpha, double eps, double momentum, double weightDecay, boolean centered) {
-    HyperParameters.belowOne(NAME, "alpha", alpha);
+    HyperParameters.nonNegative(NAME, "alpha", alpha);
     HyperParameters.nonNegative(NAME, "eps", eps);
     HyperParameters.nonNegative(NAME, "momentum", momentum);
     HyperParameters.nonNegative(NAME, "weight decay", weightDecay);

@@ -39,6 +39,7 @@ class MissingProcessorTest {
       assertTrue(e.getMessage().contains("plain.OnDevice_Plain is missing"), e.getMessage());
       assertTrue(e.getMessage().contains("annotationProcessorPaths"), e.getMessage());
       assertTrue(new File(dir.toFile(), "plain/Plain.class").exists());
+      assertEquals("Plain(<no generated code: compiled without the ondevice annotation processor>)", plain.toString());
     }
   }
 }

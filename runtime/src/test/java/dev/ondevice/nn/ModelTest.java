@@ -222,6 +222,7 @@ class ModelTest {
     assertTrue(printed.startsWith("Net(\n  (fc1): Linear(in_features=3, out_features=4, bias=true)\n  (blocks.0): Block()\n"),
         printed);
     assertTrue(printed.endsWith("\n)"), printed);
+    assertEquals("Flatten(start_dim=1, end_dim=-1)", new Flatten().toString());
   }
 
   @Test

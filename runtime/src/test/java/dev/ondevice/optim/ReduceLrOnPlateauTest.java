@@ -69,7 +69,14 @@ class ReduceLrOnPlateauTest {
     assertEquals(2.0, b.best());
     assertEquals(1, b.badEpochs());
     assertThrows(IllegalArgumentException.class, () -> b.loadStateDict(Map.of("type", "StepLr")));
-    assertThrows(IllegalArgumentException.class, () -> b.step(Double.NaN));
+    ReduceLrOnPlateau max = new ReduceLrOnPlateau(opt, ReduceLrOnPlateau.Mode.MAX, 0.1, 0);
+    max.loadStateDict(state);
+    max.step(1.5);
+    assertEquals(1.5, max.best(), "the mode is restored: MIN, so 1.5 < 2.0 improves");
+    double rate = opt.learningRate();
+    b.step(Double.NaN);
+    assertEquals(2, b.badEpochs(), "a NaN metric is no improvement, as in PyTorch");
+    assertEquals(rate, opt.learningRate());
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> new ReduceLrOnPlateau(opt, ReduceLrOnPlateau.Mode.MIN, 1.0, 3));
     assertEquals("ReduceLrOnPlateau: factor must be in (0, 1), got 1.0", e.getMessage());

@@ -80,8 +80,8 @@ class RmsPropTest {
     RmsProp b = new RmsProp(List.of(p));
     b.loadStateDict(a.stateDict());
     assertEquals(a.stateDict().metadata(), b.stateDict().metadata());
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> b.alpha(1.0));
-    assertEquals("RmsProp: alpha must be in [0, 1), got 1.0", e.getMessage());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> b.alpha(-0.5));
+    assertEquals("RmsProp: alpha must be a finite number >= 0, got -0.5", e.getMessage());
     assertThrows(IllegalArgumentException.class, () -> b.momentum(-1));
   }
 }
