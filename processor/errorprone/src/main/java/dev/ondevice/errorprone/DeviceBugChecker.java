@@ -75,19 +75,15 @@ public abstract class DeviceBugChecker extends BugChecker implements BugChecker.
    */
   private static SuggestedFix suggested(Fix fix, VisitorState state) {
     SuggestedFix.Builder s = SuggestedFix.builder().setShortDescription(fix.description());
-    try {
-      for (Fix.Edit e : fix.edits()) {
-        if (ASTHelpers.getStartPosition(e.tree()) < 0 || state.getEndPosition(e.tree()) < 0) {
-          return null;
-        }
-        switch (e.kind()) {
-          case REPLACE -> s.replace(e.tree(), e.text());
-          case PREFIX -> s.prefixWith(e.tree(), e.text());
-          default -> s.postfixWith(e.tree(), e.text());
-        }
+    for (Fix.Edit e : fix.edits()) {
+      if (ASTHelpers.getStartPosition(e.tree()) < 0 || state.getEndPosition(e.tree()) < 0) {
+        return null;
       }
-    } catch (IllegalArgumentException e) {
-      return null;
+      switch (e.kind()) {
+        case REPLACE -> s.replace(e.tree(), e.text());
+        case PREFIX -> s.prefixWith(e.tree(), e.text());
+        default -> s.postfixWith(e.tree(), e.text());
+      }
     }
     fix.imports().forEach(s::addImport);
     return s.build();

@@ -610,24 +610,23 @@ final class Checks {
                 + " is the CPU, and fails on the GPU machine"
             : "the op fails at run time";
     String target = deviceText(other.value.place(), other);
+    String found = op + " gets tensors on two devices: " + describe(a) + " and " + describe(b) + "; " + why + ". ";
+    boolean possible = level == Place.Conflict.POSSIBLE;
     if (moved.role == Role.IN_PLACE_RECEIVER) {
       // total.to(device).addi(x) would add into a copy: the receiver must be moved for good.
-      report(CheckId.MIXED_DEVICES, at, op + " gets tensors on two devices: " + describe(a) + " and " + describe(b)
-          + "; " + why + ". An in-place op writes its result where " + moved.text() + " is: move " + moved.text()
-          + " first (" + moved.text() + " = " + moved.text() + ".to(" + target + ")), or create it there",
-          level == Place.Conflict.POSSIBLE);
+      report(CheckId.MIXED_DEVICES, at, found + "An in-place op writes its result where " + moved.text() + " is: move "
+          + moved.text() + " first (" + moved.text() + " = " + moved.text() + ".to(" + target + ")), or create it"
+          + " there", possible);
       return true;
     }
     String created = createdOn(moved, target);
     if (created != null) {
-      report(CheckId.MIXED_DEVICES, at, op + " gets tensors on two devices: " + describe(a) + " and " + describe(b)
-          + "; " + why + ". Create " + moved.text() + " there: " + created, level == Place.Conflict.POSSIBLE,
+      report(CheckId.MIXED_DEVICES, at, found + "Create " + moved.text() + " there: " + created, possible,
           Fix.replace("create it on the device", moved.path.getLeaf(), created));
       return true;
     }
-    report(CheckId.MIXED_DEVICES, at, op + " gets tensors on two devices: " + describe(a) + " and " + describe(b)
-        + "; " + why + ". Move " + moved.text() + ": " + moved.text() + ".to(" + target + ")",
-        level == Place.Conflict.POSSIBLE, moveFix(moved, target));
+    report(CheckId.MIXED_DEVICES, at, found + "Move " + moved.text() + ": " + moved.text() + ".to(" + target + ")",
+        possible, moveFix(moved, target));
     return true;
   }
 

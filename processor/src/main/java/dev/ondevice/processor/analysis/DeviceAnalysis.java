@@ -9,7 +9,6 @@ import com.sun.source.tree.Tree;
 import com.sun.source.tree.VariableTree;
 import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
-import com.sun.source.util.TreeScanner;
 import com.sun.source.util.Trees;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -132,20 +131,7 @@ public final class DeviceAnalysis {
    * only then does the scan descend into a body, the body itself being interpreted already.
    */
   static boolean containsClass(Tree body) {
-    boolean[] found = {false};
-    new TreeScanner<Void, Void>() {
-      @Override
-      public Void scan(Tree tree, Void unused) {
-        return found[0] ? null : super.scan(tree, null);
-      }
-
-      @Override
-      public Void visitClass(ClassTree node, Void unused) {
-        found[0] = true;
-        return null;
-      }
-    }.scan(body, null);
-    return found[0];
+    return TreeSearch.contains(body, t -> t instanceof ClassTree, t -> false);
   }
 
   /**

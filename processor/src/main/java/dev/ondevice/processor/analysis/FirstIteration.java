@@ -16,7 +16,6 @@ import com.sun.source.tree.ThrowTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.tree.YieldTree;
 import com.sun.source.util.TreePath;
-import com.sun.source.util.TreeScanner;
 
 /**
  * Whether the first iteration of a loop certainly reaches a tree of its body: no branch on the
@@ -74,53 +73,10 @@ final class FirstIteration {
     return false;
   }
 
+  /** Whether a statement may leave the iteration: a jump not inside a lambda or a class of its own. */
   private static boolean jumps(Tree statement) {
-    boolean[] found = {false};
-    new TreeScanner<Void, Void>() {
-      @Override
-      public Void scan(Tree tree, Void unused) {
-        return found[0] ? null : super.scan(tree, null);
-      }
-
-      @Override
-      public Void visitContinue(ContinueTree node, Void unused) {
-        found[0] = true;
-        return null;
-      }
-
-      @Override
-      public Void visitBreak(BreakTree node, Void unused) {
-        found[0] = true;
-        return null;
-      }
-
-      @Override
-      public Void visitReturn(ReturnTree node, Void unused) {
-        found[0] = true;
-        return null;
-      }
-
-      @Override
-      public Void visitThrow(ThrowTree node, Void unused) {
-        found[0] = true;
-        return null;
-      }
-
-      @Override
-      public Void visitYield(YieldTree node, Void unused) {
-        return null;
-      }
-
-      @Override
-      public Void visitLambdaExpression(LambdaExpressionTree node, Void unused) {
-        return null;
-      }
-
-      @Override
-      public Void visitClass(ClassTree node, Void unused) {
-        return null;
-      }
-    }.scan(statement, null);
-    return found[0];
+    return TreeSearch.contains(statement,
+        t -> t instanceof ContinueTree || t instanceof BreakTree || t instanceof ReturnTree || t instanceof ThrowTree,
+        t -> t instanceof YieldTree || t instanceof LambdaExpressionTree || t instanceof ClassTree);
   }
 }

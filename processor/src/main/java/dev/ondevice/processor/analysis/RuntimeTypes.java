@@ -230,8 +230,7 @@ final class RuntimeTypes {
    * {@code @BatchSource} ({@code DataLoader.BatchIterator}).
    */
   boolean isBatchIterator(TypeMirror type) {
-    return iterator != null && hasInherited(type, BatchSource.class)
-        && types.isAssignable(types.erasure(upper(type)), iterator);
+    return hasInherited(type, BatchSource.class) && isIterator(upper(type));
   }
 
   /**
