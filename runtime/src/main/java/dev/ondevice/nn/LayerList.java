@@ -2,6 +2,7 @@ package dev.ondevice.nn;
 
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A list of layers registered with their model, for a forward pass you write yourself: PyTorch's
@@ -47,5 +48,10 @@ public class LayerList extends Model implements Iterable<Layer> {
   @Override
   public Iterator<Layer> iterator() {
     return layers.iterator();
+  }
+
+  @Override
+  Map<String, Model> printedChildren() {
+    return withoutPrefix(namedChildren(), "layers.");
   }
 }

@@ -68,12 +68,15 @@ public abstract class Model {
 
   /**
    * The model's structure, as PyTorch prints a module: its class with {@link #describe()}, then
-   * each direct submodule under its field name, indented:
+   * each direct submodule under its field name, indented, and the elements of a list or map field
+   * grouped under the field, as PyTorch prints a {@code ModuleList} or {@code ModuleDict}:
    *
    * <pre>
    * Net(
    *   (fc1): Linear(in_features=784, out_features=128, bias=true)
-   *   (fc2): Linear(in_features=128, out_features=10, bias=true)
+   *   (heads): List(
+   *     (0): Linear(in_features=128, out_features=10, bias=true)
+   *   )
    * )
    * </pre>
    */
@@ -82,7 +85,7 @@ public abstract class Model {
     String name = getClass().getSimpleName().isEmpty() ? getClass().getName() : getClass().getSimpleName();
     Map<String, Model> children;
     try {
-      children = namedChildren();
+      children = printedChildren();
     } catch (IllegalStateException e) {
       boolean local = getClass().isAnonymousClass() || getClass().isLocalClass();
       return name + "(<no generated code: " + (local ? "a local or anonymous model class"
@@ -96,11 +99,55 @@ public abstract class Model {
     if (!settings.isEmpty()) {
       sb.append("\n  ").append(settings);
     }
-    for (Map.Entry<String, Model> child : children.entrySet()) {
-      sb.append("\n  (").append(child.getKey()).append("): ")
-          .append(String.valueOf(child.getValue()).replace("\n", "\n  "));
+    List<Map.Entry<String, Model>> entries = new ArrayList<>(children.entrySet());
+    for (int i = 0; i < entries.size(); ) {
+      String key = entries.get(i).getKey();
+      int dot = key.indexOf('.');
+      if (dot < 0) {
+        appendChild(sb, "  ", key, entries.get(i).getValue());
+        i++;
+        continue;
+      }
+      // The elements of a list or map field, grouped under the field as PyTorch prints a ModuleList.
+      String field = key.substring(0, dot + 1);
+      int end = i;
+      boolean indexed = true;
+      while (end < entries.size() && entries.get(end).getKey().startsWith(field)) {
+        indexed &= isIndex(entries.get(end).getKey().substring(field.length()));
+        end++;
+      }
+      sb.append("\n  (").append(key, 0, dot).append("): ").append(indexed ? "List(" : "Map(");
+      for (Map.Entry<String, Model> element : entries.subList(i, end)) {
+        appendChild(sb, "    ", element.getKey().substring(field.length()), element.getValue());
+      }
+      sb.append("\n  )");
+      i = end;
     }
     return sb.append("\n)").toString();
+  }
+
+  private static void appendChild(StringBuilder sb, String indent, String name, Model child) {
+    sb.append('\n').append(indent).append('(').append(name).append("): ")
+        .append(String.valueOf(child).replace("\n", "\n" + indent));
+  }
+
+  private static boolean isIndex(String s) {
+    return !s.isEmpty() && s.chars().allMatch(Character::isDigit);
+  }
+
+  /**
+   * The submodules {@link #toString()} prints, by name: {@link #namedChildren()}, which {@link
+   * Sequential} and {@link LayerList} name {@code 0}, {@code 1}, ... as PyTorch prints them.
+   */
+  Map<String, Model> printedChildren() {
+    return namedChildren();
+  }
+
+  /** {@code children} with {@code prefix} taken off the names that start with it. */
+  static Map<String, Model> withoutPrefix(Map<String, Model> children, String prefix) {
+    Map<String, Model> out = new LinkedHashMap<>();
+    children.forEach((name, m) -> out.put(name.startsWith(prefix) ? name.substring(prefix.length()) : name, m));
+    return out;
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.ondevice.nn;
 
 import dev.ondevice.Tensor;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Layers applied one after the other: PyTorch's {@code nn.Sequential}. Its layers are submodules
@@ -39,5 +40,10 @@ public class Sequential extends Layer {
       y = layer.forward(y);
     }
     return y;
+  }
+
+  @Override
+  Map<String, Model> printedChildren() {
+    return withoutPrefix(namedChildren(), "layers.");
   }
 }

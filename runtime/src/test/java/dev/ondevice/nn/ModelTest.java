@@ -211,17 +211,34 @@ class ModelTest {
         new Conv2d(1, 8, 3, 1, 1, false), new BatchNorm1d(10));
     assertEquals("""
         Sequential(
-          (layers.0): Linear(in_features=784, out_features=128, bias=true)
-          (layers.1): ReLU()
-          (layers.2): Dropout(p=0.25)
-          (layers.3): Conv2d(1, 8, kernel_size=3, stride=1, padding=1, bias=false)
-          (layers.4): BatchNorm1d(10, eps=1.0E-5, momentum=0.1, affine=true)
+          (0): Linear(in_features=784, out_features=128, bias=true)
+          (1): ReLU()
+          (2): Dropout(p=0.25)
+          (3): Conv2d(1, 8, kernel_size=3, stride=1, padding=1, bias=false)
+          (4): BatchNorm1d(10, eps=1.0E-5, momentum=0.1, affine=true)
         )""", net.toString());
     TestModels.Net nested = new TestModels.Net();
     String printed = nested.toString();
-    assertTrue(printed.startsWith("Net(\n  (fc1): Linear(in_features=3, out_features=4, bias=true)\n  (blocks.0): Block()\n"),
-        printed);
-    assertTrue(printed.endsWith("\n)"), printed);
+    assertEquals("""
+        Net(
+          (fc1): Linear(in_features=3, out_features=4, bias=true)
+          (blocks): List(
+            (0): Block()
+            (1): Block()
+          )
+          (heads): Map(
+            (a): Block()
+            (b): Block()
+          )
+        )""", printed);
+    assertEquals("""
+        LayerList(
+          (0): Sequential(
+            (0): Linear(in_features=2, out_features=2, bias=true)
+            (1): ReLU()
+          )
+          (1): Tanh()
+        )""", new LayerList(new Sequential(new Linear(2, 2), new ReLU()), new Tanh()).toString());
     assertEquals("Flatten(start_dim=1, end_dim=-1)", new Flatten().toString());
   }
 

@@ -553,30 +553,19 @@ final class MethodInterpreter {
       case NEW_CLASS -> newClass(path, (NewClassTree) t);
       case ASSIGNMENT -> assignment(path, (AssignmentTree) t);
       case SWITCH_EXPRESSION -> switchExpression(path, (SwitchExpressionTree) t);
-      case CONDITIONAL_EXPRESSION -> {
-        ConditionalExpressionTree c = (ConditionalExpressionTree) t;
-        expression(new TreePath(path, c.getCondition()));
-        Value a = expression(new TreePath(path, c.getTrueExpression()));
-        Value b = expression(new TreePath(path, c.getFalseExpression()));
-        yield a.join(b);
-      }
+      case CONDITIONAL_EXPRESSION -> conditional(path, (ConditionalExpressionTree) t);
       case LAMBDA_EXPRESSION -> {
         lambda(path, (LambdaExpressionTree) t);
         yield Value.UNKNOWN;
       }
       case PLUS -> {
         BinaryTree b = (BinaryTree) t;
-        Value l = expression(new TreePath(path, b.getLeftOperand()));
-        Value r = expression(new TreePath(path, b.getRightOperand()));
-        checks.printed(new TreePath(path, b.getLeftOperand()), l, isString(path));
-        checks.printed(new TreePath(path, b.getRightOperand()), r, isString(path));
+        concatenation(path, b.getLeftOperand(), b.getRightOperand());
         yield Value.UNKNOWN;
       }
       case PLUS_ASSIGNMENT -> {
         CompoundAssignmentTree c = (CompoundAssignmentTree) t;
-        expression(new TreePath(path, c.getVariable()));
-        Value r = expression(new TreePath(path, c.getExpression()));
-        checks.printed(new TreePath(path, c.getExpression()), r, isString(path));
+        concatenation(path, c.getVariable(), c.getExpression());
         yield Value.UNKNOWN;
       }
       case MEMBER_REFERENCE -> {
@@ -588,17 +577,48 @@ final class MethodInterpreter {
         yield Value.UNKNOWN;
       }
       default -> {
-        if (t instanceof BinaryTree b) {
-          expression(new TreePath(path, b.getLeftOperand()));
-          expression(new TreePath(path, b.getRightOperand()));
-        } else if (t instanceof UnaryTree u) {
-          expression(new TreePath(path, u.getExpression()));
-        } else if (!(t instanceof LiteralTree)) {
-          evaluateChildren(path);
-        }
+        operands(path, t);
         yield Value.UNKNOWN;
       }
     };
+  }
+
+  /** Evaluates the operands of an expression whose own value is not a tensor (arithmetic, literals, ...). */
+  private void operands(TreePath path, Tree t) {
+    if (t instanceof BinaryTree b) {
+      expression(new TreePath(path, b.getLeftOperand()));
+      expression(new TreePath(path, b.getRightOperand()));
+    } else if (t instanceof UnaryTree u) {
+      expression(new TreePath(path, u.getExpression()));
+    } else if (!(t instanceof LiteralTree)) {
+      evaluateChildren(path);
+    }
+  }
+
+  private Value conditional(TreePath path, ConditionalExpressionTree c) {
+    expression(new TreePath(path, c.getCondition()));
+    Value a = expression(new TreePath(path, c.getTrueExpression()));
+    Value b = expression(new TreePath(path, c.getFalseExpression()));
+    return a.join(b);
+  }
+
+  /**
+   * A {@code +} or {@code +=}, which prints a tensor operand when it joins strings. The type of the
+   * expression is looked at only where printing would be reported: in a batch loop, or for the
+   * result of a non-blocking copy to the host.
+   */
+  private void concatenation(TreePath path, ExpressionTree left, ExpressionTree right) {
+    TreePath leftPath = new TreePath(path, left);
+    TreePath rightPath = new TreePath(path, right);
+    Value l = expression(leftPath);
+    Value r = expression(rightPath);
+    if (inBatchLoop() || l.pendingHostCopy() || r.pendingHostCopy()) {
+      boolean inString = isString(path);
+      if (path.getLeaf().getKind() == Tree.Kind.PLUS) {
+        checks.printed(leftPath, l, inString);
+      }
+      checks.printed(rightPath, r, inString);
+    }
   }
 
   private boolean isString(TreePath path) {

@@ -166,13 +166,16 @@ final class RuntimeTypes {
     }
     Element e = ((DeclaredType) u).asElement();
     Integer k = kinds.get(e);
-    if (k == null) {
-      TypeMirror erased = types.erasure(u);
-      k = (is(erased, tensor) ? TENSOR : 0) | (is(erased, device) ? DEVICE : 0) | (is(erased, model) ? MODEL : 0)
-          | (is(erased, iterable) ? ITERABLE : 0) | (is(erased, map) ? MAP : 0) | (e == stringElement ? STRING : 0)
-          | (e == shapeElement ? SHAPE : 0);
-      kinds.put(e, k);
-    }
+    return k != null ? k : firstKinds(u, e);
+  }
+
+  /** Computes and caches the kinds of class {@code e}, the first time a type of it is asked about. */
+  private int firstKinds(TypeMirror u, Element e) {
+    TypeMirror erased = types.erasure(u);
+    int k = (is(erased, tensor) ? TENSOR : 0) | (is(erased, device) ? DEVICE : 0) | (is(erased, model) ? MODEL : 0)
+        | (is(erased, iterable) ? ITERABLE : 0) | (is(erased, map) ? MAP : 0) | (e == stringElement ? STRING : 0)
+        | (e == shapeElement ? SHAPE : 0);
+    kinds.put(e, k);
     return k;
   }
 
