@@ -17,7 +17,7 @@ public final class Shape {
    *
    * @throws IllegalArgumentException if a size is negative
    */
-  public static Shape of(long... dims) {
+  public static Shape of(@ZeroDim long... dims) {
     for (int i = 0; i < dims.length; i++) {
       if (dims[i] < 0) {
         throw new IllegalArgumentException(

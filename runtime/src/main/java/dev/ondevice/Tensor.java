@@ -54,7 +54,7 @@ public class Tensor {
 
   /** Zeros, float32, on the CPU. */
   @Factory
-  public static Tensor zeros(long... shape) {
+  public static Tensor zeros(@ZeroDim long... shape) {
     return Creation.full(Shape.of(shape), 0, DType.FLOAT32, Device.cpu());
   }
 
@@ -96,7 +96,7 @@ public class Tensor {
 
   /** Ones, float32, on the CPU. */
   @Factory
-  public static Tensor ones(long... shape) {
+  public static Tensor ones(@ZeroDim long... shape) {
     return Creation.full(Shape.of(shape), 1, DType.FLOAT32, Device.cpu());
   }
 
@@ -198,7 +198,7 @@ public class Tensor {
 
   /** Uniform on [0, 1), float32, on the CPU, from the default generator. */
   @Factory
-  public static Tensor rand(long... shape) {
+  public static Tensor rand(@ZeroDim long... shape) {
     return Creation.rand(Shape.of(shape), DType.FLOAT32, Device.cpu(), Generator.defaultGenerator());
   }
 
@@ -234,7 +234,7 @@ public class Tensor {
 
   /** Standard normal, float32, on the CPU, from the default generator. */
   @Factory
-  public static Tensor randn(long... shape) {
+  public static Tensor randn(@ZeroDim long... shape) {
     return Creation.randn(Shape.of(shape), DType.FLOAT32, Device.cpu(), Generator.defaultGenerator());
   }
 
@@ -324,7 +324,7 @@ public class Tensor {
 
   /** A float32 tensor of the given shape on the CPU holding a copy of {@code data} (row-major). */
   @Factory(fromHostData = true)
-  public static Tensor of(float[] data, long... shape) {
+  public static Tensor of(float[] data, @ZeroDim long... shape) {
     return Creation.fromFloats(data, Shape.of(shape), Device.cpu());
   }
 
@@ -348,7 +348,7 @@ public class Tensor {
 
   /** A float64 tensor of the given shape on the CPU. */
   @Factory(fromHostData = true)
-  public static Tensor of(double[] data, long... shape) {
+  public static Tensor of(double[] data, @ZeroDim long... shape) {
     return Creation.fromDoubles(data, Shape.of(shape), Device.cpu());
   }
 
@@ -372,7 +372,7 @@ public class Tensor {
 
   /** An int64 tensor of the given shape on the CPU. */
   @Factory(fromHostData = true)
-  public static Tensor of(long[] data, long... shape) {
+  public static Tensor of(long[] data, @ZeroDim long... shape) {
     return Creation.fromLongs(data, Shape.of(shape), Device.cpu());
   }
 
@@ -400,7 +400,7 @@ public class Tensor {
 
   /** A bool tensor of the given shape on the CPU. */
   @Factory(fromHostData = true)
-  public static Tensor of(boolean[] data, long... shape) {
+  public static Tensor of(boolean[] data, @ZeroDim long... shape) {
     return Creation.fromBooleans(data, Shape.of(shape), Device.cpu());
   }
 
@@ -562,12 +562,12 @@ public class Tensor {
   // ---------------------------------------------------------------- views and shape
 
   /** A view with another shape; one size may be -1. Fails if the strides do not allow a view. */
-  public Tensor view(long... shape) {
+  public Tensor view(@ZeroDim long... shape) {
     return Views.view(this, shape);
   }
 
   /** The same elements with another shape: a view where possible, else a copy. One size may be -1. */
-  public Tensor reshape(long... shape) {
+  public Tensor reshape(@ZeroDim long... shape) {
     return Views.reshape(this, shape);
   }
 

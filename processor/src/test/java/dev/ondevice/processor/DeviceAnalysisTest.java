@@ -735,6 +735,18 @@ class DeviceAnalysisTest {
             Tensor row = Tensor.zeros(dev.ondevice.Shape.of(2));
             return x.add(total).mul(half).mul(third).add(row); // expect: MixedDevices
           }
+
+          Tensor noDimensions(Device device) {
+            Tensor x = Tensor.randn(2, 2, device);
+            Tensor empty = Tensor.zeros(dev.ondevice.Shape.of());
+            dev.ondevice.Shape none = dev.ondevice.Shape.of();
+            return x.add(Tensor.zeros()).mul(Tensor.randn()).add(empty).add(Tensor.ones(none));
+          }
+
+          Tensor oneDimension(Device device) {
+            Tensor x = Tensor.randn(2, 2, device);
+            return x.add(Tensor.zeros(1)); // expect: MixedDevices
+          }
         }\
         """);
   }

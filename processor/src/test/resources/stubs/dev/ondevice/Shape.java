@@ -4,7 +4,7 @@ import dev.ondevice.annotations.ZeroDim;
 
 /** Stub of the runtime's Shape. */
 public final class Shape {
-  public static Shape of(long... dims) {
+  public static Shape of(@ZeroDim long... dims) {
     return null;
   }
 

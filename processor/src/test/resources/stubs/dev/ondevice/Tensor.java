@@ -13,7 +13,7 @@ import dev.ondevice.annotations.ZeroDim;
 @SameDevice
 public class Tensor {
   @Factory
-  public static Tensor zeros(long... shape) {
+  public static Tensor zeros(@dev.ondevice.annotations.ZeroDim long... shape) {
     return null;
   }
 
@@ -43,7 +43,7 @@ public class Tensor {
   }
 
   @Factory
-  public static Tensor randn(long... shape) {
+  public static Tensor randn(@dev.ondevice.annotations.ZeroDim long... shape) {
     return null;
   }
 

@@ -407,7 +407,7 @@ final class Checks {
     if (c.semantics.inPlace && c.receiver != null) {
       return c.receiver;
     }
-    Value result = Value.fresh(place).withZeroDim(c.semantics.zeroDim || keepsZeroDim(c, operands));
+    Value result = Value.fresh(place).withZeroDim(c.semantics.zeroDim(c.argumentTrees.size()) || keepsZeroDim(c, operands));
     if (Place.CPU.equals(place) && c.receiver != null && c.receiver.pinned() != Value.Tri.NO) {
       // The result may be a view of the receiver's memory (view, narrow, ...), pinned if it is.
       result = result.withPinned(Value.Tri.MAYBE);

@@ -988,7 +988,7 @@ final class MethodInterpreter {
       MethodSemantics s) {
     Place device = s.devicePlace(args);
     Value tensorArg = null;
-    boolean zeroDim = s.zeroDim;
+    boolean zeroDim = s.zeroDim(argTrees.size());
     for (int i = 0; i < argTrees.size(); i++) {
       TreePath ap = new TreePath(path, argTrees.get(i));
       TypeMirror at = ctx.trees().getTypeMirror(ap);
@@ -1016,7 +1016,7 @@ final class MethodInterpreter {
 
   private Value other(Call c) {
     MethodSemantics s = c.semantics;
-    if (s.zeroDim && rt.isShape(c.method.getReturnType())) {
+    if (s.zeroDim(c.argumentTrees.size()) && rt.isShape(c.method.getReturnType())) {
       return Value.UNKNOWN.withZeroDim(true); // Shape s = Shape.scalar(): the shape of a 0-dim tensor
     }
     if (c.receiverTree != null && batchIterators.isNextBatch(c.path)) {

@@ -44,7 +44,9 @@ final class MethodSemantics {
   final boolean hostSync;
   final boolean inPlace;
   final boolean crossDevice;
-  final boolean zeroDim;
+  private final boolean zeroDim;
+  /** The index of a varargs parameter of dimensions annotated {@code @ZeroDim}, or -1. */
+  private final int zeroDimWhenEmpty;
   final boolean fromHostData;
   final boolean returnsTensor;
   final String moveTo;
@@ -59,14 +61,15 @@ final class MethodSemantics {
   final String returnDevice;
 
   private MethodSemantics(Kind kind, boolean hostSync, boolean inPlace, boolean crossDevice, boolean zeroDim,
-      boolean fromHostData, boolean returnsTensor, String moveTo, boolean pins, int nonBlockingParameter,
-      int deviceParameter, boolean takesShape, ReturnsDevice.Source deviceSource, String[] parameterDevices,
-      String returnDevice) {
+      int zeroDimWhenEmpty, boolean fromHostData, boolean returnsTensor, String moveTo, boolean pins,
+      int nonBlockingParameter, int deviceParameter, boolean takesShape, ReturnsDevice.Source deviceSource,
+      String[] parameterDevices, String returnDevice) {
     this.kind = kind;
     this.hostSync = hostSync;
     this.inPlace = inPlace;
     this.crossDevice = crossDevice;
     this.zeroDim = zeroDim;
+    this.zeroDimWhenEmpty = zeroDimWhenEmpty;
     this.fromHostData = fromHostData;
     this.returnsTensor = returnsTensor;
     this.moveTo = moveTo;
@@ -84,6 +87,15 @@ final class MethodSemantics {
     return deviceParameter >= 0 && deviceParameter < args.size() ? args.get(deviceParameter).place() : null;
   }
 
+  /**
+   * Whether the result of a call with {@code argumentCount} arguments is 0-dim: always for a method
+   * annotated {@code @ZeroDim}, and when the call passes no dimensions to a varargs parameter of
+   * dimensions annotated {@code @ZeroDim} ({@code Tensor.zeros()}, {@code Shape.of()}).
+   */
+  boolean zeroDim(int argumentCount) {
+    return zeroDim || argumentCount == zeroDimWhenEmpty;
+  }
+
   /** Whether the result is a new tensor that must not be discarded. */
   boolean pure() {
     return returnsTensor && !inPlace && (kind == Kind.FACTORY || kind == Kind.MOVE || kind == Kind.SAME_DEVICE);
@@ -98,6 +110,7 @@ final class MethodSemantics {
     int nonBlocking = -1;
     int deviceParameter = -1;
     boolean takesShape = false;
+    int zeroDimWhenEmpty = -1;
     for (int i = 0; i < params.size(); i++) {
       VariableElement p = params.get(i);
       TypeMirror t = p.asType();
@@ -111,12 +124,16 @@ final class MethodSemantics {
         continue;
       }
       paramDevices[i] = rt.declaredDevice(p);
+      if (m.isVarArgs() && i == params.size() - 1 && annotations.has(p, ZeroDim.class)) {
+        zeroDimWhenEmpty = i;
+      }
       if (t.getKind() == TypeKind.BOOLEAN && annotations.has(p, NonBlocking.class)) {
         nonBlocking = i;
       }
     }
     if (m.getAnnotationMirrors().isEmpty()) {
-      return unannotated(m, rt, returnsTensor, takesTensors, paramDevices, nonBlocking, deviceParameter, takesShape);
+      return unannotated(m, rt, returnsTensor, takesTensors, paramDevices, nonBlocking, deviceParameter, takesShape,
+          zeroDimWhenEmpty);
     }
     String returnDevice = rt.declaredDevice(m);
     AnnotationMirror inPlace = annotations.find(m, InPlace.class);
@@ -151,21 +168,23 @@ final class MethodSemantics {
       kind = Kind.OTHER;
     }
     return new MethodSemantics(kind, hostSync, inPlace != null,
-        inPlace != null && AnnotationReader.bool(inPlace, "crossDevice"), zeroDim,
+        inPlace != null && AnnotationReader.bool(inPlace, "crossDevice"), zeroDim, zeroDimWhenEmpty,
         fromHostData, returnsTensor, moveTo, pins, nonBlocking, deviceParameter, takesShape, source, paramDevices,
         returnDevice);
   }
 
   /** {@link #of} for a method without annotations (most of them): only its class says anything. */
   private static MethodSemantics unannotated(ExecutableElement m, RuntimeTypes rt, boolean returnsTensor,
-      boolean takesTensors, String[] paramDevices, int nonBlocking, int deviceParameter, boolean takesShape) {
+      boolean takesTensors, String[] paramDevices, int nonBlocking, int deviceParameter, boolean takesShape,
+      int zeroDimWhenEmpty) {
     Kind kind = Kind.OTHER;
     if ((returnsTensor || takesTensors) && declaredInSameDeviceType(m, rt)) {
       kind = Kind.SAME_DEVICE;
     } else if ((returnsTensor || takesTensors) && !m.getModifiers().contains(Modifier.STATIC) && isModelMethod(m, rt)) {
       kind = Kind.MODEL_CALL;
     }
-    return new MethodSemantics(kind, false, false, false, false, false, returnsTensor, null, false, nonBlocking,
+    return new MethodSemantics(kind, false, false, false, false, zeroDimWhenEmpty, false, returnsTensor, null, false,
+        nonBlocking,
         deviceParameter, takesShape, null, paramDevices, null);
   }
 
