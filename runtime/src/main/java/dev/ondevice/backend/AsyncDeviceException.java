@@ -9,6 +9,7 @@ import dev.ondevice.Device;
 public final class AsyncDeviceException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /** The failure {@code cause} of an op that ran asynchronously on {@code device}. */
   public AsyncDeviceException(Device device, RuntimeException cause) {
     super("An earlier asynchronous op on " + device.describe() + " failed: " + cause.getMessage()
         + " (device errors surface at the next synchronisation; the op that failed may be far"

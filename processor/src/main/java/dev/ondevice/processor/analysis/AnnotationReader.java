@@ -26,6 +26,7 @@ public final class AnnotationReader {
   private final Elements elements;
   private final IdentityHashMap<Class<? extends Annotation>, Name> names = new IdentityHashMap<>();
 
+  /** A reader that resolves annotation names with {@code elements}. */
   public AnnotationReader(Elements elements) {
     this.elements = elements;
   }

@@ -33,6 +33,7 @@ public final class DeviceAnalysis {
   private final IdentityHashMap<ExecutableElement, MethodSemantics> semantics = new IdentityHashMap<>();
   private RuntimeTypes runtimeTypes;
 
+  /** An analysis of the classes of one compilation, with javac's utilities and the options it was given. */
   public DeviceAnalysis(Trees trees, Elements elements, Types types, AnalysisOptions options) {
     this.trees = trees;
     this.elements = elements;

@@ -9,8 +9,11 @@ public final class Fix {
   public static final class Edit {
     /** What the edit does with its tree. */
     public enum Kind {
+      /** Replace the tree's source by the text. */
       REPLACE,
+      /** Insert the text before the tree. */
       PREFIX,
+      /** Insert the text after the tree. */
       POSTFIX
     }
 
