@@ -81,6 +81,12 @@ final class Indexing {
       }
     }
     Tensor classes = Tensor.arange(0, numClasses, indices.device());
-    return indices.unsqueeze(-1).eq(classes).to(DType.INT64);
+    Tensor checked = indices;
+    if (!indices.device().isCpu()) {
+      // The range is checked where the indices are, without a synchronisation: an index out of
+      // range fails the indexSelect, reported at the next synchronisation as a device error.
+      checked = classes.indexSelect(0, indices.reshape(-1)).reshape(indices.shape().toArray());
+    }
+    return checked.unsqueeze(-1).eq(classes).to(DType.INT64);
   }
 }

@@ -73,7 +73,7 @@ final class LinearAlgebra {
     }
     Tensor result = x.dim() == 2 ? y : y.reshape(outShape);
     Tensor[] inputs = b == null ? new Tensor[] {x, w} : new Tensor[] {x, w, b};
-    return Node.record("linear", result, inputs, new Tensor[] {x, w}, (g, needs) -> {
+    return Node.record("linear", result, inputs, Node.savedForProduct(x, w), (g, needs) -> {
       Tensor g2 = g.dim() == 2 ? g : g.reshape(-1, out);
       Tensor[] grads = new Tensor[inputs.length];
       if (needs[0]) {
@@ -98,7 +98,7 @@ final class LinearAlgebra {
     }
     int[] aSizes = a.data.sizes();
     int[] bSizes = b.data.sizes();
-    return Node.record("matmul", out, new Tensor[] {a, b}, new Tensor[] {a, b}, (g, needs) -> new Tensor[] {
+    return Node.record("matmul", out, new Tensor[] {a, b}, Node.savedForProduct(a, b), (g, needs) -> new Tensor[] {
       needs[0] ? Views.sumToShape(mm(g, b.transpose(-1, -2)), aSizes) : null,
       needs[1] ? Views.sumToShape(mm(a.transpose(-1, -2), g), bSizes) : null
     });

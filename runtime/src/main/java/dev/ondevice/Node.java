@@ -54,6 +54,17 @@ final class Node {
     return out;
   }
 
+  /**
+   * The operands the gradient of a product of {@code a} and {@code b} reads: {@code b} for {@code
+   * a}'s gradient, {@code a} for {@code b}'s. An operand whose partner needs no gradient is not
+   * saved, so changing it in place before backward is fine, as in PyTorch.
+   */
+  static Tensor[] savedForProduct(Tensor a, Tensor b) {
+    boolean aNeeds = a.requiresGrad();
+    boolean bNeeds = b.requiresGrad();
+    return aNeeds && bNeeds ? new Tensor[] {a, b} : aNeeds ? new Tensor[] {b} : bNeeds ? new Tensor[] {a} : new Tensor[0];
+  }
+
   static Tensor record(String name, Tensor out, Tensor[] inputs, Backward backward) {
     return record(name, out, inputs, new Tensor[0], backward);
   }

@@ -38,6 +38,9 @@ final class Pointwise {
   private static Tensor[] savedBy(BinaryOp op, Tensor a, Tensor b, Tensor out) {
     return switch (op) {
       case ADD, SUB -> new Tensor[0];
+      case MUL -> Node.savedForProduct(a, b);
+      // a's gradient reads b; b's reads both.
+      case DIV -> b.requiresGrad() ? new Tensor[] {a, b} : new Tensor[] {b};
       case POW -> new Tensor[] {a, b, out};
       default -> new Tensor[] {a, b};
     };
@@ -88,16 +91,19 @@ final class Pointwise {
         gb = needs[1] ? g.mul(a).div(b).div(b).neg() : null;
       }
       case POW -> {
-        ga = needs[0] ? g.mul(b).mul(a.pow(b.sub(1L))) : null;
-        gb = needs[1] ? maskedZero(g.mul(out).mul(a.log()), a.eq(0.0)) : null;
+        // PyTorch's rules: no gradient through a zero exponent (x^0 is 1, even at x = 0), and none
+        // to the exponent where the base is 0 and the exponent not negative.
+        ga = needs[0] ? maskedZero(g.mul(b).mul(a.pow(b.sub(1L))), b.eq(0.0)) : null;
+        gb = needs[1] ? maskedZero(g.mul(out).mul(a.log()), a.eq(0.0).logicalAnd(b.ge(0.0))) : null;
       }
       case MAXIMUM, MINIMUM -> {
-        Tensor aWins = op == BinaryOp.MAXIMUM ? a.gt(b) : a.lt(b);
-        Tensor tie = a.eq(b);
-        Tensor half = g.mul(0.5);
-        Tensor zero = Creation.scalarOn(0, g.dtype(), g.device());
-        ga = needs[0] ? Tensor.where(aWins, g, Tensor.where(tie, half, zero)) : null;
-        gb = needs[1] ? Tensor.where(aWins, zero, Tensor.where(tie, half, g)) : null;
+        // PyTorch's rule: half to each on a tie, nothing to the operand that loses, the whole to both
+        // where a NaN makes neither win.
+        Tensor aLoses = op == BinaryOp.MAXIMUM ? a.lt(b) : a.gt(b);
+        Tensor bLoses = op == BinaryOp.MAXIMUM ? a.gt(b) : a.lt(b);
+        Tensor shared = Tensor.where(a.eq(b), g.mul(0.5), g);
+        ga = needs[0] ? maskedZero(shared, aLoses) : null;
+        gb = needs[1] ? maskedZero(shared, bLoses) : null;
       }
       default -> throw new IllegalStateException(op + " has no gradient");
     }
@@ -124,16 +130,17 @@ final class Pointwise {
     if (op.isComparison() || !compute.isFloatingPoint()) {
       return out;
     }
-    return Node.record(name, out, new Tensor[] {ac}, savedBy(op, ac, scalarFirst, out),
+    return Node.record(name, out, new Tensor[] {ac}, savedBy(op, ac, s, scalarFirst, out),
         (g, needs) -> new Tensor[] {scalarGrad(op, g, ac, s, scalarFirst, out)});
   }
 
   /** The tensors the gradient of {@code a op s} (or {@code s op a}) reads. */
-  private static Tensor[] savedBy(BinaryOp op, Tensor a, boolean scalarFirst, Tensor out) {
+  private static Tensor[] savedBy(BinaryOp op, Tensor a, double s, boolean scalarFirst, Tensor out) {
     return switch (op) {
       case ADD, SUB, MUL -> new Tensor[0];
       case DIV -> scalarFirst ? new Tensor[] {a, out} : new Tensor[0];
-      case POW -> scalarFirst ? new Tensor[] {out} : new Tensor[] {a};
+      case POW -> scalarFirst ? (s == 0 ? new Tensor[] {a, out} : new Tensor[] {out})
+          : s == 0 ? new Tensor[0] : new Tensor[] {a};
       default -> new Tensor[] {a};
     };
   }
@@ -144,15 +151,22 @@ final class Pointwise {
       case SUB -> scalarFirst ? g.neg() : g;
       case MUL -> g.mul(s);
       case DIV -> scalarFirst ? g.mul(out).div(a).neg() : g.div(s);
-      case POW -> scalarFirst ? g.mul(out).mul(Math.log(s)) : g.mul(a.pow(s - 1)).mul(s);
+      case POW -> scalarPowGrad(g, a, s, scalarFirst, out);
       case MAXIMUM, MINIMUM -> {
-        Tensor wins = op == BinaryOp.MAXIMUM ? a.gt(s) : a.lt(s);
-        Tensor tie = a.eq(s);
-        Tensor zero = Creation.scalarOn(0, g.dtype(), g.device());
-        yield Tensor.where(wins, g, Tensor.where(tie, g.mul(0.5), zero));
+        Tensor loses = op == BinaryOp.MAXIMUM ? a.lt(s) : a.gt(s);
+        yield maskedZero(Tensor.where(a.eq(s), g.mul(0.5), g), loses);
       }
       default -> throw new IllegalStateException(op + " has no gradient");
     };
+  }
+
+  /** The gradient of {@code a^s} or {@code s^a}, with PyTorch's zeros at a zero exponent or base. */
+  private static Tensor scalarPowGrad(Tensor g, Tensor a, double s, boolean scalarFirst, Tensor out) {
+    if (!scalarFirst) {
+      return s == 0 ? Tensor.zerosLike(g) : g.mul(a.pow(s - 1)).mul(s);
+    }
+    Tensor grad = g.mul(out).mul(Math.log(s));
+    return s == 0 ? maskedZero(grad, a.ge(0.0)) : grad;
   }
 
   /** Whether {@code s} is a whole number that an int64 holds exactly: it then keeps integer tensors integer. */
@@ -167,11 +181,13 @@ final class Pointwise {
     Tensor out;
     try (Autograd.Scope ignored = Autograd.noGrad()) {
       out = a;
+      // The bounds take part in type promotion, as in PyTorch: an integer tensor clamped to a
+      // fractional bound gives a float32 result.
       if (!Double.isNaN(min)) {
-        out = scalar(BinaryOp.MAXIMUM, out, min, false, isLong(min)).to(a.dtype());
+        out = scalar(BinaryOp.MAXIMUM, out, min, false, isLong(min));
       }
       if (!Double.isNaN(max)) {
-        out = scalar(BinaryOp.MINIMUM, out, max, false, isLong(max)).to(a.dtype());
+        out = scalar(BinaryOp.MINIMUM, out, max, false, isLong(max));
       }
       if (out == a) {
         out = a.clone();

@@ -63,7 +63,11 @@ final class Reductions {
         case MEAN -> new Tensor[] {gk.div((double) original.numel() / Math.max(1, kept.numel()))};
         case PROD -> new Tensor[] {gk.mul(productOfOthers(original, reduced))};
         default -> {
-          Tensor hits = original.eq(kept.expandAs(original)).to(g.dtype());
+          // The gradient is shared by the elements equal to the result, or by the NaNs where the
+          // result is a NaN, as PyTorch's evenly_distribute_backward.
+          Tensor extremum = kept.expandAs(original);
+          Tensor hits = original.eq(extremum).logicalOr(original.isnan().logicalAnd(extremum.isnan()))
+              .to(g.dtype());
           Tensor count = hits.sum(reduced, true);
           yield new Tensor[] {gk.mul(hits).div(count)};
         }

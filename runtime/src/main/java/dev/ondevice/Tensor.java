@@ -915,6 +915,11 @@ public class Tensor {
     return Pointwise.scalar(BinaryOp.NE, this, s, false, false);
   }
 
+  /** Where the elements are NaN (bool; all false for integer and bool tensors): PyTorch's {@code isnan}. */
+  public Tensor isnan() {
+    return Pointwise.binary(BinaryOp.NE, this, this);
+  }
+
   /** {@code this < other} (bool). */
   public Tensor lt(Tensor other) {
     return Pointwise.binary(BinaryOp.LT, this, other);
@@ -1179,7 +1184,11 @@ public class Tensor {
     return Indexing.indexSelect(this, dim, index);
   }
 
-  /** One-hot rows for int64 class indices: shape of {@code indices} plus {@code numClasses}, int64. */
+  /**
+   * One-hot rows for int64 class indices: shape of {@code indices} plus {@code numClasses}, int64.
+   * A class index out of range throws on the CPU; on a device, as in PyTorch, it fails at the next
+   * synchronisation (an {@code AsyncDeviceException} from the {@code indexSelect} that checks it).
+   */
   public static Tensor oneHot(Tensor indices, int numClasses) {
     return Indexing.oneHot(indices, numClasses);
   }

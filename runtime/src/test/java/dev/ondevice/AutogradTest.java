@@ -416,6 +416,42 @@ class AutogradTest {
         "exp's gradient reads its output, which did not change");
   }
 
+  /**
+   * As in PyTorch, a product saves an operand only for the gradient of the other: data changed in
+   * place under a parameter that alone needs a gradient does not break backward, and the same change
+   * under a parameter the other operand's gradient reads does.
+   */
+  @ParameterizedTest
+  @MethodSource(DEVICES)
+  void productsSaveAnOperandOnlyForTheOtherOperandsGradient(Device d) {
+    Tensor x = Tensor.of(new double[] {1, 2, 3, 4, 5, 6}, Shape.of(2, 3), d);
+    Tensor w = leaf(d, 1, 1, 1);
+    Tensor m = leaf(d, 1, 2, 3, 4, 5, 6).reshape(3, 2).detach().requiresGrad(true);
+    Tensor byMul = x.mul(w).sum();
+    Tensor byDiv = x.div(w).sum();
+    Tensor byMatmul = x.matmul(m).sum();
+    dev.ondevice.nn.Linear linear = new dev.ondevice.nn.Linear(3, 2, d);
+    Tensor byLinear = linear.forward(x).sum();
+    try (Autograd.Scope ignored = Autograd.noGrad()) {
+      w.subi(0.5);
+      m.muli(2.0);
+      linear.weight().subi(0.5);
+    }
+    byMul.backward();
+    assertArrayEquals(new double[] {5, 7, 9}, w.grad().toDoubleArray(), TOL);
+    w.setGrad(null);
+    assertThrows(IllegalStateException.class, byDiv::backward, "div's gradient for w reads w");
+    byMatmul.backward();
+    assertArrayEquals(new double[] {5, 5, 7, 7, 9, 9}, m.grad().toDoubleArray(), TOL);
+    byLinear.backward();
+    assertArrayEquals(new double[] {5, 7, 9, 5, 7, 9}, linear.weight().grad().to(DType.FLOAT64).toDoubleArray(), 1e-5);
+    Tensor both = x.detach().requiresGrad(true).mul(w);
+    try (Autograd.Scope ignored = Autograd.noGrad()) {
+      w.addi(1.0);
+    }
+    assertThrows(IllegalStateException.class, () -> both.sum().backward(), "x's gradient reads w");
+  }
+
   @ParameterizedTest
   @MethodSource(DEVICES)
   void modifyingTheOutputOfDivKeepsItsGradientRight(Device d) {

@@ -162,6 +162,52 @@ class GradientTest {
     GradCheck.check("minimum [3] [2,3]", (x, y) -> y.minimum(x), m, v);
   }
 
+  /**
+   * PyTorch's gradients where the formulas meet 0 · ∞ or NaN: {@code x^0} has a zero gradient even
+   * at x = 0, the exponent gets none where the base is 0 and the exponent not negative, a full max
+   * or min that is NaN sends its gradient to the NaN, and maximum with a NaN operand gives the
+   * gradient to both.
+   */
+  @ParameterizedTest
+  @MethodSource(DEVICES)
+  void gradientsAtZeroPowersAndNaNsAreThoseOfPyTorch(Device d) {
+    Tensor x = doubles(d, new double[] {0, 3}, 2).requiresGrad(true);
+    x.pow(0.0).sum().backward();
+    assertArrayEquals(new double[] {0, 0}, x.grad().toDoubleArray());
+    Tensor base = doubles(d, new double[] {0, 0, 2}, 3).requiresGrad(true);
+    Tensor exponent = doubles(d, new double[] {0, -1, 0}, 3).requiresGrad(true);
+    base.pow(exponent).sum().backward();
+    double[] gBase = base.grad().toDoubleArray();
+    assertEquals(0.0, gBase[0]);
+    assertEquals(0.0, gBase[2]);
+    double[] gExponent = exponent.grad().toDoubleArray();
+    assertEquals(0.0, gExponent[0], "0^0: no gradient to the exponent");
+    assertEquals(Double.NEGATIVE_INFINITY, gExponent[1], "0^-1 = inf: inf · log 0 = -inf, as in PyTorch");
+    assertEquals(Math.log(2), gExponent[2], 1e-15);
+    Tensor s = doubles(d, new double[] {0, 2}, 2).requiresGrad(true);
+    Tensor.full(Shape.scalar(), 0.0, DType.FLOAT64, d).pow(s).sum().backward();
+    assertArrayEquals(new double[] {0, 0}, s.grad().toDoubleArray(), "0^s for s >= 0: no gradient");
+
+    Tensor n = doubles(d, new double[] {1, Double.NaN, 3}, 3).requiresGrad(true);
+    n.max().backward();
+    assertArrayEquals(new double[] {0, 1, 0}, n.grad().toDoubleArray());
+    n.setGrad(null);
+    n.min().backward();
+    assertArrayEquals(new double[] {0, 1, 0}, n.grad().toDoubleArray());
+    Tensor ties = doubles(d, new double[] {3, 1, 3}, 3).requiresGrad(true);
+    ties.max().backward();
+    assertArrayEquals(new double[] {0.5, 0, 0.5}, ties.grad().toDoubleArray());
+
+    Tensor p = doubles(d, new double[] {Double.NaN, 1, 2, 5}, 4).requiresGrad(true);
+    Tensor q = doubles(d, new double[] {1, Double.NaN, 2, 4}, 4).requiresGrad(true);
+    p.maximum(q).sum().backward();
+    assertArrayEquals(new double[] {1, 1, 0.5, 1}, p.grad().toDoubleArray());
+    assertArrayEquals(new double[] {1, 1, 0.5, 0}, q.grad().toDoubleArray());
+    p.setGrad(null);
+    p.clampMin(2.0).sum().backward();
+    assertArrayEquals(new double[] {0, 0, 1, 1}, p.grad().toDoubleArray(), "clamp passes the gradient inside");
+  }
+
   @ParameterizedTest
   @MethodSource(DEVICES)
   void neg(Device d) {

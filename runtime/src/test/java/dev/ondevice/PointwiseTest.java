@@ -452,6 +452,12 @@ class PointwiseTest {
     assertI64(i.clamp(-1, 5), -1, 0, 5);
     assertI64(i.clampMin(1), 1, 1, 7);
     assertI64(i.clampMax(-2), -3, -2, -2);
+    // Fractional bounds take part in type promotion, as in PyTorch: a float32 result.
+    Tensor promoted = i64(d, new long[] {0, 1, 3}).clamp(1.5, 2.5);
+    assertEquals(DType.FLOAT32, promoted.dtype());
+    assertF32(promoted, 1.5, 1.5, 2.5);
+    assertF32(i64(d, new long[] {0, 1, 3}).clampMin(0.5), 0.5, 1, 3);
+    assertF32(i64(d, new long[] {0, 1, 3}).clampMax(2.5), 0, 1, 2.5);
     // int64 stays exact beyond float32's 2^24.
     assertI64(i64(d, new long[] {16_777_217, -16_777_217}).clamp(-16_777_216, 1e9), 16_777_217, -16_777_216);
     assertF64(f64(d, new double[] {0.1, 0.7}).clamp(0.2, 0.6), 0.2, 0.6);
