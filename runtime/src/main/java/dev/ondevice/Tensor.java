@@ -5,6 +5,7 @@ import dev.ondevice.annotations.HostSync;
 import dev.ondevice.annotations.InPlace;
 import dev.ondevice.annotations.Move;
 import dev.ondevice.annotations.NonBlocking;
+import dev.ondevice.annotations.ReadinessCheck;
 import dev.ondevice.annotations.ReturnsDevice;
 import dev.ondevice.annotations.SameDevice;
 import dev.ondevice.annotations.ZeroDim;
@@ -505,6 +506,7 @@ public class Tensor {
    * device into it is still in flight, and for a tensor on a device (reading one waits for the
    * device). Lets a progress display show a value only once it has arrived, without a sync.
    */
+  @ReadinessCheck
   public boolean isReady() {
     return Movement.isReady(this);
   }

@@ -723,6 +723,244 @@ class DeviceAnalysisTest {
   }
 
   @Test
+  void deviceVariablesWhoseDeviceIsChosenAtRunTimeAreSymbolicDevices() {
+    check("RunTimeDevices", """
+        class RunTimeDevices {
+          record Config(Device device) {}
+
+          Tensor chosen(boolean gpu) {
+            Device device = Cuda.isAvailable() ? Device.cuda(0) : Device.cpu();
+            return Tensor.randn(2, 2, device).add(Tensor.randn(2, 2)); // expect: MixedDevices
+          }
+
+          Tensor parsed(String[] args, int rank) {
+            Device device = Device.parse(args[0]);
+            Device local = Device.cuda(rank);
+            Tensor a = Tensor.randn(2, 2, device).add(Tensor.randn(2, 2)); // expect: MixedDevices
+            return Tensor.randn(2, 2, local).add(Tensor.randn(2, 2)); // expect: MixedDevices
+          }
+
+          Tensor reassigned(String[] args) {
+            Device device = Device.cpu();
+            device = Device.parse(args[0]);
+            return Tensor.randn(2, 2, device).add(Tensor.randn(2, 2, device));
+          }
+
+          Tensor accessor(Config cfg, Loader loader, Loss loss) {
+            Tensor total = Tensor.zeros(dev.ondevice.Shape.scalar());
+            for (Loader.Batch b : loader) {
+              Tensor xb = b.inputs().to(cfg.device());
+              Tensor yb = b.targets();
+              total = loss.forward(xb, yb); // expect: TargetsNotMoved
+            }
+            return total;
+          }
+
+          java.util.function.Function<Tensor, Tensor> captured(Device device) {
+            return new java.util.function.Function<>() {
+              @Override
+              public Tensor apply(Tensor t) {
+                return t.to(device).mul(Tensor.randn(2, 2)); // expect: MixedDevices
+              }
+            };
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void valuesAssignedInATryWithAFinallyBlockAreKept() {
+    check("Finally", """
+        class Finally {
+          Tensor run(Tensor x, Device device) {
+            Tensor moved;
+            try {
+              moved = x.to(device);
+            } finally {
+              Cuda.synchronize();
+            }
+            return moved.add(Tensor.randn(2, 2)); // expect: MixedDevices
+          }
+
+          Tensor returnsInTry(Tensor x, Device device) {
+            try {
+              return x.to(device);
+            } finally {
+              Tensor t = Tensor.randn(2, 2, device).add(Tensor.randn(2, 2)); // expect: MixedDevices
+            }
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void stackingZeroDimTensorsMakesAVector() {
+    check("Stacked", """
+        class Stacked {
+          Tensor run(Tensor x, Device device) {
+            Tensor w = Tensor.stack(List.of(Tensor.scalar(1.0), Tensor.scalar(5.0)));
+            return x.to(device).mul(Tensor.scalar(2.0)).mul(w); // expect: MixedDevices
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void aReadGuardedByIsReadyIsNotAnUnsynchronisedRead() {
+    check("Ready", """
+        class Ready {
+          void show(Tensor x, Device device) {
+            Tensor host = x.to(device).sum().to(Device.cpu(), true);
+            if (host.isReady()) {
+              System.out.println(host.item());
+            }
+          }
+
+          double unguarded(Tensor x, Device device) {
+            Tensor host = x.to(device).sum().to(Device.cpu(), true);
+            return host.item(); // expect: UnsyncedNonBlockingRead
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void aStaticTensorFieldWithoutAnInitializerIsACacheOnAnUnknownDevice() {
+    check("Caches", """
+        class Caches {
+          private static Tensor mask;
+          static final Tensor TABLE = Tensor.randn(2, 2);
+
+          static Tensor masked(Tensor scores, Device device) {
+            if (mask == null) {
+              mask = Tensor.ones(dev.ondevice.Shape.of(2, 2), device);
+            }
+            return scores.to(device).mul(mask);
+          }
+
+          static Tensor table(Tensor scores, Device device) {
+            return scores.to(device).mul(TABLE); // expect: StaticTensorConstant
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void modelsMovedThroughAnAliasOrByTheirOwnMethodsAreNotReported() {
+    check("Aliases", """
+        class Aliases {
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x) {
+              return x;
+            }
+
+            void deploy(Device d) {
+              toDevice(d);
+              Tensor probe = forward(Tensor.randn(2, 2, d));
+            }
+
+            void describe() {
+              System.out.println("net");
+            }
+          }
+
+          Tensor viaArray(Device device) {
+            Net encoder = new Net();
+            Net decoder = new Net();
+            for (Model m : new Model[] {encoder, decoder}) {
+              m.toDevice(device);
+            }
+            return decoder.forward(encoder.forward(Tensor.randn(2, 2, device)));
+          }
+
+          Tensor viaVariable(Device device) {
+            Net net = new Net();
+            Model m = net;
+            m.toDevice(device);
+            return net.forward(Tensor.randn(2, 2, device));
+          }
+
+          Tensor byItsOwnMethod(Device device) {
+            Net net = new Net();
+            net.deploy(device);
+            return net.forward(Tensor.randn(2, 2, device));
+          }
+
+          Tensor notMovedByAMethodThatDoesNotMove(Device device) {
+            Net net = new Net();
+            net.describe();
+            return net.forward(Tensor.randn(2, 2, device)); // expect: ModelNotMoved
+          }
+
+          Tensor printedOrRestored(Device device) {
+            Net net = new Net();
+            System.out.println(net);
+            Cuda.restore(net);
+            return net.forward(Tensor.randn(2, 2, device)); // expect: ModelNotMoved
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void theArgumentsOfAModelOfUnknownDeviceMustShareOne() {
+    check("Args", """
+        class Args {
+          static class Cell extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x, Tensor h) {
+              return x.add(h);
+            }
+          }
+
+          Tensor step(Cell cell, Tensor x, Device device) {
+            Tensor h = Tensor.zeros(2, 2);
+            return cell.forward(x.to(device), h); // expect: MixedDevices
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void anIteratorOfBatchesCreatedAgainInTheLoopStillGivesBatches() {
+    check("Refresh", """
+        class Refresh {
+          void train(Model model, Loader loader, Loss loss, Device device, int steps) {
+            java.util.Iterator<Loader.Batch> it = loader.iterator();
+            for (int step = 0; step < steps; step++) {
+              if (!it.hasNext()) {
+                it = loader.iterator();
+              }
+              Loader.Batch b = it.next();
+              Tensor x = b.inputs().to(device);
+              Tensor l = loss.forward(x, b.targets()); // expect: TargetsNotMoved
+            }
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void aHiddenStateCreatedOnTheCpuBeforeALoopInAModelIsReported() {
+    check("Recurrent", """
+        class Recurrent extends Model {
+          dev.ondevice.Parameter w;
+
+          Tensor forward(Tensor x, Tensor steps) {
+            Tensor h = Tensor.zeros(2, 2); // expect: DefaultDeviceInModel
+            for (int t = 0; t < 3; t++) {
+              h = x.mul(w).add(h);
+            }
+            return h;
+          }
+        }\
+        """);
+  }
+
+  @Test
   void zeroDimShapesGiveCpuScalarsThatMeetAnyDevice() {
     check("ScalarShapes", """
         class ScalarShapes {

@@ -6,4 +6,11 @@ import dev.ondevice.annotations.HostSync;
 public final class Cuda {
   @HostSync
   public static void synchronize() {}
+
+  public static boolean isAvailable() {
+    return false;
+  }
+
+  /** Stands for the runtime's Checkpoint.restore: copies values into the model where it is. */
+  public static void restore(@dev.ondevice.annotations.KeepsDevice dev.ondevice.nn.Model model) {}
 }

@@ -134,6 +134,15 @@ public class Tensor {
     return null;
   }
 
+  public static Tensor stack(java.util.List<Tensor> tensors) {
+    return null;
+  }
+
+  @dev.ondevice.annotations.ReadinessCheck
+  public boolean isReady() {
+    return true;
+  }
+
   @Override
   @HostSync
   public String toString() {

@@ -3,6 +3,7 @@ package dev.ondevice.io;
 import dev.ondevice.Cuda;
 import dev.ondevice.Device;
 import dev.ondevice.Tensor;
+import dev.ondevice.annotations.KeepsDevice;
 import dev.ondevice.nn.Model;
 import dev.ondevice.nn.StateDictException;
 import dev.ondevice.optim.Optimizer;
@@ -74,7 +75,7 @@ public final class Checkpoint {
    *     (reserved); nothing is written then
    * @throws IOException naming the file if writing failed; the previous file is then untouched
    */
-  public static void save(Path file, Model model, Optimizer optimizer) throws IOException {
+  public static void save(Path file, @KeepsDevice Model model, Optimizer optimizer) throws IOException {
     Objects.requireNonNull(model, "Checkpoint.save: model is null");
     save(file, model.stateDict(), optimizer == null ? null : optimizer.stateDict());
   }
@@ -199,7 +200,7 @@ public final class Checkpoint {
    *     (the model has been restored then)
    * @throws IOException and the other exceptions of {@link #load}
    */
-  public static Checkpoint restore(Path file, Model model, Optimizer optimizer, MapLocation location)
+  public static Checkpoint restore(Path file, @KeepsDevice Model model, Optimizer optimizer, MapLocation location)
       throws IOException {
     Objects.requireNonNull(model, "Checkpoint.restore: model is null");
     Checkpoint c = load(file, location);

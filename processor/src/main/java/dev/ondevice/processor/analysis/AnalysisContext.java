@@ -2,6 +2,9 @@ package dev.ondevice.processor.analysis;
 
 import com.sun.source.tree.ClassTree;
 import com.sun.source.tree.CompilationUnitTree;
+import com.sun.source.tree.IdentifierTree;
+import com.sun.source.tree.MemberSelectTree;
+import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.MethodTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.tree.VariableTree;
@@ -21,6 +24,7 @@ import java.util.function.Predicate;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
 import javax.lang.model.element.Name;
 import javax.lang.model.element.VariableElement;
 import javax.lang.model.util.Elements;
@@ -42,6 +46,7 @@ final class AnalysisContext {
   private final IdentityHashMap<Element, List<String>> suppressionLists = new IdentityHashMap<>();
   private final IdentityHashMap<VariableElement, Value> staticFields = new IdentityHashMap<>();
   private final IdentityHashMap<VariableElement, Place> finalDevices = new IdentityHashMap<>();
+  private final IdentityHashMap<ExecutableElement, Boolean> movesItsModel = new IdentityHashMap<>();
   private final Deque<List<Pending>> buffers = new ArrayDeque<>();
   private final Map<String, Finding> committed = new LinkedHashMap<>();
   private final Name thisName;
@@ -89,6 +94,42 @@ final class AnalysisContext {
       semantics.put(m, s);
     }
     return s;
+  }
+
+  /**
+   * Whether calling {@code m}, an instance method of a model class of the user's, may move the
+   * model it is called on ({@code net.deploy(device)} calling {@code toDevice}): where its body is
+   * in this compilation, whether it calls {@code toDevice} or a method of the model; a method
+   * compiled elsewhere may, unless it is the runtime's, whose moves are declared with {@code @Move}.
+   */
+  boolean mayMoveItsModel(ExecutableElement m) {
+    Element owner = m.getEnclosingElement();
+    if (m.getModifiers().contains(Modifier.STATIC) || !runtimeTypes.isModel(owner.asType())
+        || runtimeTypes.isModelBase(owner.asType())) {
+      return false;
+    }
+    Boolean known = movesItsModel.get(m);
+    if (known == null) {
+      known = bodyMayMove(m, owner);
+      movesItsModel.put(m, known);
+    }
+    return known;
+  }
+
+  private boolean bodyMayMove(ExecutableElement m, Element owner) {
+    MethodTree method = trees.getTree(m);
+    if (method == null || method.getBody() == null) {
+      return !elements.getPackageOf(owner).getQualifiedName().toString().startsWith("dev.ondevice");
+    }
+    return TreeSearch.contains(method.getBody(), t -> t instanceof MethodInvocationTree call
+        && (call.getMethodSelect() instanceof IdentifierTree
+            || call.getMethodSelect() instanceof MemberSelectTree select
+                && (select.getIdentifier().contentEquals("toDevice") || isThisOrSuperTree(select.getExpression()))),
+        t -> false);
+  }
+
+  private boolean isThisOrSuperTree(Tree t) {
+    return t instanceof IdentifierTree id && (id.getName().equals(thisName) || id.getName().equals(superName));
   }
 
   /** The source text of a tree, whitespace collapsed. */
@@ -152,8 +193,11 @@ final class AnalysisContext {
     buffers.push(new ArrayList<>());
   }
 
-  /** A finding not yet kept, with the path of the tree it is about. */
-  record Pending(Finding finding, TreePath path) {}
+  /**
+   * A finding not yet kept, with the path of the expression that found it: the tree it is about,
+   * or the op where a tensor created elsewhere meets another device.
+   */
+  record Pending(Finding finding, TreePath trigger) {}
 
   /** Keeps the findings of the innermost buffer (moves them to the enclosing one). */
   void commitBuffer() {
@@ -182,6 +226,11 @@ final class AnalysisContext {
 
   /** Reports a finding at {@code path} unless suppressed there or switched off. */
   void report(CheckId check, TreePath path, String message, boolean downgraded, Fix... fixes) {
+    report(check, path, path, message, downgraded, fixes);
+  }
+
+  /** {@link #report(CheckId, TreePath, String, boolean, Fix...)} for a finding found at {@code trigger}. */
+  void report(CheckId check, TreePath path, TreePath trigger, String message, boolean downgraded, Fix... fixes) {
     Severity severity = options.severity(check, downgraded);
     if (severity == Severity.OFF || suppressed(check, path)) {
       return;
@@ -190,7 +239,7 @@ final class AnalysisContext {
     if (buffers.isEmpty()) {
       committed.putIfAbsent(key(f), f);
     } else {
-      buffers.peek().add(new Pending(f, path));
+      buffers.peek().add(new Pending(f, trigger));
     }
   }
 
@@ -241,8 +290,9 @@ final class AnalysisContext {
   }
 
   /**
-   * The value of a static tensor field: its initializer's, when its source is in this compilation,
-   * else the CPU (where a static tensor is created unless it says otherwise).
+   * The value of a static tensor field: its initializer's, when its source is in this compilation
+   * (unknown without one: a cache assigned where it is first needed); else the CPU, where a static
+   * tensor is created unless it says otherwise.
    */
   Value staticField(VariableElement field) {
     Value cached = staticFields.get(field);
@@ -258,13 +308,16 @@ final class AnalysisContext {
   }
 
   /**
-   * The value of a field's initializer, interpreted without reporting; null when its source is
-   * not in this compilation or it has none.
+   * The value of a field's initializer, interpreted without reporting; unknown when it has none,
+   * null when its source is not in this compilation.
    */
   private Value initializerValue(VariableElement field) {
     TreePath path = trees.getPath(field);
-    if (path == null || !(path.getLeaf() instanceof VariableTree variable) || variable.getInitializer() == null) {
+    if (path == null || !(path.getLeaf() instanceof VariableTree variable)) {
       return null;
+    }
+    if (variable.getInitializer() == null) {
+      return Value.UNKNOWN;
     }
     Element owner = field.getEnclosingElement();
     ModelScope scope = new ModelScope(runtimeTypes, owner instanceof javax.lang.model.element.TypeElement typeElement

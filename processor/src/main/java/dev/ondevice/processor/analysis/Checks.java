@@ -452,7 +452,7 @@ final class Checks {
    * elementwise ops, the reductions of a whole tensor and the dtype conversions do.
    */
   private boolean keepsZeroDim(MethodInterpreter.Call c, List<Operand> operands) {
-    if (operands.isEmpty() || c.semantics.takesShape) {
+    if (operands.isEmpty() || c.semantics.takesShape || joinsTensors(c.method)) {
       return false;
     }
     for (Operand o : operands) {
@@ -463,11 +463,27 @@ final class Checks {
     return true;
   }
 
-  /** Checks the tensor arguments of a model call against the model's device; the result is on it (unknown after a report). */
+  /** Whether {@code m} takes a list or an array of tensors ({@code stack}, {@code cat}): its result has a dimension more. */
+  private boolean joinsTensors(ExecutableElement m) {
+    for (VariableElement p : m.getParameters()) {
+      TypeMirror t = p.asType();
+      if (ctx.types().isTensorIterable(t)
+          || t.getKind() == TypeKind.ARRAY && ctx.types().isTensor(((ArrayType) t).getComponentType())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Checks the tensor arguments of a model call against the model's device, or, where that is not
+   * known, against each other; the result is on the model's device (unknown after a report).
+   */
   Value modelCall(MethodInterpreter.Call c) {
     Value model = c.receiver == null ? Value.UNKNOWN : c.receiver;
     Operand modelOperand = new Operand(model, c.receiverPath(), c.receiverTree, "the model");
     List<? extends VariableElement> params = c.method.getParameters();
+    Operand firstKnown = null;
     for (int i = 0; i < c.argumentTrees.size() && i < params.size(); i++) {
       TreePath ap = c.argumentPath(i);
       if (!ctx.types().isTensor(ctx.trees().getTypeMirror(ap))) {
@@ -483,6 +499,13 @@ final class Checks {
       } else if (!arg.cpuScalarLike()) {
         if (conflict(c.method.getSimpleName(), c.path, modelOperand, argument, true)) {
           return Value.UNKNOWN;
+        }
+        if (!model.place().isKnown() && arg.place().isKnown()) {
+          if (firstKnown == null) {
+            firstKnown = argument;
+          } else if (conflict(c.method.getSimpleName(), c.path, firstKnown, argument, false)) {
+            return Value.UNKNOWN;
+          }
         }
       }
     }
@@ -570,7 +593,7 @@ final class Checks {
             String target = deviceAt(factory, device);
             String onDevice = target != null && factory.getLeaf() instanceof MethodInvocationTree call
                 ? CreateThenMoveFix.suggestion(ctx, factory, call, target) : null;
-            report(CheckId.DEFAULT_DEVICE_IN_MODEL, factory, ctx.shortText(factory.getLeaf()) + " creates a tensor on"
+            reportAt(CheckId.DEFAULT_DEVICE_IN_MODEL, factory, at, ctx.shortText(factory.getLeaf()) + " creates a tensor on"
                 + " the CPU (the default device) inside " + scope.methodName() + ", where it meets " + device.text()
                 + " on " + device.value.place().describe() + "; create it there: pass "
                 + (target != null ? target : "the device of " + device.text()) + " to the factory", false,
@@ -756,12 +779,18 @@ final class Checks {
   }
 
   private void report(CheckId check, TreePath path, String message, boolean downgraded, Fix... fixes) {
+    reportAt(check, path, path, message, downgraded, fixes);
+  }
+
+  /** Reports at {@code path} a finding found at {@code trigger} (the op where a tensor created at {@code path} is used). */
+  private void reportAt(CheckId check, TreePath path, TreePath trigger, String message, boolean downgraded,
+      Fix... fixes) {
     List<Fix> present = new ArrayList<>();
     for (Fix f : fixes) {
       if (f != null) {
         present.add(f);
       }
     }
-    ctx.report(check, path, message, downgraded, present.toArray(new Fix[0]));
+    ctx.report(check, path, trigger, message, downgraded, present.toArray(new Fix[0]));
   }
 }

@@ -23,6 +23,7 @@ import com.sun.source.tree.MemberReferenceTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.MethodTree;
+import com.sun.source.tree.NewArrayTree;
 import com.sun.source.tree.NewClassTree;
 import com.sun.source.tree.ParenthesizedTree;
 import com.sun.source.tree.ReturnTree;
@@ -41,6 +42,8 @@ import com.sun.source.tree.YieldTree;
 import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
 import dev.ondevice.annotations.BatchSource;
+import dev.ondevice.annotations.KeepsDevice;
+import dev.ondevice.annotations.ReadinessCheck;
 import dev.ondevice.annotations.ReturnsDevice;
 import dev.ondevice.annotations.Step;
 import java.util.ArrayDeque;
@@ -84,7 +87,7 @@ final class MethodInterpreter {
   private final AnalysisContext ctx;
   private final RuntimeTypes rt;
   private final Checks checks;
-  private final Value thisValue;
+  private Value thisValue;
   private final ExecutableElement method;
   private final Deque<Frame> frames = new ArrayDeque<>();
   private final IdentityHashMap<Tree, Value> values = new IdentityHashMap<>();
@@ -199,8 +202,11 @@ final class MethodInterpreter {
     }
     TreePath init = new TreePath(path, v.getInitializer());
     Value value = expression(init);
+    if (value.origin() == Value.Origin.UNMOVED_MODEL) {
+      escaped(init); // Model m = net: a move through m moves net
+    }
     if (rt.isDevice(e.asType())) {
-      value = value.withPlace(value.place().named(e.getSimpleName().toString()));
+      value = deviceVariable(value, e, v);
     }
     String on = rt.declaredDevice(e);
     if (on != null && rt.isTensor(e.asType())) {
@@ -210,6 +216,18 @@ final class MethodInterpreter {
       value = value.withPlace(declared);
     }
     env.put(e, named(value, e));
+  }
+
+  /**
+   * The value a {@code Device} variable takes: the device it is given, under the variable's name; or,
+   * where that device is only known at run time ({@code Cuda.isAvailable() ? Device.cuda() :
+   * Device.cpu()}, {@code Device.parse(args[0])}), a symbolic device of its own, as a parameter's,
+   * identified by the declaration or assignment that gives it.
+   */
+  private static Value deviceVariable(Value value, Element variable, Tree assignment) {
+    String name = variable.getSimpleName().toString();
+    Place place = value.place();
+    return Value.on(place.isKnown() ? place.named(name) : Place.symbol(assignment, name));
   }
 
   /** Remembers the variable's name in a value whose origin has none (for messages). */
@@ -386,8 +404,11 @@ final class MethodInterpreter {
     }
     env = exits;
     if (t.getFinallyBlock() != null) {
+      // The statement completes normally only through the finally block after a normal exit of the
+      // try or a catch: the block runs from those exits. Where none is normal, it runs after an
+      // exception, from the state at any point of the try, and nothing follows.
       boolean normal = env.reachable();
-      env = env.join(catchEntry);
+      env = normal ? env : catchEntry.copy();
       statement(new TreePath(path, t.getFinallyBlock()));
       if (!normal) {
         env = Env.unreachable();
@@ -440,7 +461,7 @@ final class MethodInterpreter {
         break;
       }
       if (pass == 1) {
-        ctx.commitBuffer(f -> FirstIteration.reaches(path, f.path()));
+        ctx.commitBuffer(f -> FirstIteration.reaches(path, f.trigger()));
       } else {
         ctx.discardBuffer();
       }
@@ -572,6 +593,10 @@ final class MethodInterpreter {
         memberReference(path, (MemberReferenceTree) t);
         yield Value.UNKNOWN;
       }
+      case NEW_ARRAY -> {
+        newArray(path, (NewArrayTree) t);
+        yield Value.UNKNOWN;
+      }
       case CLASS -> {
         skipped(t);
         yield Value.UNKNOWN;
@@ -581,6 +606,21 @@ final class MethodInterpreter {
         yield Value.UNKNOWN;
       }
     };
+  }
+
+  /** An array creation: a model that was never moved, put in an array, may be moved through it. */
+  private void newArray(TreePath path, NewArrayTree t) {
+    for (ExpressionTree d : t.getDimensions()) {
+      expression(new TreePath(path, d));
+    }
+    if (t.getInitializers() != null) {
+      for (ExpressionTree i : t.getInitializers()) {
+        TreePath ip = new TreePath(path, i);
+        if (expression(ip).origin() == Value.Origin.UNMOVED_MODEL) {
+          escaped(ip);
+        }
+      }
+    }
   }
 
   /** Evaluates the operands of an expression whose own value is not a tensor (arithmetic, literals, ...). */
@@ -672,6 +712,10 @@ final class MethodInterpreter {
     return switch (e.getKind()) {
       case LOCAL_VARIABLE, PARAMETER, EXCEPTION_PARAMETER, RESOURCE_VARIABLE, BINDING_VARIABLE -> {
         Value v = env.get(e);
+        if (v == null && rt.isDevice(e.asType())) {
+          // A Device captured by a local or anonymous class: effectively final, one device throughout.
+          yield Value.on(Place.symbol(e, e.getSimpleName().toString()));
+        }
         yield v == null ? Value.UNKNOWN : v;
       }
       case FIELD -> ctx.isThisOrSuper(e) ? thisValue : checks.scope().field(ctx, (VariableElement) e, thisValue,
@@ -696,12 +740,18 @@ final class MethodInterpreter {
   private Value assignment(TreePath path, AssignmentTree a) {
     TreePath rhs = new TreePath(path, a.getExpression());
     Value v = expression(rhs);
+    if (v.origin() == Value.Origin.UNMOVED_MODEL) {
+      escaped(rhs);
+    }
     TreePath lhs = new TreePath(path, a.getVariable());
     Element e = ctx.trees().getElement(lhs);
     if (a.getVariable() instanceof MemberSelectTree) {
       expression(new TreePath(lhs, ((MemberSelectTree) a.getVariable()).getExpression()));
     } else if (!(a.getVariable() instanceof IdentifierTree)) {
       skipped(a.getVariable());
+    }
+    if (e != null && isLocal(e) && rt.isDevice(e.asType())) {
+      v = deviceVariable(v, e, a);
     }
     if (e != null && isLocal(e)) {
       String on = rt.declaredDevice(e);
@@ -809,8 +859,8 @@ final class MethodInterpreter {
       capturedModels(new TreePath(path, t.getClassBody()));
     }
     skipped(t.getEnclosingExpression());
-    List<Value> args = arguments(path, t.getArguments());
     Element e = ctx.trees().getElement(path);
+    List<Value> args = arguments(path, t.getArguments(), e);
     TypeMirror type = ctx.trees().getTypeMirror(path);
     Place device = null;
     if (e instanceof ExecutableElement executableElement) {
@@ -861,14 +911,15 @@ final class MethodInterpreter {
     }.scan(classBody, null);
   }
 
-  private List<Value> arguments(TreePath path, List<? extends ExpressionTree> trees) {
+  private List<Value> arguments(TreePath path, List<? extends ExpressionTree> trees, Element callee) {
     List<Value> out = new ArrayList<>(trees.size());
-    for (ExpressionTree a : trees) {
+    for (int i = 0; i < trees.size(); i++) {
+      ExpressionTree a = trees.get(i);
       TreePath ap = new TreePath(path, a);
       Value v = expression(ap);
       record(a, v);
       out.add(v);
-      if (v.origin() == Value.Origin.UNMOVED_MODEL) {
+      if (v.origin() == Value.Origin.UNMOVED_MODEL && !keepsDevice(callee, i)) {
         escaped(ap);
       }
     }
@@ -876,11 +927,26 @@ final class MethodInterpreter {
   }
 
   /**
-   * A model never moved, passed on (to a container model, a list, a helper): whatever it was
-   * passed to may move it, so its variable's device is no longer known.
+   * Whether a model passed as argument {@code i} stays where it is: a printing method's argument,
+   * or a parameter annotated {@code @KeepsDevice}.
+   */
+  private boolean keepsDevice(Element callee, int i) {
+    if (!(callee instanceof ExecutableElement m)) {
+      return false;
+    }
+    if (rt.prints(m)) {
+      return true;
+    }
+    List<? extends VariableElement> params = m.getParameters();
+    return !params.isEmpty() && rt.annotations().has(params.get(Math.min(i, params.size() - 1)), KeepsDevice.class);
+  }
+
+  /**
+   * A model never moved, passed on (to a container model, a list, a helper, another variable): whatever
+   * it was passed to may move it, so its variable's device is no longer known.
    */
   private void escaped(TreePath argument) {
-    if (argument.getLeaf() instanceof IdentifierTree) {
+    if (skipParens((ExpressionTree) argument.getLeaf()) instanceof IdentifierTree) {
       Element e = ctx.trees().getElement(argument);
       if (e != null && isLocal(e)) {
         env.put(e, Value.UNKNOWN);
@@ -908,7 +974,7 @@ final class MethodInterpreter {
       receiver = thisValue;
     }
     batchDepth += batchSource ? 1 : 0;
-    List<Value> args = arguments(path, t.getArguments());
+    List<Value> args = arguments(path, t.getArguments(), el);
     batchDepth -= batchSource ? 1 : 0;
     if (!(el instanceof ExecutableElement m)) {
       return Value.UNKNOWN;
@@ -917,6 +983,16 @@ final class MethodInterpreter {
     checks.printedArguments(path, m, t.getArguments(), args);
     Call call = new Call(path, t, m, s, receiverTree, receiver, t.getArguments(), args);
     Value result = apply(call);
+    if (receiverTree != null && receiver.origin() == Value.Origin.UNMOVED_MODEL
+        && s.kind == MethodSemantics.Kind.OTHER && ctx.mayMoveItsModel(m)) {
+      escaped(call.receiverPath()); // net.deploy(device), a method of the model that moves it
+    }
+    if (receiverTree != null && receiver.pendingHostCopy() && rt.annotations().has(m, ReadinessCheck.class)) {
+      Element re = ctx.trees().getElement(call.receiverPath());
+      if (re != null && isLocal(re)) {
+        env.put(re, receiver.withPendingHostCopy(false)); // if (host.isReady()) show(host.item())
+      }
+    }
     if (s.hostSync) {
       checks.hostSync(call);
       if (receiver == null || !Place.CPU.equals(receiver.place())) {
@@ -1028,6 +1104,9 @@ final class MethodInterpreter {
     }
     checks.parameterContracts(c);
     Place device = s.devicePlace(c.arguments);
+    if (s.inPlace && device != null && c.receiverTree == null && c.receiver == thisValue) {
+      thisValue = Value.UNKNOWN; // toDevice(d) in a method of the model: where it is now is not followed
+    }
     if (s.inPlace && device != null && c.receiverTree != null) {
       TreePath rp = c.receiverPath();
       Element re = ctx.trees().getElement(rp);
@@ -1046,7 +1125,23 @@ final class MethodInterpreter {
     if (c.receiver != null && c.receiver.origin() == Value.Origin.BATCH && s.returnsTensor) {
       return Value.on(Place.CPU).withOrigin(Value.Origin.BATCH, c.path, c.receiver.originName());
     }
-    return Value.UNKNOWN;
+    return accessedDevice(c);
+  }
+
+  /**
+   * The device an accessor without arguments returns ({@code cfg.device()} of a record, a
+   * getter): a symbolic device identified by the accessor and the variable or field it is called
+   * on, the same at every call. Any other value is unknown.
+   */
+  private Value accessedDevice(Call c) {
+    if (!c.argumentTrees.isEmpty() || c.receiverTree == null || !rt.isDevice(c.method.getReturnType())) {
+      return Value.UNKNOWN;
+    }
+    Element receiver = ctx.trees().getElement(c.receiverPath());
+    if (receiver == null || !(receiver.getKind().isField() || isLocal(receiver))) {
+      return Value.UNKNOWN;
+    }
+    return Value.on(Place.symbol(List.of(receiver, c.method), ctx.shortText(c.tree)));
   }
 
   private Place returnedDevice(Call c) {

@@ -124,7 +124,9 @@ final class Value {
     if (equals(other)) {
       return this;
     }
-    boolean sameOrigin = origin == other.origin && sameLeaf(originPath, other.originPath);
+    // Iterators of batches stay so through a join (it = loader.iterator() again at an epoch's end).
+    boolean sameOrigin = origin == other.origin
+        && (origin == Origin.BATCH_ITERATOR || sameLeaf(originPath, other.originPath));
     return new Value(place.join(other.place), zeroDim && other.zeroDim, pinned.join(other.pinned),
         pendingHostCopy && other.pendingHostCopy, sameOrigin ? origin : Origin.NONE,
         sameOrigin ? originPath : null, sameOrigin ? originName : null);
