@@ -595,6 +595,57 @@ class DeviceAnalysisTest {
   }
 
   @Test
+  void messagesSayWhatFixesTheMistakeAndOneMistakeIsReportedOnce() {
+    JavaFileObject f = source("Advice", IMPORTS + """
+        class Advice {
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x) {
+              return x;
+            }
+          }
+
+          static Tensor helper(Tensor x) {
+            return x;
+          }
+
+          static void rows(@OnDevice("cpu") Tensor ids) {}
+
+          Tensor cascade(Tensor x, Device device) {
+            Tensor w = Tensor.randn(2, 2);
+            Tensor y = x.to(device);
+            Tensor b = helper(y).mul(w);
+            Tensor c = y.add(b);
+            return c.add(y.mul(w)); // expect: MixedDevices
+          }
+
+          Tensor unnamedModel(Device device) {
+            return new Net().forward(Tensor.randn(2, 2, device)); // expect: ModelNotMoved
+          }
+
+          void contract(Tensor ids, Device device) {
+            rows(ids.to(device)); // expect: MixedDevices
+          }
+
+          Tensor detached(Tensor fake) {
+            fake.detach(); // expect: DiscardedTensorOp
+            return fake;
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    // b = helper(y).mul(w) is on an unknown device, not the CPU: y.add(b) is not reported, y.mul(w) is.
+    assertThat(c).hadErrorContaining("mul gets tensors on two devices: y is on device and w").inFile(f).onLine(31);
+    assertThat(c).hadErrorContaining("move the model once, before using it: keep it in a variable and call"
+        + " toDevice(device) on it").inFile(f).onLine(35);
+    assertThat(c).hadErrorContaining("must be on the CPU; move it there: ids.to(Device.cpu())").inFile(f).onLine(39);
+    assertThat(c).hadErrorContaining("use fake.detach() where its result is needed, or write fake = fake.detach() if"
+        + " fake itself must change").inFile(f).onLine(43);
+  }
+
+  @Test
   void statelessLayersWorkOnAnyDeviceAndContainersTakeTheirLayersDevice() {
     check("Layers", """
         class Layers {

@@ -7,6 +7,7 @@ import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.ParenthesizedTree;
 import com.sun.source.tree.Tree;
+import com.sun.source.tree.TypeCastTree;
 import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
 import java.util.ArrayList;
@@ -102,9 +103,13 @@ final class Checks {
       report(CheckId.DISCARDED_MOVE, path, text + " returns a new tensor and its result is discarded: tensors do not"
           + " move in place (models do); " + assign, false, fix);
     } else {
+      // Not only "x = x.op()": a detach() is usually meant where the detached value is used, and
+      // assigning it back would cut the gradient of every later use of x.
+      String use = target == null ? assign : "use " + text + " where its result is needed, or " + assign
+          + " if " + target + " itself must change";
       String inPlace = s.kind == MethodSemantics.Kind.FACTORY ? "" : ", or use the in-place form of the op if there is one";
       report(CheckId.DISCARDED_TENSOR_OP, path, text + " returns a new tensor and its result is discarded, so this"
-          + " statement does nothing; " + assign + inPlace, false, fix, inPlaceFix(path, call));
+          + " statement does nothing; " + use + inPlace, false, fix, inPlaceFix(path, call));
     }
   }
 
@@ -394,7 +399,7 @@ final class Checks {
       }
       reported = conflict(c.method.getSimpleName(), c.path, reference, o, false);
     }
-    Place place = reference == null ? Place.UNKNOWN : reference.value.place();
+    Place place = reference == null || hasUnknownOperand(operands) ? Place.UNKNOWN : reference.value.place();
     if (reference != null && reference.cpuScalar()) {
       place = Place.CPU;
       for (Operand o : operands) {
@@ -461,6 +466,29 @@ final class Checks {
       }
     }
     return true;
+  }
+
+  /** The text of a variable or field that {@code t} names, through parentheses and casts; null for another expression. */
+  private String variableText(Tree t) {
+    Tree e = t;
+    while (e instanceof ParenthesizedTree || e instanceof TypeCastTree) {
+      e = e instanceof ParenthesizedTree p ? p.getExpression() : ((TypeCastTree) e).getExpression();
+    }
+    return e instanceof IdentifierTree || e instanceof MemberSelectTree ? ctx.shortText(e) : null;
+  }
+
+  /**
+   * Whether an operand other than a CPU scalar is on an unknown device: the op's result is then
+   * unknown too, rather than taken to be on the device of the others (which would report a second,
+   * misleading conflict where it is used).
+   */
+  private static boolean hasUnknownOperand(List<Operand> operands) {
+    for (Operand o : operands) {
+      if (o.value.place().kind() == Place.Kind.UNKNOWN && !o.cpuScalar()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether {@code m} takes a list or an array of tensors ({@code stack}, {@code cat}): its result has a dimension more. */
@@ -555,9 +583,13 @@ final class Checks {
       return;
     }
     String text = ctx.shortText(path.getLeaf());
+    String target = deviceText(declared, null);
+    // hostIds.to(device) given where the CPU is wanted: hostIds.to(Device.cpu()), not a second move.
+    String fixed = path.getLeaf() instanceof MethodInvocationTree call && call.getMethodSelect() instanceof
+        MemberSelectTree select && interpreter.isMove(new TreePath(path, call))
+        ? ctx.shortText(select.getExpression()) + ".to(" + target + ")" : text + ".to(" + target + ")";
     report(CheckId.MIXED_DEVICES, path, text + " is on " + v.place().describe() + ", but " + what + " must be on "
-        + declared.describe() + "; move it: " + text + ".to(" + deviceText(declared, null) + ")",
-        level == Place.Conflict.POSSIBLE);
+        + declared.describe() + "; move it there: " + fixed, level == Place.Conflict.POSSIBLE);
   }
 
   // ------------------------------------------------------------------ conflicts
@@ -578,10 +610,12 @@ final class Checks {
     Operand device = cpu == a ? b : a;
     if (modelCall && a.value.origin() == Value.Origin.UNMOVED_MODEL && cpu == a) {
       String target = deviceText(b.value.place(), b);
+      String model = variableText(a.named);
+      String move = model == null ? "keep it in a variable and call toDevice(" + target + ") on it"
+          : model + ".toDevice(" + target + ")";
       report(CheckId.MODEL_NOT_MOVED, at, a.text() + " was never moved: its parameters are on the CPU while " + b.text()
-          + " is on " + b.value.place().describe() + "; move the model once, before using it: " + a.text()
-          + ".toDevice(" + target + ")", false,
-          StatementFixes.afterDeclaration(ctx, a.path, a.text() + ".toDevice(" + target + ");",
+          + " is on " + b.value.place().describe() + "; move the model once, before using it: " + move, false,
+          model == null ? null : StatementFixes.afterDeclaration(ctx, a.path, model + ".toDevice(" + target + ");",
               "move the model after creating it", leadingName(target)));
       return true;
     }

@@ -1199,6 +1199,12 @@ final class MethodInterpreter {
   }
 
   /** Whether the analysis is inside a batch loop or a step method. */
+  /** Whether {@code call} invokes a tensor move ({@code to}, {@code cuda}, {@code cpu}). */
+  boolean isMove(TreePath call) {
+    Element e = ctx.trees().getElement(call);
+    return e instanceof ExecutableElement m && ctx.semantics(m).kind == MethodSemantics.Kind.MOVE;
+  }
+
   boolean inBatchLoop() {
     return batchDepth > 0;
   }
