@@ -123,8 +123,8 @@ final class AnalysisContext {
     }
     return TreeSearch.contains(method.getBody(), t -> t instanceof MethodInvocationTree call
         && (call.getMethodSelect() instanceof IdentifierTree
-            || call.getMethodSelect() instanceof MemberSelectTree select
-                && (select.getIdentifier().contentEquals("toDevice") || isThisOrSuperTree(select.getExpression()))),
+            || (call.getMethodSelect() instanceof MemberSelectTree select
+                && (select.getIdentifier().contentEquals("toDevice") || isThisOrSuperTree(select.getExpression())))),
         t -> false);
   }
 

@@ -496,7 +496,7 @@ final class Checks {
     for (VariableElement p : m.getParameters()) {
       TypeMirror t = p.asType();
       if (ctx.types().isTensorIterable(t)
-          || t.getKind() == TypeKind.ARRAY && ctx.types().isTensor(((ArrayType) t).getComponentType())) {
+          || (t.getKind() == TypeKind.ARRAY && ctx.types().isTensor(((ArrayType) t).getComponentType()))) {
         return true;
       }
     }

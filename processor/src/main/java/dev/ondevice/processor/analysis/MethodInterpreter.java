@@ -1104,7 +1104,7 @@ final class MethodInterpreter {
     }
     checks.parameterContracts(c);
     Place device = s.devicePlace(c.arguments);
-    if (s.inPlace && device != null && c.receiverTree == null && c.receiver == thisValue) {
+    if (s.inPlace && device != null && c.receiverTree == null && c.receiver != null) {
       thisValue = Value.UNKNOWN; // toDevice(d) in a method of the model: where it is now is not followed
     }
     if (s.inPlace && device != null && c.receiverTree != null) {
@@ -1198,13 +1198,13 @@ final class MethodInterpreter {
     return cpuFactories.containsKey(call);
   }
 
-  /** Whether the analysis is inside a batch loop or a step method. */
   /** Whether {@code call} invokes a tensor move ({@code to}, {@code cuda}, {@code cpu}). */
   boolean isMove(TreePath call) {
     Element e = ctx.trees().getElement(call);
     return e instanceof ExecutableElement m && ctx.semantics(m).kind == MethodSemantics.Kind.MOVE;
   }
 
+  /** Whether the analysis is inside a batch loop or a step method. */
   boolean inBatchLoop() {
     return batchDepth > 0;
   }
