@@ -246,15 +246,16 @@ public abstract class Model {
 
   /**
    * The state dict: parameters and persistent buffers by dotted name, in declaration order,
-   * detached (they share memory with the model).
+   * detached (they share memory with the model). As in PyTorch, a parameter shared by two
+   * submodules (tied weights) is listed under each of its names, so that a state dict saved by
+   * PyTorch loads strictly; {@link #namedParameters()} lists it once.
    */
   public Map<String, Tensor> stateDict() {
     Map<String, Tensor> out = new LinkedHashMap<>();
-    Set<Object> seen = Collections.newSetFromMap(new IdentityHashMap<>());
     walk("", new Collector() {
       @Override
       public void parameter(String name, Parameter p) {
-        if (p != null && seen.add(p)) {
+        if (p != null) {
           out.put(name, p.detach());
         }
       }

@@ -12,6 +12,7 @@ import dev.ondevice.Device;
 import dev.ondevice.Parameter;
 import dev.ondevice.Shape;
 import dev.ondevice.Tensor;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -104,9 +105,21 @@ class ModelTest {
   }
 
   @Test
-  void sharedSubmodulesAreListedOnce() {
+  void sharedSubmodulesAreParametersOnceAndInTheStateDictUnderEachName() {
     TestModels.Shared shared = new TestModels.Shared();
     assertEquals(List.of("first.w"), List.copyOf(shared.namedParameters().keySet()));
+    assertEquals(1, shared.parameters().size());
+    // As PyTorch's state_dict(): tied weights under both names, so that its state dicts load strictly.
+    assertEquals(List.of("first.w", "first.count", "second.w", "second.count"), List.copyOf(shared.stateDict().keySet()));
+    Map<String, Tensor> state = new LinkedHashMap<>(shared.stateDict());
+    state.put("first.w", Tensor.full(shared.first.w.shape(), 3.0));
+    state.put("second.w", Tensor.full(shared.first.w.shape(), 3.0));
+    TestModels.Shared loaded = new TestModels.Shared();
+    assertTrue(loaded.loadStateDict(state, true).missingKeys().isEmpty());
+    assertEquals(3.0, loaded.second.w.toDoubleArray()[0]);
+    state.remove("second.w");
+    StateDictException e = assertThrows(StateDictException.class, () -> loaded.loadStateDict(state, true));
+    assertTrue(e.getMessage().contains("second.w"), e.getMessage());
     shared.toDevice(CUDA);
     assertEquals(CUDA, shared.second.w.device());
   }

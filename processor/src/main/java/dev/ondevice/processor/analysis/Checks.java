@@ -457,7 +457,7 @@ final class Checks {
    * elementwise ops, the reductions of a whole tensor and the dtype conversions do.
    */
   private boolean keepsZeroDim(MethodInterpreter.Call c, List<Operand> operands) {
-    if (operands.isEmpty() || c.semantics.takesShape || joinsTensors(c.method)) {
+    if (operands.isEmpty() || c.semantics.takesShape) {
       return false;
     }
     for (Operand o : operands) {
@@ -465,7 +465,7 @@ final class Checks {
         return false;
       }
     }
-    return true;
+    return !joinsTensors(c.method);
   }
 
   /** The text of a variable or field that {@code t} names, through parentheses and casts; null for another expression. */
