@@ -23,9 +23,11 @@ import java.util.Map;
 import java.util.function.Predicate;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.Name;
+import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
 import javax.lang.model.util.Elements;
 import javax.lang.model.util.Types;
@@ -99,33 +101,55 @@ final class AnalysisContext {
   /**
    * Whether calling {@code m}, an instance method of a model class of the user's, may move the
    * model it is called on ({@code net.deploy(device)} calling {@code toDevice}): where its body is
-   * in this compilation, whether it calls {@code toDevice} or a method of the model; a method
-   * compiled elsewhere may, unless it is the runtime's, whose moves are declared with {@code @Move}.
+   * in this compilation, whether it calls {@code toDevice}, or a method of the model's class that
+   * may; a method compiled elsewhere may, unless it is the runtime's, whose moves are declared with
+   * {@code @Move}.
    */
   boolean mayMoveItsModel(ExecutableElement m) {
     Element owner = m.getEnclosingElement();
-    if (m.getModifiers().contains(Modifier.STATIC) || !runtimeTypes.isModel(owner.asType())
-        || runtimeTypes.isModelBase(owner.asType())) {
+    if (m.getModifiers().contains(Modifier.STATIC) || !(owner instanceof TypeElement type)
+        || !runtimeTypes.isModel(owner.asType()) || runtimeTypes.isModelBase(owner.asType())) {
       return false;
     }
     Boolean known = movesItsModel.get(m);
     if (known == null) {
-      known = bodyMayMove(m, owner);
+      movesItsModel.put(m, false); // a method that calls itself, directly or not, moves nothing by that
+      MethodTree method = trees.getTree(m);
+      known = method == null || method.getBody() == null ? !isRuntime(owner)
+          : TreeSearch.contains(method.getBody(), t -> t instanceof MethodInvocationTree call && callMayMove(call, type),
+              t -> false);
       movesItsModel.put(m, known);
     }
     return known;
   }
 
-  private boolean bodyMayMove(ExecutableElement m, Element owner) {
-    MethodTree method = trees.getTree(m);
-    if (method == null || method.getBody() == null) {
-      return !elements.getPackageOf(owner).getQualifiedName().toString().startsWith("dev.ondevice");
+  private boolean isRuntime(Element type) {
+    return elements.getPackageOf(type).getQualifiedName().toString().startsWith("dev.ondevice");
+  }
+
+  /** Whether a call in a method of model class {@code type} may move the model: {@code toDevice}, or a method of its own that may. */
+  private boolean callMayMove(MethodInvocationTree call, TypeElement type) {
+    Name name;
+    if (call.getMethodSelect() instanceof IdentifierTree id) {
+      name = id.getName();
+    } else if (call.getMethodSelect() instanceof MemberSelectTree select) {
+      name = select.getIdentifier();
+      if (!name.contentEquals("toDevice") && !isThisOrSuperTree(select.getExpression())) {
+        return false;
+      }
+    } else {
+      return false;
     }
-    return TreeSearch.contains(method.getBody(), t -> t instanceof MethodInvocationTree call
-        && (call.getMethodSelect() instanceof IdentifierTree
-            || (call.getMethodSelect() instanceof MemberSelectTree select
-                && (select.getIdentifier().contentEquals("toDevice") || isThisOrSuperTree(select.getExpression())))),
-        t -> false);
+    if (name.contentEquals("toDevice")) {
+      return true;
+    }
+    for (Element member : elements.getAllMembers(type)) {
+      if (member instanceof ExecutableElement candidate && member.getKind() == ElementKind.METHOD
+          && member.getSimpleName().equals(name) && mayMoveItsModel(candidate)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private boolean isThisOrSuperTree(Tree t) {
@@ -308,8 +332,8 @@ final class AnalysisContext {
   }
 
   /**
-   * The value of a field's initializer, interpreted without reporting; unknown when it has none,
-   * null when its source is not in this compilation.
+   * The value of a field's initializer, interpreted without reporting; unknown for a mutable field
+   * without one, null when its source is not in this compilation or it is final without one.
    */
   private Value initializerValue(VariableElement field) {
     TreePath path = trees.getPath(field);
@@ -317,7 +341,9 @@ final class AnalysisContext {
       return null;
     }
     if (variable.getInitializer() == null) {
-      return Value.UNKNOWN;
+      // A final one is assigned once, in a static block: a constant as any other. A mutable one is
+      // a cache, assigned where it is first needed, on a device not known here.
+      return field.getModifiers().contains(javax.lang.model.element.Modifier.FINAL) ? null : Value.UNKNOWN;
     }
     Element owner = field.getEnclosingElement();
     ModelScope scope = new ModelScope(runtimeTypes, owner instanceof javax.lang.model.element.TypeElement typeElement

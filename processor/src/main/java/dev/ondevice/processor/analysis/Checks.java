@@ -399,7 +399,7 @@ final class Checks {
       }
       reported = conflict(c.method.getSimpleName(), c.path, reference, o, false);
     }
-    Place place = reference == null || hasUnknownOperand(operands) ? Place.UNKNOWN : reference.value.place();
+    Place place = reference == null ? Place.UNKNOWN : reference.value.place();
     if (reference != null && reference.cpuScalar()) {
       place = Place.CPU;
       for (Operand o : operands) {
@@ -477,20 +477,6 @@ final class Checks {
     return e instanceof IdentifierTree || e instanceof MemberSelectTree ? ctx.shortText(e) : null;
   }
 
-  /**
-   * Whether an operand other than a CPU scalar is on an unknown device: the op's result is then
-   * unknown too, rather than taken to be on the device of the others (which would report a second,
-   * misleading conflict where it is used).
-   */
-  private static boolean hasUnknownOperand(List<Operand> operands) {
-    for (Operand o : operands) {
-      if (o.value.place().kind() == Place.Kind.UNKNOWN && !o.cpuScalar()) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   /** Whether {@code m} takes a list or an array of tensors ({@code stack}, {@code cat}): its result has a dimension more. */
   private boolean joinsTensors(ExecutableElement m) {
     for (VariableElement p : m.getParameters()) {
@@ -504,14 +490,15 @@ final class Checks {
   }
 
   /**
-   * Checks the tensor arguments of a model call against the model's device, or, where that is not
-   * known, against each other; the result is on the model's device (unknown after a report).
+   * Checks the tensor arguments of a model call against the model's device; the result is on it
+   * (unknown after a report). Where the model's device is not known, its arguments are not compared
+   * with each other: a model may take tensors on several devices on purpose (model parallelism, CPU
+   * lengths for a packed sequence).
    */
   Value modelCall(MethodInterpreter.Call c) {
     Value model = c.receiver == null ? Value.UNKNOWN : c.receiver;
     Operand modelOperand = new Operand(model, c.receiverPath(), c.receiverTree, "the model");
     List<? extends VariableElement> params = c.method.getParameters();
-    Operand firstKnown = null;
     for (int i = 0; i < c.argumentTrees.size() && i < params.size(); i++) {
       TreePath ap = c.argumentPath(i);
       if (!ctx.types().isTensor(ctx.trees().getTypeMirror(ap))) {
@@ -527,13 +514,6 @@ final class Checks {
       } else if (!arg.cpuScalarLike()) {
         if (conflict(c.method.getSimpleName(), c.path, modelOperand, argument, true)) {
           return Value.UNKNOWN;
-        }
-        if (!model.place().isKnown() && arg.place().isKnown()) {
-          if (firstKnown == null) {
-            firstKnown = argument;
-          } else if (conflict(c.method.getSimpleName(), c.path, firstKnown, argument, false)) {
-            return Value.UNKNOWN;
-          }
         }
       }
     }
@@ -553,7 +533,8 @@ final class Checks {
         inputs = inputs.join(arg.place());
       }
     }
-    return Value.fresh(Place.NONE.equals(inputs) ? Place.UNKNOWN : inputs);
+    return Place.NONE.equals(inputs) ? Value.fresh(Place.UNKNOWN)
+        : Value.fresh(inputs).withOrigin(Value.Origin.MODEL_OUTPUT, c.path, null);
   }
 
   /** Checks tensor arguments against {@code @OnDevice} on the parameters of any method. */
@@ -583,13 +564,10 @@ final class Checks {
       return;
     }
     String text = ctx.shortText(path.getLeaf());
-    String target = deviceText(declared, null);
     // hostIds.to(device) given where the CPU is wanted: hostIds.to(Device.cpu()), not a second move.
-    String fixed = path.getLeaf() instanceof MethodInvocationTree call && call.getMethodSelect() instanceof
-        MemberSelectTree select && interpreter.isMove(new TreePath(path, call))
-        ? ctx.shortText(select.getExpression()) + ".to(" + target + ")" : text + ".to(" + target + ")";
     report(CheckId.MIXED_DEVICES, path, text + " is on " + v.place().describe() + ", but " + what + " must be on "
-        + declared.describe() + "; move it there: " + fixed, level == Place.Conflict.POSSIBLE);
+        + declared.describe() + "; move it there: " + movedFrom(path, deviceText(declared, null)),
+        level == Place.Conflict.POSSIBLE);
   }
 
   // ------------------------------------------------------------------ conflicts
@@ -600,7 +578,18 @@ final class Checks {
    */
   private boolean conflict(CharSequence op, TreePath at, Operand a, Operand b, boolean modelCall) {
     Place.Conflict level = Place.conflict(a.value.place(), b.value.place());
-    return level != Place.Conflict.NONE && reportConflict(level, op, at, a, b, modelCall);
+    return level != Place.Conflict.NONE && reportConflict(inferred(level, a, b), op, at, a, b, modelCall);
+  }
+
+  /**
+   * A conflict between two devices (neither the CPU) where one side is the output of a model of
+   * unknown device, taken to be on its inputs' device, is possible only: the model may be split
+   * over devices on purpose. Against the CPU it stays certain (targets left behind).
+   */
+  private static Place.Conflict inferred(Place.Conflict level, Operand a, Operand b) {
+    boolean guessed = a.value.origin() == Value.Origin.MODEL_OUTPUT || b.value.origin() == Value.Origin.MODEL_OUTPUT;
+    boolean cpu = Place.CPU.equals(a.value.place()) || Place.CPU.equals(b.value.place());
+    return guessed && !cpu ? Place.Conflict.POSSIBLE : level;
   }
 
   /** Reports a conflict found by {@link #conflict}; kept apart so that the frequent test stays small. */
@@ -682,9 +671,19 @@ final class Checks {
           Fix.replace("create it on the device", moved.path.getLeaf(), created));
       return true;
     }
-    report(CheckId.MIXED_DEVICES, at, found + "Move " + moved.text() + ": " + moved.text() + ".to(" + target + ")",
+    report(CheckId.MIXED_DEVICES, at, found + "Move " + moved.text() + ": " + movedFrom(moved.path, target),
         possible, moveFix(moved, target));
     return true;
+  }
+
+  /** {@code x.to(target)}; for a tensor that is itself a move ({@code x.to(first)}), a move of its source instead of a second one. */
+  private String movedFrom(TreePath path, String target) {
+    Tree t = path.getLeaf();
+    if (t instanceof MethodInvocationTree call && call.getMethodSelect() instanceof MemberSelectTree select
+        && interpreter.isMove(path)) {
+      return ctx.shortText(select.getExpression()) + ".to(" + target + ")";
+    }
+    return ctx.shortText(t) + ".to(" + target + ")";
   }
 
   /**

@@ -202,11 +202,11 @@ final class MethodInterpreter {
     }
     TreePath init = new TreePath(path, v.getInitializer());
     Value value = expression(init);
-    if (value.origin() == Value.Origin.UNMOVED_MODEL) {
-      escaped(init); // Model m = net: a move through m moves net
+    if (aliased(init)) {
+      value = Value.UNKNOWN; // Model m = net: a move through either moves both
     }
     if (rt.isDevice(e.asType())) {
-      value = deviceVariable(value, e, v);
+      value = deviceVariable(value, e, v, v.getInitializer());
     }
     String on = rt.declaredDevice(e);
     if (on != null && rt.isTensor(e.asType())) {
@@ -224,10 +224,27 @@ final class MethodInterpreter {
    * Device.cpu()}, {@code Device.parse(args[0])}), a symbolic device of its own, as a parameter's,
    * identified by the declaration or assignment that gives it.
    */
-  private static Value deviceVariable(Value value, Element variable, Tree assignment) {
+  private Value deviceVariable(Value value, Element variable, Tree assignment, ExpressionTree given) {
     String name = variable.getSimpleName().toString();
     Place place = value.place();
-    return Value.on(place.isKnown() ? place.named(name) : Place.symbol(assignment, name));
+    if (place.isKnown()) {
+      return Value.on(place.named(name));
+    }
+    return isRunTimeChoice(skipParens(given)) ? Value.on(Place.symbol(assignment, name)) : value;
+  }
+
+  /**
+   * Whether a {@code Device} expression chooses the device at run time: a choice between devices
+   * ({@code ?:}, a {@code switch}), or a runtime method that says how it picks one
+   * ({@code @ReturnsDevice}: {@code Device.parse(args[0])}, {@code Device.cuda(rank)}). The result of
+   * any other method (a getter, a record's accessor) may be a device fixed by design, such as the CPU.
+   */
+  private boolean isRunTimeChoice(ExpressionTree e) {
+    if (e instanceof ConditionalExpressionTree || e instanceof SwitchExpressionTree) {
+      return true;
+    }
+    return e instanceof MethodInvocationTree && lastCall == e && lastCallSemantics != null
+        && lastCallSemantics.kind == MethodSemantics.Kind.RETURNS_DEVICE;
   }
 
   /** Remembers the variable's name in a value whose origin has none (for messages). */
@@ -712,10 +729,6 @@ final class MethodInterpreter {
     return switch (e.getKind()) {
       case LOCAL_VARIABLE, PARAMETER, EXCEPTION_PARAMETER, RESOURCE_VARIABLE, BINDING_VARIABLE -> {
         Value v = env.get(e);
-        if (v == null && rt.isDevice(e.asType())) {
-          // A Device captured by a local or anonymous class: effectively final, one device throughout.
-          yield Value.on(Place.symbol(e, e.getSimpleName().toString()));
-        }
         yield v == null ? Value.UNKNOWN : v;
       }
       case FIELD -> ctx.isThisOrSuper(e) ? thisValue : checks.scope().field(ctx, (VariableElement) e, thisValue,
@@ -740,8 +753,8 @@ final class MethodInterpreter {
   private Value assignment(TreePath path, AssignmentTree a) {
     TreePath rhs = new TreePath(path, a.getExpression());
     Value v = expression(rhs);
-    if (v.origin() == Value.Origin.UNMOVED_MODEL) {
-      escaped(rhs);
+    if (aliased(rhs)) {
+      v = Value.UNKNOWN;
     }
     TreePath lhs = new TreePath(path, a.getVariable());
     Element e = ctx.trees().getElement(lhs);
@@ -751,7 +764,7 @@ final class MethodInterpreter {
       skipped(a.getVariable());
     }
     if (e != null && isLocal(e) && rt.isDevice(e.asType())) {
-      v = deviceVariable(v, e, a);
+      v = deviceVariable(v, e, a, a.getExpression());
     }
     if (e != null && isLocal(e)) {
       String on = rt.declaredDevice(e);
@@ -942,8 +955,38 @@ final class MethodInterpreter {
   }
 
   /**
-   * A model never moved, passed on (to a container model, a list, a helper, another variable): whatever
-   * it was passed to may move it, so its variable's device is no longer known.
+   * Whether {@code value}, given to a variable, names a model that was never moved, through
+   * parentheses, casts and either branch of a {@code ?:} ({@code Model m = net}, {@code Layer c =
+   * (Layer) b}, {@code m = big ? large : small}): the two variables then hold one model, and a move
+   * through either moves both, so neither is followed from there on.
+   */
+  private boolean aliased(TreePath value) {
+    Tree t = value.getLeaf();
+    if (t instanceof ParenthesizedTree p) {
+      return aliased(new TreePath(value, p.getExpression()));
+    }
+    if (t instanceof TypeCastTree c) {
+      return aliased(new TreePath(value, c.getExpression()));
+    }
+    if (t instanceof ConditionalExpressionTree c) {
+      boolean a = aliased(new TreePath(value, c.getTrueExpression()));
+      return aliased(new TreePath(value, c.getFalseExpression())) | a;
+    }
+    if (!(t instanceof IdentifierTree)) {
+      return false;
+    }
+    Element e = ctx.trees().getElement(value);
+    Value v = e != null && isLocal(e) ? env.get(e) : null;
+    if (v == null || v.origin() != Value.Origin.UNMOVED_MODEL) {
+      return false;
+    }
+    env.put(e, Value.UNKNOWN);
+    return true;
+  }
+
+  /**
+   * A model never moved, passed on (to a container model, a list, a helper): whatever it was passed
+   * to may move it, so its variable's device is no longer known.
    */
   private void escaped(TreePath argument) {
     if (skipParens((ExpressionTree) argument.getLeaf()) instanceof IdentifierTree) {
@@ -981,12 +1024,15 @@ final class MethodInterpreter {
     }
     MethodSemantics s = ctx.semantics(m);
     checks.printedArguments(path, m, t.getArguments(), args);
+    if (receiverTree != null && receiver.origin() == Value.Origin.UNMOVED_MODEL
+        && (s.kind == MethodSemantics.Kind.OTHER || s.kind == MethodSemantics.Kind.MODEL_CALL)
+        && ctx.mayMoveItsModel(m)) {
+      // net.deploy(device) or net.fit(x, device): a method of the model that may move it first.
+      escaped(new TreePath(new TreePath(path, select), receiverTree));
+      receiver = Value.UNKNOWN;
+    }
     Call call = new Call(path, t, m, s, receiverTree, receiver, t.getArguments(), args);
     Value result = apply(call);
-    if (receiverTree != null && receiver.origin() == Value.Origin.UNMOVED_MODEL
-        && s.kind == MethodSemantics.Kind.OTHER && ctx.mayMoveItsModel(m)) {
-      escaped(call.receiverPath()); // net.deploy(device), a method of the model that moves it
-    }
     if (receiverTree != null && receiver.pendingHostCopy() && rt.annotations().has(m, ReadinessCheck.class)) {
       Element re = ctx.trees().getElement(call.receiverPath());
       if (re != null && isLocal(re)) {
@@ -1125,23 +1171,7 @@ final class MethodInterpreter {
     if (c.receiver != null && c.receiver.origin() == Value.Origin.BATCH && s.returnsTensor) {
       return Value.on(Place.CPU).withOrigin(Value.Origin.BATCH, c.path, c.receiver.originName());
     }
-    return accessedDevice(c);
-  }
-
-  /**
-   * The device an accessor without arguments returns ({@code cfg.device()} of a record, a
-   * getter): a symbolic device identified by the accessor and the variable or field it is called
-   * on, the same at every call. Any other value is unknown.
-   */
-  private Value accessedDevice(Call c) {
-    if (!c.argumentTrees.isEmpty() || c.receiverTree == null || !rt.isDevice(c.method.getReturnType())) {
-      return Value.UNKNOWN;
-    }
-    Element receiver = ctx.trees().getElement(c.receiverPath());
-    if (receiver == null || !(receiver.getKind().isField() || isLocal(receiver))) {
-      return Value.UNKNOWN;
-    }
-    return Value.on(Place.symbol(List.of(receiver, c.method), ctx.shortText(c.tree)));
+    return Value.UNKNOWN;
   }
 
   private Place returnedDevice(Call c) {

@@ -21,7 +21,12 @@ final class Value {
     /** A model created on the CPU and never moved. */
     UNMOVED_MODEL,
     /** An iterator over batches, from a {@code @BatchSource} ({@code loader.iterator()}). */
-    BATCH_ITERATOR
+    BATCH_ITERATOR,
+    /**
+     * The output of a model whose device is not known, taken to be on the device of its inputs: so
+     * a single-device model's is, but a model split over devices may return it on another.
+     */
+    MODEL_OUTPUT
   }
 
   /** Three-valued: yes, no, or don't know. */
