@@ -958,7 +958,13 @@ class DeviceAnalysisTest {
             Net large = new Net();
             Net chosen = big ? large : small;
             chosen.toDevice(device);
-            return large.forward(Tensor.randn(2, 2, device));
+            Net first = new Net();
+            Net picked = switch (big ? 1 : 0) {
+              case 0 -> first;
+              default -> new Net();
+            };
+            picked.toDevice(device);
+            return first.forward(large.forward(Tensor.randn(2, 2, device)));
           }
 
           static class Trainer extends Model {

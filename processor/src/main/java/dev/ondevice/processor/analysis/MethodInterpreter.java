@@ -956,9 +956,9 @@ final class MethodInterpreter {
 
   /**
    * Whether {@code value}, given to a variable, names a model that was never moved, through
-   * parentheses, casts and either branch of a {@code ?:} ({@code Model m = net}, {@code Layer c =
-   * (Layer) b}, {@code m = big ? large : small}): the two variables then hold one model, and a move
-   * through either moves both, so neither is followed from there on.
+   * parentheses, casts and the branches of a {@code ?:} or a {@code switch} ({@code Model m = net},
+   * {@code Layer c = (Layer) b}, {@code m = big ? large : small}): the two variables then hold one
+   * model, and a move through either moves both, so neither is followed from there on.
    */
   private boolean aliased(TreePath value) {
     Tree t = value.getLeaf();
@@ -971,6 +971,15 @@ final class MethodInterpreter {
     if (t instanceof ConditionalExpressionTree c) {
       boolean a = aliased(new TreePath(value, c.getTrueExpression()));
       return aliased(new TreePath(value, c.getFalseExpression())) | a;
+    }
+    if (t instanceof SwitchExpressionTree sw) {
+      boolean any = false;
+      for (CaseTree c : sw.getCases()) {
+        if (c.getBody() instanceof ExpressionTree body) {
+          any |= aliased(new TreePath(new TreePath(value, c), body));
+        }
+      }
+      return any;
     }
     if (!(t instanceof IdentifierTree)) {
       return false;
