@@ -115,7 +115,7 @@ final class AnalysisContext {
     if (known == null) {
       movesItsModel.put(m, false); // a method that calls itself, directly or not, moves nothing by that
       MethodTree method = trees.getTree(m);
-      known = method == null || method.getBody() == null ? !isRuntime(owner)
+      known = (method == null || method.getBody() == null) ? !isRuntime(owner)
           : TreeSearch.contains(method.getBody(), t -> t instanceof MethodInvocationTree call && callMayMove(call, type),
               t -> false);
       movesItsModel.put(m, known);

@@ -969,8 +969,9 @@ final class MethodInterpreter {
       return aliased(new TreePath(value, c.getExpression()));
     }
     if (t instanceof ConditionalExpressionTree c) {
-      boolean a = aliased(new TreePath(value, c.getTrueExpression()));
-      return aliased(new TreePath(value, c.getFalseExpression())) | a;
+      boolean first = aliased(new TreePath(value, c.getTrueExpression()));
+      boolean second = aliased(new TreePath(value, c.getFalseExpression()));
+      return first || second;
     }
     if (t instanceof SwitchExpressionTree sw) {
       boolean any = false;
