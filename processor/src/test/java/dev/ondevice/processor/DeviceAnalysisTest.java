@@ -866,6 +866,18 @@ class DeviceAnalysisTest {
             Tensor host = x.to(device).sum().to(Device.cpu(), true);
             return host.item(); // expect: UnsyncedNonBlockingRead
           }
+
+          void progress(Loader loader, Loss loss, Device device) {
+            Tensor shown = null;
+            for (Loader.Batch b : loader) {
+              Tensor l = loss.forward(b.inputs().to(device), b.targets().to(device));
+              if (shown != null && shown.isReady()) {
+                System.out.println(shown.item());
+              }
+              shown = l.detach().to(Device.cpu(), true);
+              double now = l.item(); // expect: warning HostSyncInLoop
+            }
+          }
         }\
         """);
   }

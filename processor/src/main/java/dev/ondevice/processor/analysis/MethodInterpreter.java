@@ -618,6 +618,9 @@ final class MethodInterpreter {
         skipped(t);
         yield Value.UNKNOWN;
       }
+      // No tensor yet: joined with the tensor assigned later (Tensor shown = null; ... shown = x.cpu()),
+      // the variable has that tensor's device, as where it is null it cannot be used.
+      case NULL_LITERAL -> Value.on(Place.NONE);
       default -> {
         operands(path, t);
         yield Value.UNKNOWN;
