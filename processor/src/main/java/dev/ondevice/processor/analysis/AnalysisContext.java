@@ -304,7 +304,7 @@ final class AnalysisContext {
       return finalDevices.get(field);
     }
     finalDevices.put(field, null);
-    if (!field.getModifiers().contains(javax.lang.model.element.Modifier.FINAL)) {
+    if (!field.getModifiers().contains(Modifier.FINAL)) {
       return null;
     }
     Value v = initializerValue(field);
@@ -343,10 +343,10 @@ final class AnalysisContext {
     if (variable.getInitializer() == null) {
       // A final one is assigned once, in a static block: a constant as any other. A mutable one is
       // a cache, assigned where it is first needed, on a device not known here.
-      return field.getModifiers().contains(javax.lang.model.element.Modifier.FINAL) ? null : Value.UNKNOWN;
+      return field.getModifiers().contains(Modifier.FINAL) ? null : Value.UNKNOWN;
     }
     Element owner = field.getEnclosingElement();
-    ModelScope scope = new ModelScope(runtimeTypes, owner instanceof javax.lang.model.element.TypeElement typeElement
+    ModelScope scope = new ModelScope(runtimeTypes, owner instanceof TypeElement typeElement
         ? typeElement : null, null, false);
     pushBuffer();
     try {

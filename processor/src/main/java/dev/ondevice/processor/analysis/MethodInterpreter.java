@@ -917,11 +917,7 @@ final class MethodInterpreter {
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitIdentifier(IdentifierTree node, Void unused) {
-        Element e = ctx.trees().getElement(getCurrentPath());
-        Value v = e != null && isLocal(e) ? env.get(e) : null;
-        if (v != null && v.origin() == Value.Origin.UNMOVED_MODEL) {
-          env.put(e, Value.UNKNOWN);
-        }
+        forgetUnmovedModel(getCurrentPath());
         return null;
       }
     }.scan(classBody, null);
@@ -985,10 +981,15 @@ final class MethodInterpreter {
       }
       return any;
     }
-    if (!(t instanceof IdentifierTree)) {
-      return false;
-    }
-    Element e = ctx.trees().getElement(value);
+    return t instanceof IdentifierTree && forgetUnmovedModel(value);
+  }
+
+  /**
+   * Whether {@code identifier} names a local variable holding a model that was never moved; if so
+   * its device is no longer known from here on.
+   */
+  private boolean forgetUnmovedModel(TreePath identifier) {
+    Element e = ctx.trees().getElement(identifier);
     Value v = e != null && isLocal(e) ? env.get(e) : null;
     if (v == null || v.origin() != Value.Origin.UNMOVED_MODEL) {
       return false;

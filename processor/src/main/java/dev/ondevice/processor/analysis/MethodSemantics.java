@@ -184,8 +184,7 @@ final class MethodSemantics {
       kind = Kind.MODEL_CALL;
     }
     return new MethodSemantics(kind, false, false, false, false, zeroDimWhenEmpty, false, returnsTensor, null, false,
-        nonBlocking,
-        deviceParameter, takesShape, null, paramDevices, null);
+        nonBlocking, deviceParameter, takesShape, null, paramDevices, null);
   }
 
   private static boolean isIntegral(TypeMirror t) {
