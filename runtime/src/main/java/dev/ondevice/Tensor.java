@@ -185,6 +185,12 @@ public class Tensor {
     return Creation.arange(0, (double) end, 1, DType.INT64, device);
   }
 
+  /** {@code start, start + 1, ..., end - 1} as int64 on the CPU. */
+  @Factory
+  public static Tensor arange(long start, long end) {
+    return Creation.arange((double) start, (double) end, 1, DType.INT64, Device.cpu());
+  }
+
   /** {@code start, start + 1, ..., end - 1} as int64 on {@code device}. */
   @Factory
   public static Tensor arange(long start, long end, Device device) {

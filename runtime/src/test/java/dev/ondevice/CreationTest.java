@@ -115,6 +115,9 @@ class CreationTest {
     meta(b, DType.INT64, d, 4);
     assertI64(b, 2, 3, 4, 5);
     assertI64(Tensor.arange(-3, -1, d), -3, -2);
+    Tensor onCpu = Tensor.arange(2, 5);
+    meta(onCpu, DType.INT64, CPU, 3);
+    assertI64(onCpu, 2, 3, 4);
     meta(Tensor.arange(4, 4, d), DType.INT64, d, 0);
 
     Tensor c = Tensor.arange(0, 1, 0.25, DType.FLOAT32, d);

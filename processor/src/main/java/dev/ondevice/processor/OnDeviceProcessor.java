@@ -152,6 +152,7 @@ public final class OnDeviceProcessor extends AbstractProcessor {
     String generated = description.generated().canonicalName();
     String first = generatedNames.putIfAbsent(generated, description.modelClass().canonicalName());
     if (first == null) {
+      handled.add(generated); // the generated class, a root of the next round, needs no look
       return true;
     }
     processingEnv.getMessager().printMessage(Diagnostic.Kind.ERROR, String.format(Messages.GENERATED_NAME_CLASH,

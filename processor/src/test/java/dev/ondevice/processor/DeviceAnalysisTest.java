@@ -787,6 +787,40 @@ class DeviceAnalysisTest {
             return Tensor.randn(2, 2, local).add(Tensor.randn(2, 2)); // expect: MixedDevices
           }
 
+          Tensor chosenByStatements(boolean gpu, String mode) {
+            Device device;
+            if (Cuda.isAvailable()) {
+              device = Device.cuda(0);
+            } else {
+              device = Device.cpu();
+            }
+            Tensor a = Tensor.randn(2, 2, device).add(Tensor.randn(2, 2)); // expect: MixedDevices
+            Device fallback = Device.cpu();
+            if (gpu) {
+              fallback = Device.parse("cuda:1");
+            }
+            Tensor b = Tensor.randn(2, 2, fallback).add(Tensor.randn(2, 2)); // expect: MixedDevices
+            Device picked;
+            switch (mode) {
+              case "gpu":
+                picked = Device.cuda(0);
+                break;
+              default:
+                picked = Device.cpu();
+            }
+            Tensor c = Tensor.randn(2, 2, picked).add(Tensor.randn(2, 2, picked));
+            return Tensor.randn(2, 2, picked).add(Tensor.randn(2, 2)); // expect: MixedDevices
+          }
+
+          // A parameter's device or the CPU: not a choice made here, so not followed.
+          Tensor parameterOrCpu(Device device, boolean debug) {
+            Device d = device;
+            if (debug) {
+              d = Device.cpu();
+            }
+            return Tensor.randn(2, 2, d).add(Tensor.randn(2, 2, device));
+          }
+
           Tensor reassigned(String[] args) {
             Device device = Device.cpu();
             device = Device.parse(args[0]);

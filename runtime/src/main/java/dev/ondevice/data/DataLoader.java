@@ -1,6 +1,7 @@
 package dev.ondevice.data;
 
 import dev.ondevice.Autograd;
+import dev.ondevice.Tensor;
 import dev.ondevice.annotations.BatchSource;
 import java.lang.ref.Cleaner;
 import java.util.Iterator;
@@ -181,7 +182,7 @@ public final class DataLoader implements Iterable<Batch> {
         throw new IllegalStateException(dataset.getClass().getSimpleName() + ".getBatch returned " + batch.size()
             + " examples for " + indices.length + " indices");
       }
-      return pinMemory ? new Batch(batch.inputs().pinMemory(), batch.targets().pinMemory()) : batch;
+      return pinMemory ? batch.map(Tensor::pinMemory) : batch;
     }
   }
 

@@ -1,12 +1,16 @@
 package dev.ondevice.data;
 
 import dev.ondevice.Tensor;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
-/** One example of a {@link Dataset}: an input tensor and its target, both on the CPU. */
+/**
+ * One example of a {@link Dataset}: an input tensor and its target, both on the CPU, and any
+ * other tensors the dataset holds (a mask, a length); or an input alone.
+ */
 public final class Example {
-  private final Tensor input;
-  private final Tensor target;
+  private final List<Tensor> tensors;
 
   /**
    * An example of {@code input} and {@code target}.
@@ -14,17 +18,61 @@ public final class Example {
    * @throws NullPointerException if either is null
    */
   public Example(Tensor input, Tensor target) {
-    this.input = Objects.requireNonNull(input, "Example: input is null");
-    this.target = Objects.requireNonNull(target, "Example: target is null");
+    this(List.of(Objects.requireNonNull(input, "Example: input is null"),
+        Objects.requireNonNull(target, "Example: target is null")));
   }
 
-  /** The input. */
+  /**
+   * An example of {@code tensors}: the input first, then the target, then any others.
+   *
+   * @throws IllegalArgumentException if there are none
+   * @throws NullPointerException if the list or one of its tensors is null
+   */
+  public Example(List<Tensor> tensors) {
+    Objects.requireNonNull(tensors, "Example: the list of tensors is null");
+    if (tensors.isEmpty()) {
+      throw new IllegalArgumentException("Example needs at least one tensor (the input)");
+    }
+    List<Tensor> copy = new ArrayList<>(tensors.size());
+    for (int i = 0; i < tensors.size(); i++) {
+      copy.add(Objects.requireNonNull(tensors.get(i), "Example: tensor " + i + " is null"));
+    }
+    this.tensors = List.copyOf(copy);
+  }
+
+  /** The input: the first tensor. */
   public Tensor input() {
-    return input;
+    return tensors.get(0);
   }
 
-  /** The target (a label, or whatever the model should produce). */
+  /**
+   * The target (a label, or whatever the model should produce): the second tensor.
+   *
+   * @throws IllegalStateException if the example has an input only
+   */
   public Tensor target() {
-    return target;
+    if (tensors.size() < 2) {
+      throw new IllegalStateException("This example has an input only (its dataset holds one tensor); give the"
+          + " dataset the targets as its second tensor, or use input()");
+    }
+    return tensors.get(1);
+  }
+
+  /**
+   * The tensor at {@code index}: 0 is {@link #input}, 1 is {@link #target}.
+   *
+   * @throws IndexOutOfBoundsException if the example has no tensor at {@code index}
+   */
+  public Tensor tensor(int index) {
+    if (index < 0 || index >= tensors.size()) {
+      throw new IndexOutOfBoundsException("Example: no tensor " + index + "; this example holds " + tensors.size()
+          + (tensors.size() == 1 ? " tensor (index 0)" : " tensors (indices 0 to " + (tensors.size() - 1) + ")"));
+    }
+    return tensors.get(index);
+  }
+
+  /** All the tensors of the example, input first (an unmodifiable list). */
+  public List<Tensor> tensors() {
+    return tensors;
   }
 }

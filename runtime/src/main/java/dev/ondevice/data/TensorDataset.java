@@ -2,67 +2,76 @@ package dev.ondevice.data;
 
 import dev.ondevice.Autograd;
 import dev.ondevice.Tensor;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 
 /**
- * A dataset of two CPU tensors whose first dimension indexes the examples: PyTorch's {@code
- * TensorDataset(inputs, targets)}. Example {@code i} is {@code (inputs[i], targets[i])}, as views.
- * A batch is gathered with one {@code indexSelect} per tensor, not example by example.
+ * A dataset of CPU tensors whose first dimension indexes the examples: PyTorch's {@code
+ * TensorDataset(*tensors)}. Usually two, {@code TensorDataset(inputs, targets)}: example {@code i}
+ * is {@code (inputs[i], targets[i])}, as views. It may hold one tensor (inputs only, for a model
+ * that needs no targets) or more (inputs, targets, masks, lengths), each example and each batch
+ * then holding them in the same order. A batch is gathered with one {@code indexSelect} per tensor,
+ * not example by example.
  */
 public final class TensorDataset implements Dataset {
-  private final Tensor inputs;
-  private final Tensor targets;
+  private final List<Tensor> tensors;
 
   /**
-   * A dataset of {@code inputs[i]} and {@code targets[i]}.
+   * A dataset of {@code tensors[0][i]}, {@code tensors[1][i]}, ...: the inputs first, then the
+   * targets, then any others. Their autograd history is dropped ({@code detach}).
    *
-   * @throws IllegalArgumentException if a tensor is not on the CPU, is 0-dim, or if their first
-   *     dimensions differ
+   * @throws IllegalArgumentException if there are no tensors, if a tensor is not on the CPU or is
+   *     0-dim, or if their first dimensions differ
+   * @throws NullPointerException if a tensor is null
    */
-  public TensorDataset(Tensor inputs, Tensor targets) {
-    Objects.requireNonNull(inputs, "TensorDataset: inputs is null");
-    Objects.requireNonNull(targets, "TensorDataset: targets is null");
-    check("inputs", inputs);
-    check("targets", targets);
-    if (inputs.size(0) != targets.size(0)) {
-      throw new IllegalArgumentException("TensorDataset: inputs hold " + inputs.size(0) + " examples (shape "
-          + inputs.shape() + ") but targets hold " + targets.size(0) + " (shape " + targets.shape()
-          + "); the first dimensions must be equal");
+  public TensorDataset(Tensor... tensors) {
+    Objects.requireNonNull(tensors, "TensorDataset: the array of tensors is null");
+    List<Tensor> checked = Batch.checked("TensorDataset", Arrays.asList(tensors),
+        "a dataset holds CPU tensors (batches are moved to the device in the training loop)");
+    List<Tensor> detached = new ArrayList<>(checked.size());
+    for (Tensor t : checked) {
+      detached.add(t.detach());
     }
-    this.inputs = inputs.detach();
-    this.targets = targets.detach();
+    this.tensors = List.copyOf(detached);
   }
 
-  private static void check(String what, Tensor t) {
-    if (!t.device().isCpu()) {
-      throw new IllegalArgumentException("TensorDataset: " + what + " are on " + t.device()
-          + "; a dataset holds CPU tensors (batches are moved to the device in the training loop)");
-    }
-    if (t.dim() == 0) {
-      throw new IllegalArgumentException("TensorDataset: " + what
-          + " is 0-dim; its first dimension must index the examples");
-    }
-  }
-
-  /** All inputs, shape {@code [size(), ...]}. */
+  /** All inputs, shape {@code [size(), ...]}: the first tensor. */
   public Tensor inputs() {
-    return inputs;
+    return tensors.get(0);
   }
 
-  /** All targets, shape {@code [size(), ...]}. */
+  /**
+   * All targets, shape {@code [size(), ...]}: the second tensor.
+   *
+   * @throws IllegalStateException if the dataset holds one tensor
+   */
   public Tensor targets() {
-    return targets;
+    if (tensors.size() < 2) {
+      throw new IllegalStateException("This dataset holds inputs only; give it the targets as its second tensor");
+    }
+    return tensors.get(1);
+  }
+
+  /** The tensors of the dataset, in the order they were given (an unmodifiable list). */
+  public List<Tensor> tensors() {
+    return tensors;
   }
 
   @Override
   public int size() {
-    return (int) inputs.size(0);
+    return (int) tensors.get(0).size(0);
   }
 
   @Override
   public Example get(int index) {
     Objects.checkIndex(index, size());
-    return new Example(inputs.select(0, index), targets.select(0, index));
+    List<Tensor> example = new ArrayList<>(tensors.size());
+    for (Tensor t : tensors) {
+      example.add(t.select(0, index));
+    }
+    return new Example(example);
   }
 
   /** The examples at {@code indices}, gathered with one {@code indexSelect} per tensor. */
@@ -77,7 +86,11 @@ public final class TensorDataset implements Dataset {
     }
     Tensor index = Tensor.of(idx);
     try (Autograd.Scope ignored = Autograd.noGrad()) {
-      return new Batch(inputs.indexSelect(0, index), targets.indexSelect(0, index));
+      List<Tensor> batch = new ArrayList<>(tensors.size());
+      for (Tensor t : tensors) {
+        batch.add(t.indexSelect(0, index));
+      }
+      return new Batch(batch);
     }
   }
 }

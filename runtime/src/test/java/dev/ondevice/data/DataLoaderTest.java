@@ -340,6 +340,91 @@ class DataLoaderTest {
   }
 
   @Test
+  void datasetsOfThreeTensorsGiveBatchesOfThree() {
+    // PyTorch's TensorDataset(x, y, lengths): for x, y, lengths in loader
+    Tensor x = Tensor.arange(0, 12).reshape(6, 2);
+    Tensor y = Tensor.arange(100, 106);
+    Tensor lengths = Tensor.arange(10, 16).mul(2);
+    TensorDataset data = new TensorDataset(x, y, lengths);
+    assertEquals(3, data.tensors().size());
+    Example fourth = data.get(3);
+    assertArrayEquals(new long[] {6, 7}, fourth.input().toLongArray());
+    assertEquals(103, fourth.target().itemAsLong());
+    assertEquals(26, fourth.tensor(2).itemAsLong());
+    DataLoader loader = DataLoader.builder(data).batchSize(4).shuffle(3).pinMemory(true).build();
+    long seen = 0;
+    for (Batch b : loader) {
+      assertEquals(3, b.tensors().size());
+      long[] ids = b.targets().toLongArray();
+      long[] firsts = b.inputs().select(1, 0).toLongArray();
+      long[] lens = b.tensor(2).toLongArray();
+      for (int i = 0; i < ids.length; i++) {
+        long example = ids[i] - 100;
+        assertEquals(2 * example, firsts[i], "the inputs of the same example");
+        assertEquals(2 * (10 + example), lens[i], "the third tensor of the same example");
+        seen |= 1L << example;
+      }
+      for (Tensor t : b.tensors()) {
+        assertTrue(t.isPinned(), "every tensor of a pinned batch is pinned");
+      }
+    }
+    assertEquals(0b111111, seen, "every example once");
+    IndexOutOfBoundsException none = assertThrows(IndexOutOfBoundsException.class,
+        () -> loader.iterator().next().tensor(3));
+    assertEquals("Batch: no tensor 3; this batch holds 3 tensors (indices 0 to 2)", none.getMessage());
+    IllegalArgumentException lengthsDiffer = assertThrows(IllegalArgumentException.class,
+        () -> new TensorDataset(x, y, Tensor.arange(5)));
+    assertEquals("TensorDataset: inputs hold 6 examples (shape [6, 2]) but tensor 2 holds 5 (shape [5]);"
+        + " the first dimensions must be equal", lengthsDiffer.getMessage());
+  }
+
+  @Test
+  void datasetsOfOneTensorGiveInputsOnly() {
+    TensorDataset data = new TensorDataset(Tensor.arange(0, 10).reshape(5, 2));
+    Batch b = DataLoader.builder(data).batchSize(5).build().iterator().next();
+    assertArrayEquals(new long[] {0, 2, 4, 6, 8}, b.inputs().select(1, 0).toLongArray());
+    IllegalStateException noTargets = assertThrows(IllegalStateException.class, b::targets);
+    assertTrue(noTargets.getMessage().startsWith("This batch has inputs only"), noTargets.getMessage());
+    assertThrows(IllegalStateException.class, () -> data.get(0).target());
+    assertThrows(IllegalArgumentException.class, TensorDataset::new);
+  }
+
+  @Test
+  void theDefaultGetBatchStacksEveryTensorOfTheExamples() {
+    Dataset triples = new Dataset() {
+      @Override
+      public int size() {
+        return 4;
+      }
+
+      @Override
+      public Example get(int index) {
+        return new Example(List.of(Tensor.full(Shape.of(2), index), Tensor.of((long) index),
+            Tensor.full(Shape.of(1), -index)));
+      }
+    };
+    Batch b = triples.getBatch(new int[] {2, 0});
+    assertEquals(Shape.of(2, 2), b.inputs().shape());
+    assertArrayEquals(new long[] {2, 0}, b.targets().toLongArray());
+    assertArrayEquals(new float[] {-2, 0}, b.tensor(2).reshape(-1).toFloatArray());
+    Dataset ragged = new Dataset() {
+      @Override
+      public int size() {
+        return 2;
+      }
+
+      @Override
+      public Example get(int index) {
+        return index == 0 ? new Example(Tensor.zeros(2), Tensor.of(0L))
+            : new Example(List.of(Tensor.zeros(2), Tensor.of(1L), Tensor.zeros(1)));
+      }
+    };
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ragged.getBatch(new int[] {0, 1}));
+    assertEquals("getBatch: example 1 holds 3 tensors but example 0 holds 2; every example of a dataset must hold"
+        + " the same tensors", e.getMessage());
+  }
+
+  @Test
   @SuppressWarnings("CreateThenMove") // deliberate: CUDA tensors where CPU tensors belong
   void datasetsAndBatchesStayOnTheCpu() {
     assumeTrue(Cuda.deviceCount() >= 1, "needs an emulated cuda:0 (-Dondevice.emulatedCudaDevices=2)");

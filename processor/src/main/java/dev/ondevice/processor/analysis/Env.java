@@ -57,6 +57,21 @@ final class Env {
     return -1;
   }
 
+  /** The number of variables tracked. */
+  int size() {
+    return size;
+  }
+
+  /** The variable at {@code i}, {@code 0 <= i < size()}, in no particular order. */
+  Element variableAt(int i) {
+    return variables[i];
+  }
+
+  /** The value of the variable at {@code i}. */
+  Value valueAt(int i) {
+    return values[i];
+  }
+
   /** The value of a variable, or null when not tracked. */
   Value get(Element variable) {
     int i = indexOf(variable);

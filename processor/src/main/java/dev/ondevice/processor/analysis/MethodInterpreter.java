@@ -290,7 +290,33 @@ final class MethodInterpreter {
     if (t.getElseStatement() != null) {
       statement(new TreePath(path, t.getElseStatement()));
     }
-    env = afterThen.join(env);
+    env = joinChoosing(t, afterThen, env);
+  }
+
+  /** A {@code Device} local given different devices on the paths of an {@code if} or a {@code switch}. */
+  private record DeviceChoice(Tree at, Element variable) {}
+
+  /**
+   * The join of the paths of a choice ({@code if}, {@code switch}), where a {@code Device} local that
+   * they give different devices fixed or chosen in this method ({@code if (Cuda.isAvailable())
+   * device = Device.cuda(); else device = Device.cpu();}) holds a device chosen at run time after it,
+   * of its own, as with {@code ?:}.
+   */
+  private Env joinChoosing(Tree at, Env a, Env b) {
+    Env joined = a.join(b);
+    for (int i = 0; i < joined.size(); i++) {
+      if (joined.valueAt(i).place().kind() != Place.Kind.UNKNOWN) {
+        continue;
+      }
+      Element variable = joined.variableAt(i);
+      Value x = a.get(variable);
+      Value y = b.get(variable);
+      if (x != null && y != null && x.place().isChoiceInMethod() && y.place().isChoiceInMethod()
+          && rt.isDevice(variable.asType())) {
+        joined.put(variable, Value.on(Place.symbol(new DeviceChoice(at, variable), variable.getSimpleName().toString())));
+      }
+    }
+    return joined;
   }
 
   private void labeled(TreePath path, LabeledStatementTree t) {
@@ -370,10 +396,10 @@ final class MethodInterpreter {
       fallthrough = Env.unreachable();
       if (c.getBody() instanceof ExpressionTree e) {
         f.yields.add(expression(new TreePath(cp, e)));
-        exits = exits.join(env);
+        exits = joinChoosing(t, exits, env);
       } else if (c.getBody() != null) {
         statement(new TreePath(cp, c.getBody()));
-        exits = exits.join(env);
+        exits = joinChoosing(t, exits, env);
       } else {
         for (StatementTree s : c.getStatements()) {
           statement(new TreePath(cp, s));
@@ -382,9 +408,12 @@ final class MethodInterpreter {
       }
     }
     frames.pop();
-    env = joinAll(exits.join(fallthrough), f.breaks);
+    env = joinChoosing(t, exits, fallthrough);
+    for (Env b : f.breaks) {
+      env = joinChoosing(t, env, b);
+    }
     if (!hasDefault && t instanceof SwitchTree) {
-      env = env.join(entry);
+      env = joinChoosing(t, env, entry);
     }
     return f;
   }

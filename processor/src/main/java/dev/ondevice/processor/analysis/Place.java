@@ -1,6 +1,8 @@
 package dev.ondevice.processor.analysis;
 
 import java.util.Objects;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.element.VariableElement;
 
 /**
  * The abstract device of a value: nothing yet, the CPU, a fixed device ({@code cuda:0}), a
@@ -53,6 +55,16 @@ final class Place {
 
   boolean isKnown() {
     return kind == Kind.CPU || kind == Kind.FIXED || kind == Kind.SYMBOL;
+  }
+
+  /**
+   * Whether this is a device the method being analysed fixes or chooses itself: the CPU, a fixed
+   * device, or a symbolic device it chose at run time ({@code Device.parse(args[0])}, a {@code ?:}),
+   * not the device of a parameter, a field or a model.
+   */
+  boolean isChoiceInMethod() {
+    return kind == Kind.CPU || kind == Kind.FIXED
+        || (kind == Kind.SYMBOL && !(key instanceof VariableElement) && !(key instanceof TypeElement));
   }
 
   /** The same place under another description (a symbolic device named after its variable). */
