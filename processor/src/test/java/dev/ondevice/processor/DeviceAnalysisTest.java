@@ -901,6 +901,21 @@ class DeviceAnalysisTest {
             return host.item(); // expect: UnsyncedNonBlockingRead
           }
 
+          double onTheBranchWhereItIsNotReady(Tensor x, Device device) {
+            Tensor host = x.to(device).sum().to(Device.cpu(), true);
+            if (!host.isReady()) {
+              return host.item(); // expect: UnsyncedNonBlockingRead
+            }
+            double ready = host.item();
+            Tensor other = x.to(device).sum().to(Device.cpu(), true);
+            if ((other.isReady())) {
+              ready += other.item();
+            } else {
+              ready -= other.item(); // expect: UnsyncedNonBlockingRead
+            }
+            return ready;
+          }
+
           void progress(Loader loader, Loss loss, Device device) {
             Tensor shown = null;
             for (Loader.Batch b : loader) {

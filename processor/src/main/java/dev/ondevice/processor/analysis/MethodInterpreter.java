@@ -282,15 +282,47 @@ final class MethodInterpreter {
   }
 
   private void ifStatement(TreePath path, IfTree t) {
-    expression(new TreePath(path, t.getCondition()));
+    TreePath condition = new TreePath(path, t.getCondition());
+    ExpressionTree test = skipParens(t.getCondition());
+    boolean negated = test instanceof UnaryTree u && u.getKind() == Tree.Kind.LOGICAL_COMPLEMENT;
+    Element checked = readinessChecked(condition, negated ? skipParens(((UnaryTree) test).getExpression()) : test);
+    Value pending = checked == null ? null : env.get(checked);
+    expression(condition);
     Env before = env.copy();
+    if (negated && pending != null) {
+      env.put(checked, pending); // if (!host.isReady()) { host.item() }: not ready on this branch
+    }
     statement(new TreePath(path, t.getThenStatement()));
     Env afterThen = env;
     env = before;
+    if (!negated && pending != null) {
+      env.put(checked, pending); // if (host.isReady()) { ... } else { host.item() }
+    }
     if (t.getElseStatement() != null) {
       statement(new TreePath(path, t.getElseStatement()));
     }
     env = joinChoosing(t, afterThen, env);
+  }
+
+  /**
+   * The local whose pending copy to the host {@code test} asks about ({@code host} in {@code
+   * host.isReady()}, a {@code @ReadinessCheck} method), or null: on the branch where it is not
+   * ready, the copy is still pending.
+   */
+  private Element readinessChecked(TreePath condition, ExpressionTree test) {
+    if (!(test instanceof MethodInvocationTree call) || !call.getArguments().isEmpty()
+        || !(call.getMethodSelect() instanceof MemberSelectTree select)
+        || !(skipParens(select.getExpression()) instanceof IdentifierTree)) {
+      return null;
+    }
+    Element method = ctx.trees().getElement(new TreePath(condition, select));
+    if (!(method instanceof ExecutableElement m) || !rt.annotations().has(m, ReadinessCheck.class)) {
+      return null;
+    }
+    Element receiver = ctx.trees().getElement(new TreePath(new TreePath(condition, select),
+        skipParens(select.getExpression())));
+    Value v = receiver == null || !isLocal(receiver) ? null : env.get(receiver);
+    return v != null && v.pendingHostCopy() ? receiver : null;
   }
 
   /** A {@code Device} local given different devices on the paths of an {@code if} or a {@code switch}. */
