@@ -7,6 +7,8 @@ import com.google.testing.compile.Compilation;
 import java.util.List;
 import javax.tools.JavaFileObject;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The device analysis on small programs against stubs of the runtime API: each diagnostic pinned
@@ -767,6 +769,57 @@ class DeviceAnalysisTest {
           }
         }\
         """);
+  }
+
+  /**
+   * javac discards the trees of a class once it has generated it: what the analysis reads from
+   * another class's source (a model method that moves its model, a final Device field, a static
+   * tensor) must be the same whether that class comes before or after the code that uses it.
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void otherClassesAreReadTheSameWayWhateverTheOrderOfTheFiles(boolean usesFirst) {
+    JavaFileObject config = source("Config", IMPORTS + """
+        final class Config {
+          static final Device HOST = Device.cpu();
+          static final Device GPU = Device.cuda(0);
+          static final Tensor TABLE = Tensor.randn(2, 2);
+          static Tensor cache;
+        }
+
+        class Net extends Model {
+          dev.ondevice.Parameter w;
+
+          Tensor forward(Tensor x) {
+            return x;
+          }
+
+          void deploy(Device device) {
+            place(device);
+          }
+
+          private void place(Device device) {
+            toDevice(device);
+          }
+        }\
+        """);
+    JavaFileObject uses = source("Uses", IMPORTS + """
+        class Uses {
+          Tensor run(Device device) {
+            Tensor a = Tensor.randn(2, 2, Config.HOST).add(Tensor.randn(2, 2));
+            Tensor b = Tensor.randn(2, 2, Config.GPU).add(Tensor.randn(2, 2)); // expect: MixedDevices
+            Tensor c = Tensor.randn(2, 2, device).add(Config.TABLE); // expect: StaticTensorConstant
+            Tensor d = Tensor.randn(2, 2, device).add(Config.cache);
+            Net net = new Net();
+            Tensor e = net.forward(Tensor.randn(2, 2, device)); // expect: ModelNotMoved
+            Net deployed = new Net();
+            deployed.deploy(device);
+            return deployed.forward(Tensor.randn(2, 2, device));
+          }
+        }\
+        """);
+    List<JavaFileObject> files = usesFirst ? List.of(uses, config) : List.of(config, uses);
+    ExpectedFindings.assertMatch(Sources.compileWithOptions(List.of(), files), files);
   }
 
   @Test

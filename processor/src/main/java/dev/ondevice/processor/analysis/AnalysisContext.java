@@ -46,9 +46,7 @@ final class AnalysisContext {
   private final AnalysisOptions options;
   private final IdentityHashMap<ExecutableElement, MethodSemantics> semantics;
   private final IdentityHashMap<Element, List<String>> suppressionLists = new IdentityHashMap<>();
-  private final IdentityHashMap<VariableElement, Value> staticFields = new IdentityHashMap<>();
-  private final IdentityHashMap<VariableElement, Place> finalDevices = new IdentityHashMap<>();
-  private final IdentityHashMap<ExecutableElement, Boolean> movesItsModel = new IdentityHashMap<>();
+  private final ClassFacts facts;
   private final Deque<List<Pending>> buffers = new ArrayDeque<>();
   private final Map<String, Finding> committed = new LinkedHashMap<>();
   private final Name thisName;
@@ -56,8 +54,9 @@ final class AnalysisContext {
   private CharSequence source;
 
   AnalysisContext(Trees trees, CompilationUnitTree unit, Elements elements, RuntimeTypes runtimeTypes,
-      AnalysisOptions options, IdentityHashMap<ExecutableElement, MethodSemantics> semantics) {
+      AnalysisOptions options, IdentityHashMap<ExecutableElement, MethodSemantics> semantics, ClassFacts facts) {
     this.trees = trees;
+    this.facts = facts;
     this.unit = unit;
     this.elements = elements;
     this.runtimeTypes = runtimeTypes;
@@ -111,14 +110,14 @@ final class AnalysisContext {
         || !runtimeTypes.isModel(owner.asType()) || runtimeTypes.isModelBase(owner.asType())) {
       return false;
     }
-    Boolean known = movesItsModel.get(m);
+    Boolean known = facts.movesItsModel.get(m);
     if (known == null) {
-      movesItsModel.put(m, false); // a method that calls itself, directly or not, moves nothing by that
+      facts.movesItsModel.put(m, false); // a method that calls itself, directly or not, moves nothing by that
       MethodTree method = trees.getTree(m);
       known = (method == null || method.getBody() == null) ? !isRuntime(owner)
           : TreeSearch.contains(method.getBody(), t -> t instanceof MethodInvocationTree call && callMayMove(call, type),
               t -> false);
-      movesItsModel.put(m, known);
+      facts.movesItsModel.put(m, known);
     }
     return known;
   }
@@ -300,16 +299,16 @@ final class AnalysisContext {
    * Device.cuda(1)}, {@code Device.cudaIfAvailable()}); null otherwise.
    */
   Place finalDevice(VariableElement field) {
-    if (finalDevices.containsKey(field)) {
-      return finalDevices.get(field);
+    if (facts.finalDevices.containsKey(field)) {
+      return facts.finalDevices.get(field);
     }
-    finalDevices.put(field, null);
+    facts.finalDevices.put(field, null);
     if (!field.getModifiers().contains(Modifier.FINAL)) {
       return null;
     }
     Value v = initializerValue(field);
     Place p = v == null || !v.place().isKnown() ? null : v.place();
-    finalDevices.put(field, p);
+    facts.finalDevices.put(field, p);
     return p;
   }
 
@@ -319,15 +318,15 @@ final class AnalysisContext {
    * tensor is created unless it says otherwise.
    */
   Value staticField(VariableElement field) {
-    Value cached = staticFields.get(field);
+    Value cached = facts.staticFields.get(field);
     if (cached != null) {
       return cached;
     }
     Value cpu = Value.fresh(Place.CPU);
-    staticFields.put(field, cpu);
+    facts.staticFields.put(field, cpu);
     Value v = initializerValue(field);
     v = v == null ? cpu : v;
-    staticFields.put(field, v);
+    facts.staticFields.put(field, v);
     return v;
   }
 

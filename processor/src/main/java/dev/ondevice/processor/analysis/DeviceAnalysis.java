@@ -14,8 +14,11 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
 import javax.lang.model.element.TypeElement;
+import javax.lang.model.element.VariableElement;
 import javax.lang.model.util.Elements;
 import javax.lang.model.util.Types;
 
@@ -31,6 +34,7 @@ public final class DeviceAnalysis {
   private final Types types;
   private final AnalysisOptions options;
   private final IdentityHashMap<ExecutableElement, MethodSemantics> semantics = new IdentityHashMap<>();
+  private final ClassFacts facts = new ClassFacts();
   private RuntimeTypes runtimeTypes;
 
   /** An analysis of the classes of one compilation, with javac's utilities and the options it was given. */
@@ -57,7 +61,7 @@ public final class DeviceAnalysis {
     if (!runtimeTypes.present()) {
       return List.of();
     }
-    AnalysisContext ctx = new AnalysisContext(trees, unit, elements, runtimeTypes, options, semantics);
+    AnalysisContext ctx = new AnalysisContext(trees, unit, elements, runtimeTypes, options, semantics, facts);
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitClass(ClassTree node, Void unused) {
@@ -89,7 +93,34 @@ public final class DeviceAnalysis {
         return super.visitVariable(node, null);
       }
     }.scan(classPath, null);
+    recordFacts(ctx, classPath);
     return ctx.findings();
+  }
+
+  /**
+   * Records what other classes may ask about this one and its member classes ({@link ClassFacts})
+   * while its trees are there: javac discards them once it has generated the class.
+   */
+  private void recordFacts(AnalysisContext ctx, TreePath classPath) {
+    if (!(trees.getElement(classPath) instanceof TypeElement type) || !(classPath.getLeaf() instanceof ClassTree c)) {
+      return;
+    }
+    boolean model = runtimeTypes.isModel(type.asType());
+    for (Tree member : c.getMembers()) {
+      TreePath path = new TreePath(classPath, member);
+      if (member instanceof ClassTree) {
+        recordFacts(ctx, path);
+      } else if (member instanceof MethodTree && model && trees.getElement(path) instanceof ExecutableElement m
+          && m.getKind() == ElementKind.METHOD) {
+        ctx.mayMoveItsModel(m);
+      } else if (member instanceof VariableTree && trees.getElement(path) instanceof VariableElement f) {
+        if (runtimeTypes.isDevice(f.asType())) {
+          ctx.finalDevice(f);
+        } else if (f.getModifiers().contains(Modifier.STATIC) && runtimeTypes.isTensor(f.asType())) {
+          ctx.staticField(f);
+        }
+      }
+    }
   }
 
   /**
@@ -166,14 +197,14 @@ public final class DeviceAnalysis {
   private boolean isStatic(TreePath body) {
     Tree leaf = body.getLeaf();
     if (leaf instanceof MethodTree methodTree) {
-      return methodTree.getModifiers().getFlags().contains(javax.lang.model.element.Modifier.STATIC);
+      return methodTree.getModifiers().getFlags().contains(Modifier.STATIC);
     }
     if (leaf instanceof BlockTree blockTree) {
       return blockTree.isStatic();
     }
     Tree parent = body.getParentPath().getLeaf();
     return parent instanceof VariableTree variableTree
-        && variableTree.getModifiers().getFlags().contains(javax.lang.model.element.Modifier.STATIC);
+        && variableTree.getModifiers().getFlags().contains(Modifier.STATIC);
   }
 
   private TypeElement enclosingType(TreePath path) {
