@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -208,7 +209,15 @@ public final class Safetensors {
   static void writeAtomically(Path file, Writer writer) throws IOException {
     Path target = file.toAbsolutePath();
     Path dir = target.getParent();
-    Path temp = createTemp(dir, target.getFileName().toString());
+    if (!Files.isDirectory(dir)) {
+      throw new NoSuchFileException(file.toString(), null, "the folder " + dir + " does not exist; create it first");
+    }
+    Path temp;
+    try {
+      temp = createTemp(dir, target.getFileName().toString());
+    } catch (IOException e) {
+      throw notWritten(file, e);
+    }
     try {
       try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.WRITE)) {
         writer.write(ch);
@@ -226,9 +235,18 @@ public final class Safetensors {
       } catch (IOException cleanup) {
         t.addSuppressed(cleanup);
       }
+      if (t instanceof IOException e && !(e instanceof SafetensorsException)) {
+        throw notWritten(file, e);
+      }
       throw t;
     }
     syncDirectory(dir);
+  }
+
+  /** An I/O failure of the temporary file, reported for the file being written. */
+  private static IOException notWritten(Path file, IOException cause) {
+    return new IOException(file + ": not written (" + cause + "); the file there before, if any, is untouched",
+        cause);
   }
 
   /** A new, empty file named {@code .<name>.<random>.tmp} in {@code dir}. */

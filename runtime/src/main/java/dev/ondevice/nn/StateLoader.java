@@ -52,11 +52,9 @@ final class StateLoader {
             + e.getValue().shape());
       }
     }
-    for (String name : nullBuffers.keySet()) {
-      if (!state.containsKey(name)) {
-        missing.add(name);
-      }
-    }
+    // A buffer still unset (null) is not in stateDict(): its key is optional, loaded where present
+    // (a checkpoint saved once the buffer was set), and not missing where absent (the model's own
+    // state dict, saved before).
     List<String> unexpected = new ArrayList<>();
     for (String key : state.keySet()) {
       if (!expected.containsKey(key) && !nullBuffers.containsKey(key)) {

@@ -372,8 +372,28 @@ class CheckpointTest {
   @Test
   void savingIntoAMissingFolderFailsWithoutLeavingAnything() {
     Path file = dir.resolve("missing/ckpt.safetensors");
-    assertThrows(NoSuchFileException.class, () -> Checkpoint.save(file, new TinyNet(), null));
+    NoSuchFileException e = assertThrows(NoSuchFileException.class, () -> Checkpoint.save(file, new TinyNet(), null));
+    assertEquals(file + ": the folder " + file.toAbsolutePath().getParent() + " does not exist; create it first",
+        e.getMessage());
     assertFalse(Files.exists(dir.resolve("missing")));
+  }
+
+  @Test
+  void aFailureToWriteNamesTheCheckpointNotItsTemporaryFile() throws IOException {
+    Path file = dir.resolve("ckpt.safetensors");
+    Checkpoint.save(file, new TinyNet(), null);
+    Path blocker = dir.resolve("blocked");
+    Files.writeString(blocker, "a file, not a folder");
+    Path inside = blocker.resolve("ckpt.safetensors");
+    NoSuchFileException notAFolder = assertThrows(NoSuchFileException.class,
+        () -> Checkpoint.save(inside, new TinyNet(), null));
+    assertTrue(notAFolder.getMessage().startsWith(inside.toString()), notAFolder.getMessage());
+    Path folderAsTarget = Files.createDirectory(dir.resolve("taken.safetensors"));
+    Files.writeString(folderAsTarget.resolve("x"), "keeps the folder from being replaced");
+    IOException taken = assertThrows(IOException.class, () -> Checkpoint.save(folderAsTarget, new TinyNet(), null));
+    assertTrue(taken.getMessage().startsWith(folderAsTarget + ": not written ("), taken.getMessage());
+    assertTrue(taken.getMessage().endsWith("; the file there before, if any, is untouched"), taken.getMessage());
+    assertEquals(List.of("blocked", "ckpt.safetensors", "taken.safetensors"), listDir(), "no temporary file left");
   }
 
   @Test

@@ -49,6 +49,18 @@ class ModelTest {
   }
 
   @Test
+  void aModelWithAnUnsetBufferLoadsItsOwnStateDict() {
+    TestModels.Lazy saved = new TestModels.Lazy();
+    assertEquals(List.of("fc.weight", "fc.bias"), List.copyOf(saved.stateDict().keySet()), "null buffers left out");
+    TestModels.Lazy restored = new TestModels.Lazy();
+    LoadResult result = restored.loadStateDict(saved.stateDict(), true);
+    assertEquals(List.of(), result.missingKeys());
+    assertEquals(List.of(), result.unexpectedKeys());
+    assertEquals(null, restored.stats, "still unset");
+    assertArrayEquals(saved.fc.weight.toFloatArray(), restored.fc.weight.toFloatArray());
+  }
+
+  @Test
   void aMapWithoutAnOrderOfItsOwnIsVisitedInKeyOrder() {
     Map<String, TestModels.Block> hashed = new java.util.HashMap<>();
     hashed.put("c", new TestModels.Block(1));
