@@ -251,6 +251,29 @@ class DeviceAnalysisTest {
           double step(Tensor loss) {
             return loss.item(); // expect: warning HostSyncInLoop
           }
+
+          // Logging every n steps, a last read before stopping, printing a CPU tensor: not every batch.
+          void logging(Device device, Loader loader, Loss loss, int maxSteps) {
+            int step = 0;
+            for (Loader.Batch batch : loader) {
+              Tensor l = loss.forward(batch.inputs().to(device), batch.targets().to(device));
+              if (++step % 25 == 0) {
+                System.out.println("step " + step + " loss " + l.item());
+              }
+              if (step % 25 != 0) {
+                continue;
+              } else {
+                double every = l.item(); // expect: warning HostSyncInLoop
+              }
+              if (step == maxSteps) {
+                System.out.println("last loss " + l.item());
+                break;
+              }
+              if (step == 1) {
+                System.out.println("first targets " + batch.targets());
+              }
+            }
+          }
         }\
         """);
   }

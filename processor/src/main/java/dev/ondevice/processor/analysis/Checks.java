@@ -1,11 +1,19 @@
 package dev.ondevice.processor.analysis;
 
+import com.sun.source.tree.BlockTree;
+import com.sun.source.tree.BreakTree;
+import com.sun.source.tree.ClassTree;
 import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.IdentifierTree;
+import com.sun.source.tree.IfTree;
+import com.sun.source.tree.LambdaExpressionTree;
 import com.sun.source.tree.MemberReferenceTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.ParenthesizedTree;
+import com.sun.source.tree.ReturnTree;
+import com.sun.source.tree.StatementTree;
+import com.sun.source.tree.ThrowTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.tree.TypeCastTree;
 import com.sun.source.util.TreePath;
@@ -208,9 +216,45 @@ final class Checks {
       pendingRead(c.receiverPath(), c.receiver);
     }
     boolean onHost = c.receiver != null && Place.CPU.equals(c.receiver.place());
-    if (interpreter.inBatchLoop() && !onHost) {
+    if (interpreter.inBatchLoop() && !onHost && !runsOnceOrPeriodically(c.path)) {
       hostSyncInLoop(c);
     }
+  }
+
+  /**
+   * Whether code in a loop runs on some iterations only, by the look of it: under an {@code if}
+   * whose condition takes a remainder ({@code if (step % 100 == 0)}, the usual logging), or followed
+   * in its block by a statement that leaves the loop ({@code break}, {@code return}, {@code throw}:
+   * a last read before stopping).
+   */
+  private static boolean runsOnceOrPeriodically(TreePath path) {
+    Tree child = path.getLeaf();
+    for (TreePath p = path.getParentPath(); p != null; child = p.getLeaf(), p = p.getParentPath()) {
+      Tree t = p.getLeaf();
+      switch (t.getKind()) {
+        case ENHANCED_FOR_LOOP, FOR_LOOP, WHILE_LOOP, DO_WHILE_LOOP, LAMBDA_EXPRESSION, METHOD, CLASS -> {
+          return false;
+        }
+        case IF -> {
+          IfTree branch = (IfTree) t;
+          if (child == branch.getThenStatement() && TreeSearch.contains(branch.getCondition(),
+              e -> e.getKind() == Tree.Kind.REMAINDER, e -> e instanceof ClassTree || e instanceof LambdaExpressionTree)) {
+            return true;
+          }
+        }
+        case BLOCK -> {
+          boolean after = false;
+          for (StatementTree s : ((BlockTree) t).getStatements()) {
+            if (after && (s instanceof BreakTree || s instanceof ReturnTree || s instanceof ThrowTree)) {
+              return true;
+            }
+            after |= s == child;
+          }
+        }
+        default -> {}
+      }
+    }
+    return false;
   }
 
   private void hostSyncInLoop(MethodInterpreter.Call c) {
@@ -230,7 +274,7 @@ final class Checks {
       return;
     }
     pendingRead(path, v);
-    if (interpreter.inBatchLoop()) {
+    if (interpreter.inBatchLoop() && !Place.CPU.equals(v.place()) && !runsOnceOrPeriodically(path)) {
       report(CheckId.HOST_SYNC_IN_LOOP, path, "printing " + ctx.shortText(path.getLeaf()) + " reads it on the host on"
           + " every batch (a synchronisation inside the batch loop); accumulate on the device and print once per"
           + " epoch", false);
