@@ -220,6 +220,62 @@ class DeviceAnalysisTest {
   }
 
   @Test
+  void modelMethodsThatHandBackCpuTensorsOrTakeTensorsOnAnyDevice() {
+    check("Methods", """
+        class Methods {
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+            @OnDevice("cpu") Tensor counts;
+
+            Tensor forward(Tensor x) {
+              return x.mul(w);
+            }
+
+            Tensor predict(Tensor x) {
+              return forward(x).cpu();
+            }
+
+            Tensor frequencies() {
+              return this.counts;
+            }
+
+            void load(Tensor vectors) {
+              Tensor scaled = vectors.mul(Tensor.scalar(2.0));
+              w.copyFrom(scaled.add(Tensor.randn(2, 2)));
+            }
+
+            Tensor score(Tensor x, Tensor lengths) {
+              float[] l = lengths.toFloatArray();
+              return forward(x);
+            }
+
+            Tensor mixed(Tensor x, Tensor y) {
+              return forward(x).add(y);
+            }
+
+            Tensor hidden() {
+              return Tensor.randn(2, 2).add(w); // expect: DefaultDeviceInModel
+            }
+          }
+
+          void run(Device device, Loader loader) {
+            Net net = new Net();
+            net.toDevice(device);
+            for (Loader.Batch b : loader) {
+              Tensor predicted = net.predict(b.inputs().to(device));
+              Tensor hits = predicted.add(b.targets());
+              double n = hits.sum().item();
+            }
+            Tensor f = net.frequencies().add(Tensor.randn(2, 2));
+            net.load(Tensor.randn(2, 2));
+            Tensor s = net.score(Tensor.randn(2, 2, device), Tensor.randn(2, 2));
+            Tensor m = net.mixed(Tensor.randn(2, 2, device), Tensor.randn(2, 2)); // expect: MixedDevices
+          }
+        }\
+        """);
+  }
+
+  @Test
   void theSeedsTrainingLoopBugs() {
     check("Train", """
         class Train {

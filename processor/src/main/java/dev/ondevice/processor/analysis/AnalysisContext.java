@@ -122,6 +122,49 @@ final class AnalysisContext {
     return known;
   }
 
+  /**
+   * Whether every tensor {@code m}, an instance method of a model class of the user's whose source is
+   * in this compilation, returns is on the CPU ({@code predict(x)} ending in {@code .cpu()}).
+   */
+  boolean returnsCpu(ExecutableElement m) {
+    Boolean known = facts.returnsCpu.get(m);
+    if (known == null) {
+      TreePath method = userModelMethod(m);
+      known = method != null && ModelMethodSource.returnsCpu((MethodTree) method.getLeaf(),
+          (TypeElement) m.getEnclosingElement(), elements, runtimeTypes);
+      facts.returnsCpu.put(m, known);
+    }
+    return known;
+  }
+
+  /**
+   * Whether parameter {@code i} of {@code m}, an instance method of a model class of the user's
+   * whose source is in this compilation, is a tensor it uses on any device ({@code lengths} read with
+   * {@code toLongArray()}, {@code vectors} copied into a parameter): its argument need not be on the
+   * model's device.
+   */
+  boolean deviceNeutralParameter(ExecutableElement m, int i) {
+    boolean[] known = facts.deviceNeutralParameters.get(m);
+    if (known == null) {
+      TreePath method = userModelMethod(m);
+      known = method == null ? new boolean[m.getParameters().size()]
+          : ModelMethodSource.deviceNeutralParameters(method, m, runtimeTypes);
+      facts.deviceNeutralParameters.put(m, known);
+    }
+    return i < known.length && known[i];
+  }
+
+  /** The path of the source of an instance method of a model class outside the runtime, or null. */
+  private TreePath userModelMethod(ExecutableElement m) {
+    Element owner = m.getEnclosingElement();
+    if (m.getModifiers().contains(Modifier.STATIC) || !(owner instanceof TypeElement)
+        || !runtimeTypes.isModel(owner.asType()) || runtimeTypes.isModelBase(owner.asType()) || isRuntime(owner)) {
+      return null;
+    }
+    TreePath method = trees.getPath(m);
+    return method == null || !(method.getLeaf() instanceof MethodTree tree) || tree.getBody() == null ? null : method;
+  }
+
   private boolean isRuntime(Element type) {
     return elements.getPackageOf(type).getQualifiedName().toString().startsWith("dev.ondevice");
   }

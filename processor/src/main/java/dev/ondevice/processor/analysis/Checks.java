@@ -552,6 +552,9 @@ final class Checks {
       pendingRead(ap, arg);
       Operand argument = new Operand(arg, ap, c.argumentTrees.get(i), params.get(i).getSimpleName());
       String declared = c.semantics.parameterDevices[i];
+      if (declared == null && ctx.deviceNeutralParameter(c.method, i)) {
+        continue; // forward(ids, lengths) reading lengths on the host, load(vectors) copying them in
+      }
       if (declared != null && !declared.equals(dev.ondevice.annotations.OnDevice.MODEL)) {
         contract(ap, arg, scope.declaredPlace(declared, model), "parameter " + params.get(i).getSimpleName() + " of "
             + c.method.getSimpleName() + " (@OnDevice(\"" + declared + "\"))");
@@ -566,6 +569,9 @@ final class Checks {
     }
     if (!c.semantics.returnsTensor) {
       return Value.UNKNOWN;
+    }
+    if (ctx.returnsCpu(c.method)) {
+      return Value.fresh(Place.CPU); // predict(x) ending in .cpu()
     }
     if (model.place().isKnown()) {
       return Value.fresh(model.place());

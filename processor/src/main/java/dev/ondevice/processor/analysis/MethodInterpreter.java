@@ -149,7 +149,11 @@ final class MethodInterpreter {
       if (on != null) {
         return Value.on(scope.declaredPlace(on));
       }
-      return scope.isModelInstanceMethod() ? Value.on(thisValue.place()) : Value.UNKNOWN;
+      if (!scope.isModelInstanceMethod() || (p.getEnclosingElement() instanceof ExecutableElement m
+          && ctx.deviceNeutralParameter(m, m.getParameters().indexOf(p)))) {
+        return Value.UNKNOWN; // a tensor the method reads on the host, moves or copies in: on any device
+      }
+      return Value.on(thisValue.place());
     }
     if (rt.isDevice(t)) {
       return Value.on(Place.symbol(p, p.getSimpleName().toString()));
