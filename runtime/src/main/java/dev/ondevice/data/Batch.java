@@ -1,6 +1,7 @@
 package dev.ondevice.data;
 
 import dev.ondevice.Tensor;
+import dev.ondevice.annotations.OnDevice;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -18,6 +19,9 @@ import java.util.function.UnaryOperator;
  *   ...
  * }
  * }</pre>
+ *
+ * <p>Its tensors are declared {@code @OnDevice("cpu")}: the device analysis takes them to be on the
+ * CPU wherever the batch comes from (a loader, a list of cached batches, {@code getBatch}).
  *
  * <p>A batch of a dataset of more tensors (PyTorch's {@code for x, y, lengths in loader}) gives
  * them by position: {@code b.tensor(2)}; a batch of a dataset of one tensor has inputs only.
@@ -89,6 +93,7 @@ public final class Batch {
   }
 
   /** The inputs, shape {@code [size(), ...]}: the first tensor. */
+  @OnDevice("cpu")
   public Tensor inputs() {
     return tensors.get(0);
   }
@@ -98,6 +103,7 @@ public final class Batch {
    *
    * @throws IllegalStateException if the batch has inputs only (a dataset of one tensor)
    */
+  @OnDevice("cpu")
   public Tensor targets() {
     if (tensors.size() < 2) {
       throw new IllegalStateException("This batch has inputs only (its dataset holds one tensor); give the"
@@ -112,6 +118,7 @@ public final class Batch {
    *
    * @throws IndexOutOfBoundsException if the batch has no tensor at {@code index}
    */
+  @OnDevice("cpu")
   public Tensor tensor(int index) {
     if (index < 0 || index >= tensors.size()) {
       throw new IndexOutOfBoundsException("Batch: no tensor " + index + "; this batch holds " + tensors.size()
