@@ -589,6 +589,11 @@ public class Tensor {
     return Views.flatten(this, 0, -1);
   }
 
+  /** Dimensions {@code start} to the last flattened into one: {@code x.flatten(1)} keeps the batch dimension. */
+  public Tensor flatten(int start) {
+    return Views.flatten(this, start, -1);
+  }
+
   /** Dimensions {@code start..end} (inclusive) flattened into one. */
   public Tensor flatten(int start, int end) {
     return Views.flatten(this, start, end);

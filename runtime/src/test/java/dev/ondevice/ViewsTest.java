@@ -190,6 +190,8 @@ class ViewsTest {
     Tensor x = range(d, 2, 3, 4);
     shape(x.flatten(), 24);
     shape(x.flatten(1, 2), 2, 12);
+    shape(x.flatten(1), 2, 12);
+    shape(x.flatten(-1), 2, 3, 4);
     shape(x.flatten(0, 1), 6, 4);
     shape(x.flatten(-2, -1), 2, 12);
     shape(x.flatten(1, 1), 2, 3, 4);

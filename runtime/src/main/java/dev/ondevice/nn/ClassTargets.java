@@ -46,6 +46,11 @@ final class ClassTargets {
         expected[j++] = in[i];
       }
     }
+    if (Arrays.equals(in, target.shape().toArray())) {
+      throw new IllegalArgumentException(loss + ": target has the input's shape " + input.shape() + ", as class"
+          + " probabilities or one-hot targets would; they are not supported: pass the class indices, shape "
+          + Arrays.toString(expected) + " (target.argmax(" + c + ", false) of a one-hot target)");
+    }
     if (!Arrays.equals(expected, target.shape().toArray())) {
       throw new IllegalArgumentException(loss + ": target shape " + target.shape() + " does not match input shape "
           + input.shape() + "; expected target shape " + Arrays.toString(expected));

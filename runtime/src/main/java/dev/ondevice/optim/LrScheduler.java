@@ -7,8 +7,10 @@ import java.util.Objects;
 /**
  * A learning-rate schedule: sets its optimizer's learning rate from a closed form of the epoch
  * count, as PyTorch's {@code torch.optim.lr_scheduler}. The base learning rate is the optimizer's
- * when the scheduler is created; creating it sets the rate of epoch 0, and each {@link #step()}
- * moves to the next epoch.
+ * when its first scheduler is created (PyTorch's {@code initial_lr}: a second scheduler of the same
+ * optimizer starts from it too, not from the rate the first one set); creating a scheduler sets the
+ * rate of epoch 0, and each {@link #step()} moves to the next epoch. {@link SequentialLr} runs
+ * schedules one after another (a warm-up, then a cosine).
  *
  * <pre>{@code
  * Sgd sgd = new Sgd(model.parameters(), 0.1).momentum(0.9);
@@ -23,7 +25,7 @@ import java.util.Objects;
  * warm-up of so many steps). An "epoch" below is whatever is counted. Closed forms make the rate
  * depend only on the count, so resuming from {@link #stateDict()} gives the same rates.
  */
-public abstract sealed class LrScheduler permits StepLr, CosineAnnealingLr, LinearWarmup, LambdaLr {
+public abstract sealed class LrScheduler permits StepLr, CosineAnnealingLr, LinearWarmup, LambdaLr, SequentialLr {
   private static final String TYPE = "type";
   private static final String BASE_LEARNING_RATE = "base_lr";
   private static final String LAST_EPOCH = "last_epoch";
@@ -35,7 +37,7 @@ public abstract sealed class LrScheduler permits StepLr, CosineAnnealingLr, Line
 
   LrScheduler(Optimizer optimizer) {
     this.optimizer = Objects.requireNonNull(optimizer, "optimizer");
-    this.baseLearningRate = optimizer.learningRate();
+    this.baseLearningRate = optimizer.initialLearningRate();
   }
 
   /** Sets the rate of epoch 0: each constructor calls it last, once its fields are set. */
@@ -61,7 +63,7 @@ public abstract sealed class LrScheduler permits StepLr, CosineAnnealingLr, Line
     return lastEpoch;
   }
 
-  /** The base learning rate: the optimizer's when this scheduler was created. */
+  /** The base learning rate: the optimizer's when its first scheduler was created. */
   public final double baseLearningRate() {
     return baseLearningRate;
   }

@@ -30,6 +30,8 @@ public abstract class Optimizer {
   private final List<Map<String, Tensor>> state;
   private final long[] parameterSteps;
   private double learningRate;
+  /** The rate when the first scheduler was attached (PyTorch's {@code initial_lr}); NaN before. */
+  private double initialLearningRate = Double.NaN;
 
   /**
    * An optimizer of {@code parameters} (each once) with learning rate {@code learningRate}.
@@ -65,6 +67,18 @@ public abstract class Optimizer {
   /** The learning rate. */
   public final double learningRate() {
     return learningRate;
+  }
+
+  /**
+   * The learning rate schedules start from: the rate when the first {@link LrScheduler} of this
+   * optimizer was created (PyTorch's {@code initial_lr}), so that a second one (a cosine after a
+   * warm-up) starts from the same base, not from the rate the first one set.
+   */
+  final double initialLearningRate() {
+    if (Double.isNaN(initialLearningRate)) {
+      initialLearningRate = learningRate;
+    }
+    return initialLearningRate;
   }
 
   /** Sets the learning rate (schedulers call this). */

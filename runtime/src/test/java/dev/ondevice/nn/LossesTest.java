@@ -156,6 +156,11 @@ class LossesTest {
         () -> new NllLoss().forward(logits, Tensor.of(new long[] {0, 1, 2}, Shape.of(3), Device.cpu())));
     assertEquals("NllLoss: target shape [3] does not match input shape [4, 3]; expected target shape [4]",
         shape.getMessage());
+    IllegalArgumentException oneHot = assertThrows(IllegalArgumentException.class,
+        () -> new CrossEntropyLoss().forward(logits, Tensor.oneHot(Tensor.of(0L, 2L, 1L, 1L), 3)));
+    assertEquals("CrossEntropyLoss: target has the input's shape [4, 3], as class probabilities or one-hot targets"
+        + " would; they are not supported: pass the class indices, shape [4] (target.argmax(1, false) of a one-hot"
+        + " target)", oneHot.getMessage());
     IllegalArgumentException integerInput = assertThrows(IllegalArgumentException.class,
         () -> new CrossEntropyLoss().forward(Tensor.zeros(Shape.of(4, 3), DType.INT64, Device.cpu()),
             Tensor.zeros(Shape.of(4), DType.INT64, Device.cpu())));

@@ -43,6 +43,41 @@ class SchedulerTest {
   }
 
   @Test
+  void aSecondSchedulerStartsFromTheInitialRateAsInPyTorch() {
+    Sgd sgd = sgd();
+    LinearWarmup warmup = new LinearWarmup(sgd, 0.1, 4);
+    assertEquals(BASE * 0.1, sgd.learningRate(), 1e-17, "the warm-up sets epoch 0's rate");
+    CosineAnnealingLr cosine = new CosineAnnealingLr(sgd, 6);
+    assertEquals(BASE, cosine.baseLearningRate(), "initial_lr, not the warmed-down rate");
+    assertEquals(BASE, warmup.baseLearningRate());
+  }
+
+  @Test
+  void sequentialLrRunsSchedulesOneAfterAnother() {
+    Sgd sgd = sgd();
+    LinearWarmup warmup = new LinearWarmup(sgd, 0.25, 4);
+    CosineAnnealingLr cosine = new CosineAnnealingLr(sgd, 6, 0.001);
+    StepLr step = new StepLr(sgd, 2, 0.5);
+    SequentialLr schedule = new SequentialLr(sgd, List.of(warmup, cosine, step), 4, 10);
+    // torch.optim.lr_scheduler.SequentialLR: schedule i from milestone i - 1, counting from 0 there
+    assertRates(schedule, 16, e -> e < 4 ? BASE * (0.25 + 0.75 * e / 4.0)
+        : e < 10 ? 0.001 + (BASE - 0.001) * (1 + Math.cos(Math.PI * (e - 4) / 6)) / 2
+        : BASE * Math.pow(0.5, (double) Math.floorDiv(e - 10, 2)));
+    Map<String, String> saved = schedule.stateDict();
+    Sgd resumedSgd = sgd();
+    SequentialLr resumed = new SequentialLr(resumedSgd, List.of(new LinearWarmup(resumedSgd, 0.25, 4),
+        new CosineAnnealingLr(resumedSgd, 6, 0.001), new StepLr(resumedSgd, 2, 0.5)), 4, 10);
+    resumed.loadStateDict(saved);
+    assertEquals(schedule.lastLearningRate(), resumedSgd.learningRate());
+    assertEquals("SequentialLr: 2 schedulers need 1 milestones, got 2",
+        message(IllegalArgumentException.class, () -> new SequentialLr(sgd, List.of(warmup, cosine), 4, 8)));
+    assertEquals("SequentialLr: milestones must be positive and increasing, got [5, 5]",
+        message(IllegalArgumentException.class, () -> new SequentialLr(sgd, List.of(warmup, cosine, step), 5, 5)));
+    assertEquals("SequentialLr: a LinearWarmup of another optimizer; every scheduler must be of the optimizer given",
+        message(IllegalArgumentException.class, () -> new SequentialLr(sgd(), List.of(warmup))));
+  }
+
+  @Test
   void stepLrDecaysByGammaEveryStepSizeEpochs() {
     StepLr schedule = new StepLr(sgd(), 3, 0.5);
     assertEquals(BASE, schedule.baseLearningRate());
