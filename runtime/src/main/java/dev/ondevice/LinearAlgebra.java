@@ -64,9 +64,13 @@ final class LinearAlgebra {
     long[] outShape = x.shape().toArray();
     outShape[outShape.length - 1] = out;
     Tensor x2 = x.dim() == 2 ? x : x.reshape(-1, in);
+    // Mixed floating dtypes promote, as in matmul and conv2d: a float64 input to a float32 layer
+    // gives float64, never a silently rounded input.
+    DType t = b == null ? DType.promote(x.dtype(), w.dtype())
+        : DType.promote(DType.promote(x.dtype(), w.dtype()), b.dtype());
     Tensor y;
     try (Autograd.Scope ignored = Autograd.noGrad()) {
-      y = mm(x2.to(w.dtype()), w.t());
+      y = mm(x2.to(t), w.to(t).t());
       if (b != null) {
         y.addi(b);
       }
@@ -77,14 +81,14 @@ final class LinearAlgebra {
       Tensor g2 = g.dim() == 2 ? g : g.reshape(-1, out);
       Tensor[] grads = new Tensor[inputs.length];
       if (needs[0]) {
-        Tensor gx = mm(g2, w).to(x.dtype());
+        Tensor gx = mm(g2, w.to(t)).to(x.dtype());
         grads[0] = x.dim() == 2 ? gx : gx.reshape(x.shape().toArray());
       }
       if (needs[1]) {
-        grads[1] = mm(g2.t(), x2.to(w.dtype()));
+        grads[1] = mm(g2.t(), x2.to(t)).to(w.dtype());
       }
       if (inputs.length == 3 && needs[2]) {
-        grads[2] = g2.sum(0);
+        grads[2] = g2.sum(0).to(b.dtype());
       }
       return grads;
     });

@@ -482,4 +482,22 @@ class LinearAlgebraTest {
     org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("linear: input [2, 3], weight [3, 2]"),
         e.getMessage());
   }
+
+  @ParameterizedTest
+  @MethodSource("dev.ondevice.TestDevices#all")
+  void linearPromotesMixedFloatingDtypesAsMatmulDoes(Device d) {
+    // 0.1 is not a float32: a float64 input must not be rounded to the float32 weight's dtype.
+    Tensor x = Tensor.of(new double[] {0.1, 0.2, 0.3}, 1, 3).to(d).requiresGrad(true);
+    Tensor w = Tensor.of(new float[] {1, 2, 3}, 1, 3).to(d).requiresGrad(true);
+    Tensor b = Tensor.of(new float[] {0.5f}).to(d).requiresGrad(true);
+    Tensor y = Tensor.linear(x, w, b);
+    meta(y, DType.FLOAT64, d, 1, 1);
+    assertF64(y.reshape(1), 0.1 + 0.4 + 0.9 + 0.5);
+    y.sum().backward();
+    assertEquals(DType.FLOAT64, x.grad().dtype(), "each gradient in its operand's dtype");
+    assertEquals(DType.FLOAT32, w.grad().dtype());
+    assertEquals(DType.FLOAT32, b.grad().dtype());
+    assertF64(x.grad().reshape(3), 1, 2, 3);
+    org.junit.jupiter.api.Assertions.assertArrayEquals(new float[] {0.1f, 0.2f, 0.3f}, w.grad().toFloatArray());
+  }
 }

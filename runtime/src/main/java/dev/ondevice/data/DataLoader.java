@@ -32,7 +32,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       {@link #iterator(long)} starts a given one, to resume a run. Every example appears
  *       exactly once per epoch.
  *   <li><b>Shuffling.</b> With {@link Builder#shuffle(long) shuffle(seed)}, epoch {@code e} visits
- *       the examples in a permutation drawn from seed {@code seed + e}: a new order each epoch,
+ *       the examples in a permutation drawn from {@code seed} and {@code e}: a new order each epoch,
  *       the same orders in every run with that seed (on every JVM: the generator is SplitMix64,
  *       written out here). Without it, examples come in index order.
  *   <li><b>Batches.</b> {@code batchSize} examples each; the last one is smaller unless {@link
@@ -159,7 +159,9 @@ public final class DataLoader implements Iterable<Batch> {
       order[i] = i;
     }
     if (shuffle) {
-      SplitMix64 random = new SplitMix64(seed + epoch);
+      // The seed is mixed before the epoch is added: seeds 5 and 6 must not give the same orders one
+      // epoch apart, as seed + epoch would.
+      SplitMix64 random = new SplitMix64(new SplitMix64(seed).nextLong() + epoch);
       for (int i = n - 1; i > 0; i--) {
         int j = random.nextInt(i + 1);
         int t = order[i];
@@ -214,8 +216,9 @@ public final class DataLoader implements Iterable<Batch> {
     }
 
     /**
-     * Shuffles every epoch: epoch {@code e} uses the permutation drawn from {@code seed + e}, so a
-     * run is reproducible and each epoch has its own order.
+     * Shuffles every epoch: epoch {@code e} uses the permutation drawn from {@code seed} and {@code
+     * e}, so a run is reproducible, each epoch has its own order, and two seeds give different
+     * orders in every epoch.
      */
     public Builder shuffle(long seed) {
       this.shuffle = true;
