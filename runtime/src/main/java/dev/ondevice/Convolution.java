@@ -44,7 +44,9 @@ public final class Convolution {
 
   private static void checkDevices(Tensor input, Tensor weight, Tensor bias) {
     if (!weight.device().equals(input.device())) {
-      throw new DeviceMismatchException(input.device(), weight.device(), "weight", "conv2d");
+      throw new DeviceMismatchException(input.device(), weight.device(), "weight", "conv2d",
+          "If the weight is a model's parameter, move the model where its input is (model.toDevice(" + input.device()
+          + ")), once, before using it, or move the input where the model is");
     }
     if (bias != null && !bias.device().equals(input.device())) {
       throw new DeviceMismatchException(input.device(), bias.device(), "bias", "conv2d");

@@ -46,9 +46,10 @@ final class LinearAlgebra {
    * in place, and a backward that computes the weight's gradient directly in its layout.
    */
   static Tensor linear(Tensor x, Tensor w, Tensor b) {
-    Checks.sameDevice("linear", x, "weight", w);
     if (!x.device().equals(w.device())) {
-      throw new DeviceMismatchException(x.device(), w.device(), "weight", "linear");
+      throw new DeviceMismatchException(x.device(), w.device(), "weight", "linear",
+          "If the weight is a model's parameter, move the model where its input is (model.toDevice(" + x.device()
+          + ")), once, before using it, or move the input where the model is");
     }
     if (b != null && !b.device().equals(w.device())) {
       throw new DeviceMismatchException(w.device(), b.device(), "bias", "linear");

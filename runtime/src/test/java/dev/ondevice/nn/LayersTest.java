@@ -87,6 +87,17 @@ class LayersTest {
   }
 
   @Test
+  @SuppressWarnings("ModelNotMoved") // deliberate: the layer that was never moved
+  void aLayerNeverMovedSaysToMoveTheModel() {
+    Linear fc = new Linear(3, 2);
+    DeviceMismatchException e = assertThrows(DeviceMismatchException.class,
+        () -> fc.forward(Tensor.zeros(Shape.of(1, 3), CUDA)));
+    assertEquals("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+        + " (argument 'weight' of linear) If the weight is a model's parameter, move the model where its input is"
+        + " (model.toDevice(cuda:0)), once, before using it, or move the input where the model is", e.getMessage());
+  }
+
+  @Test
   @SuppressWarnings({"MixedDevices", "ModelNotMoved"})
   void embeddingChecksTheIndicesAndIsInitialisedStandardNormal() {
     Embedding embedding = new Embedding(200, 50);
