@@ -276,6 +276,27 @@ class DeviceAnalysisTest {
   }
 
   @Test
+  void aTensorPinnedToTheCpuMeetingTheDeviceAsksToMoveTheOtherOperand() {
+    JavaFileObject f = source("Pinned", IMPORTS + """
+        class Pinned {
+          static class Lookup extends Model {
+            dev.ondevice.Parameter w;
+            @OnDevice("cpu") Tensor table;
+
+            Tensor forward(Tensor rows) {
+              return table.mul(rows); // expect: MixedDevices
+            }
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c).hadErrorContaining("mul gets tensors on two devices: table is pinned to the CPU (@OnDevice(\"cpu\"))"
+        + " and rows is on the model's device; a pinned tensor stays on the CPU when its model moves: move rows to it"
+        + " for this op, rows.to(Device.cpu()), and the result to the device where it is needed");
+  }
+
+  @Test
   void theSeedsTrainingLoopBugs() {
     check("Train", """
         class Train {

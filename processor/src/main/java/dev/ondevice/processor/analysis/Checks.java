@@ -3,6 +3,7 @@ package dev.ondevice.processor.analysis;
 import com.sun.source.tree.BlockTree;
 import com.sun.source.tree.BreakTree;
 import com.sun.source.tree.ClassTree;
+import com.sun.source.tree.CompoundAssignmentTree;
 import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.IfTree;
@@ -261,10 +262,29 @@ final class Checks {
     String text = ctx.shortText(c.tree);
     TypeMirror result = c.method.getReturnType();
     String advice = result.getKind().isPrimitive()
-        ? "accumulate on the device instead, as total = total.add(loss.detach()), and read the total once per epoch"
+        ? "accumulate on the device instead, as " + accumulation(c) + ", and read the total once per epoch"
         : "keep the values on the device in the loop and read them once per epoch";
     report(CheckId.HOST_SYNC_IN_LOOP, c.path, text + " makes the host wait for the device on every batch (a"
         + " synchronisation inside the batch loop); " + advice, false, AccumulateOnDeviceFix.of(ctx, c.path));
+  }
+
+  /**
+   * How to sum what {@code c} reads on the device: {@code correct = correct.add(pred.eq(yb).sum())}
+   * for {@code correct += pred.eq(yb).sum().itemAsLong()}, {@code total = total.add(loss.detach())}
+   * for a floating-point read of {@code loss}.
+   */
+  private String accumulation(MethodInterpreter.Call c) {
+    Tree parent = c.path.getParentPath().getLeaf();
+    String total = parent instanceof CompoundAssignmentTree sum && sum.getKind() == Tree.Kind.PLUS_ASSIGNMENT
+        && sum.getExpression() == c.tree && sum.getVariable() instanceof IdentifierTree id ? id.getName().toString()
+        : "total";
+    if (c.receiverTree == null) {
+      return total + " = " + total + ".add(...)";
+    }
+    String read = ctx.shortText(c.receiverTree);
+    boolean floating = c.method.getReturnType().getKind() == TypeKind.DOUBLE
+        || c.method.getReturnType().getKind() == TypeKind.FLOAT;
+    return total + " = " + total + ".add(" + read + (floating ? ".detach()" : "") + ")";
   }
 
   /** A tensor printed or turned into a string: a host read. */
@@ -684,6 +704,16 @@ final class Checks {
               + "create it on " + deviceOf(device), false);
           return true;
         }
+        case PINNED_CPU -> {
+          // table.indexSelect(0, rows): the table stays on the CPU by design, so the other operand moves.
+          String toCpu = device.text() + ".to(Device.cpu())";
+          report(CheckId.MIXED_DEVICES, at, op + " gets tensors on two devices: " + cpu.text() + " is pinned to the CPU"
+              + " (@OnDevice(\"cpu\")) and " + device.text() + " is on " + device.value.place().describe() + "; a pinned"
+              + " tensor stays on the CPU when its model moves: move " + device.text() + " to it for this op, " + toCpu
+              + ", and the result to the device where it is needed", level == Place.Conflict.POSSIBLE,
+              moveFix(device, "Device.cpu()"));
+          return true;
+        }
         case BATCH -> {
           String name = cpu.text();
           String moved = name + ".to(" + deviceText(device.value.place(), device) + ")";
@@ -797,7 +827,7 @@ final class Checks {
     boolean primary = t instanceof IdentifierTree || t instanceof MemberSelectTree || t instanceof MethodInvocationTree
         || t instanceof ParenthesizedTree;
     String text = ctx.text(t);
-    return Fix.replace("move " + ctx.shortText(t) + " to the device", t,
+    return Fix.replace("move " + ctx.shortText(t) + (device.equals("Device.cpu()") ? " to the CPU" : " to the device"), t,
         (primary ? text : "(" + text + ")") + ".to(" + device + ")");
   }
 

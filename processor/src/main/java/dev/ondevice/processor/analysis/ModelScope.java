@@ -116,7 +116,9 @@ final class ModelScope {
     }
     String on = rt.declaredDevice(f);
     if (on != null) {
-      return Value.on(declaredPlace(on, receiver));
+      Value v = Value.on(declaredPlace(on, receiver));
+      return Place.CPU.equals(v.place()) && tensor
+          ? v.withOrigin(Value.Origin.PINNED_CPU, null, f.getSimpleName().toString()) : v;
     }
     if (f.getModifiers().contains(Modifier.STATIC)) {
       if (!tensor) {

@@ -26,7 +26,9 @@ final class Value {
      * The output of a model whose device is not known, taken to be on the device of its inputs: so
      * a single-device model's is, but a model split over devices may return it on another.
      */
-    MODEL_OUTPUT
+    MODEL_OUTPUT,
+    /** A field pinned to the CPU with {@code @OnDevice("cpu")}: it stays there when its model moves. */
+    PINNED_CPU
   }
 
   /** Three-valued: yes, no, or don't know. */
