@@ -286,14 +286,23 @@ class DeviceAnalysisTest {
             Tensor forward(Tensor rows) {
               return table.mul(rows); // expect: MixedDevices
             }
+
+            Tensor lookUp(Tensor ids) {
+              return table.indexSelect(0, ids); // expect: MixedDevices
+            }
           }
         }\
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
     assertThat(c).hadErrorContaining("mul gets tensors on two devices: table is pinned to the CPU (@OnDevice(\"cpu\"))"
-        + " and rows is on the model's device; a pinned tensor stays on the CPU when its model moves: move rows to it"
-        + " for this op, rows.to(Device.cpu()), and the result to the device where it is needed");
+        + " and rows is on the model's device; a pinned tensor stays on the CPU when its model moves: if table is"
+        + " needed on the device, remove @OnDevice(\"cpu\") so that it moves with the model, or copy it for this op:"
+        + " table.to(device())");
+    assertThat(c).hadErrorContaining("indexSelect gets tensors on two devices: table is pinned to the CPU"
+        + " (@OnDevice(\"cpu\")) and ids is on the model's device; a pinned tensor stays on the CPU"
+        + " when its model moves: move ids to it for this lookup, ids.to(Device.cpu()), and the result to the device"
+        + " where it is needed");
   }
 
   @Test
@@ -349,7 +358,47 @@ class DeviceAnalysisTest {
               if (step == 1) {
                 System.out.println("first targets " + batch.targets());
               }
+              if (step % 10 != 0) {
+                double most = l.item(); // expect: warning HostSyncInLoop
+              }
+              switch (step) {
+                case 3: {
+                  double each = l.item(); // expect: warning HostSyncInLoop
+                  break;
+                }
+                default:
+                  break;
+              }
+              if (step % 50 == 0) {
+                for (int k = 0; k < 2; k++) {
+                  double inner = l.item();
+                }
+              }
             }
+          }
+
+          void guarded(Device device, Loader loader, Loss loss) {
+            int step = 0;
+            training:
+            for (int epoch = 0; epoch < 3; epoch++) {
+              for (Loader.Batch batch : loader) {
+                Tensor l = loss.forward(batch.inputs().to(device), batch.targets().to(device));
+                if (++step % 100 != 0) {
+                  continue;
+                }
+                double logged = l.item();
+                if (step > 1000) {
+                  double last = l.item();
+                  break training;
+                }
+              }
+            }
+          }
+
+          @Step
+          double stepAndReturn(Tensor loss) {
+            double v = loss.item(); // expect: warning HostSyncInLoop
+            return v;
           }
         }\
         """);

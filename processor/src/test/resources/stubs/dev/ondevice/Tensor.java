@@ -96,6 +96,10 @@ public class Tensor {
     return this;
   }
 
+  public Tensor indexSelect(int dim, Tensor index) {
+    return this;
+  }
+
   public Tensor detach() {
     return this;
   }

@@ -439,6 +439,10 @@ class DataLoaderTest {
         () -> new TensorDataset(Tensor.zeros(3, 2).to(cuda), Tensor.arange(3)));
     assertTrue(e.getMessage().contains("cuda:0"), e.getMessage());
     assertThrows(IllegalArgumentException.class, () -> new Batch(Tensor.zeros(3, 2), Tensor.arange(3).to(cuda)));
+    IllegalArgumentException example = assertThrows(IllegalArgumentException.class,
+        () -> new Example(Tensor.zeros(2).to(cuda), Tensor.of(1L)));
+    assertEquals("Example: tensor 0 is on cuda:0; a dataset gives examples on the CPU, and the training loop moves"
+        + " each batch to its device", example.getMessage());
   }
 
   // ---------------------------------------------------------------- pinned memory

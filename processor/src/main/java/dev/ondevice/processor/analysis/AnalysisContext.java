@@ -123,16 +123,18 @@ final class AnalysisContext {
   }
 
   /**
-   * Whether every tensor {@code m}, an instance method of a model class of the user's whose source is
-   * in this compilation, returns is on the CPU ({@code predict(x)} ending in {@code .cpu()}).
+   * Where the tensors {@code m}, an instance method of a model class of the user's, returns are, as
+   * its source shows: on the model's device unless it moves some to the CPU; on the CPU where every
+   * return does and no subclass can override it ({@code predict(x)} ending in {@code .cpu()} in a
+   * final class); not known otherwise, and for a method whose source is not in this compilation.
    */
-  boolean returnsCpu(ExecutableElement m) {
-    Boolean known = facts.returnsCpu.get(m);
+  ModelMethodSource.Returns returns(ExecutableElement m) {
+    ModelMethodSource.Returns known = facts.returns.get(m);
     if (known == null) {
       TreePath method = userModelMethod(m);
-      known = method != null && ModelMethodSource.returnsCpu((MethodTree) method.getLeaf(),
-          (TypeElement) m.getEnclosingElement(), elements, runtimeTypes);
-      facts.returnsCpu.put(m, known);
+      known = method == null ? ModelMethodSource.Returns.MODEL_DEVICE : ModelMethodSource.returns(
+          (MethodTree) method.getLeaf(), m, (TypeElement) m.getEnclosingElement(), elements, runtimeTypes);
+      facts.returns.put(m, known);
     }
     return known;
   }
@@ -148,7 +150,8 @@ final class AnalysisContext {
     if (known == null) {
       TreePath method = userModelMethod(m);
       known = method == null ? new boolean[m.getParameters().size()]
-          : ModelMethodSource.deviceNeutralParameters(method, m, runtimeTypes);
+          : ModelMethodSource.deviceNeutralParameters(method, m, (TypeElement) m.getEnclosingElement(), elements,
+              runtimeTypes);
       facts.deviceNeutralParameters.put(m, known);
     }
     return i < known.length && known[i];

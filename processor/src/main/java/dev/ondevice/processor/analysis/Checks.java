@@ -1,16 +1,20 @@
 package dev.ondevice.processor.analysis;
 
+import com.sun.source.tree.BinaryTree;
 import com.sun.source.tree.BlockTree;
 import com.sun.source.tree.BreakTree;
 import com.sun.source.tree.ClassTree;
 import com.sun.source.tree.CompoundAssignmentTree;
+import com.sun.source.tree.ContinueTree;
 import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.IfTree;
+import com.sun.source.tree.LabeledStatementTree;
 import com.sun.source.tree.LambdaExpressionTree;
 import com.sun.source.tree.MemberReferenceTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
+import com.sun.source.tree.MethodTree;
 import com.sun.source.tree.ParenthesizedTree;
 import com.sun.source.tree.ReturnTree;
 import com.sun.source.tree.StatementTree;
@@ -21,6 +25,7 @@ import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
@@ -202,6 +207,9 @@ final class Checks {
     return true;
   }
 
+  /** Ops that look values up in their receiver by index: a table pinned to the CPU keeps its place for them. */
+  private static final Set<String> LOOKUPS = Set.of("indexSelect", "gather", "take");
+
   /** Whether an expression names a variable or a field, which a fix can assign to. */
   private boolean isVariable(TreePath path, ExpressionTree t) {
     if (!(t instanceof IdentifierTree || t instanceof MemberSelectTree)) {
@@ -223,33 +231,67 @@ final class Checks {
   }
 
   /**
-   * Whether code in a loop runs on some iterations only, by the look of it: under an {@code if}
-   * whose condition takes a remainder ({@code if (step % 100 == 0)}, the usual logging), or followed
-   * in its block by a statement that leaves the loop ({@code break}, {@code return}, {@code throw}:
-   * a last read before stopping).
+   * Whether code in the batch loop runs on some batches only, by the look of it: under an {@code if}
+   * whose condition asks for every n-th batch ({@code if (step % 100 == 0)}, the usual logging), or
+   * after a guard that skips the others ({@code if (step % 100 != 0) continue;}), or followed in its
+   * block by a statement that leaves the batch loop ({@code break}, {@code return}, {@code throw}: a
+   * last read before stopping). In a {@code @Step} method only the conditions count.
    */
-  private static boolean runsOnceOrPeriodically(TreePath path) {
+  private boolean runsOnceOrPeriodically(TreePath path) {
+    Tree loop = interpreter.batchLoop();
+    String exitLabel = null; // a labeled break after the read, whose statement must enclose the batch loop
+    boolean pastLoop = false;
     Tree child = path.getLeaf();
     for (TreePath p = path.getParentPath(); p != null; child = p.getLeaf(), p = p.getParentPath()) {
       Tree t = p.getLeaf();
-      switch (t.getKind()) {
-        case ENHANCED_FOR_LOOP, FOR_LOOP, WHILE_LOOP, DO_WHILE_LOOP, LAMBDA_EXPRESSION, METHOD, CLASS -> {
+      if (pastLoop) {
+        if (t instanceof LabeledStatementTree l && l.getLabel().contentEquals(exitLabel)) {
+          return true;
+        }
+        if (t instanceof MethodTree || t instanceof LambdaExpressionTree || t instanceof ClassTree) {
           return false;
+        }
+        continue;
+      }
+      if (t == loop) {
+        if (exitLabel == null) {
+          return false;
+        }
+        pastLoop = true;
+        continue;
+      }
+      switch (t.getKind()) {
+        case LAMBDA_EXPRESSION, METHOD, CLASS -> {
+          return false;
+        }
+        case LABELED_STATEMENT -> {
+          if (exitLabel != null && ((LabeledStatementTree) t).getLabel().contentEquals(exitLabel)) {
+            exitLabel = null; // the break leaves a statement inside the batch loop
+          }
         }
         case IF -> {
           IfTree branch = (IfTree) t;
-          if (child == branch.getThenStatement() && TreeSearch.contains(branch.getCondition(),
-              e -> e.getKind() == Tree.Kind.REMAINDER, e -> e instanceof ClassTree || e instanceof LambdaExpressionTree)) {
+          if (child == branch.getThenStatement() && asksEveryNth(branch.getCondition(), Tree.Kind.EQUAL_TO)) {
             return true;
           }
         }
         case BLOCK -> {
           boolean after = false;
           for (StatementTree s : ((BlockTree) t).getStatements()) {
-            if (after && (s instanceof BreakTree || s instanceof ReturnTree || s instanceof ThrowTree)) {
+            if (s == child) {
+              after = true;
+            } else if (!after && skipsAllButEveryNth(s) && reachesBatchLoop(p, loop, false)) {
               return true;
+            } else if (after && loop != null && (s instanceof ReturnTree || s instanceof ThrowTree)) {
+              return true;
+            } else if (after && loop != null && s instanceof BreakTree b) {
+              if (b.getLabel() == null && reachesBatchLoop(p, loop, true)) {
+                return true;
+              }
+              if (b.getLabel() != null && exitLabel == null) {
+                exitLabel = b.getLabel().toString();
+              }
             }
-            after |= s == child;
           }
         }
         default -> {}
@@ -258,33 +300,96 @@ final class Checks {
     return false;
   }
 
+  /**
+   * Whether an unlabeled {@code continue} (or {@code break}, {@code viaBreak}) in the block at
+   * {@code block} goes to the batch loop {@code loop}: no other loop (or switch) is in between.
+   */
+  private static boolean reachesBatchLoop(TreePath block, Tree loop, boolean viaBreak) {
+    for (TreePath p = block.getParentPath(); p != null && loop != null; p = p.getParentPath()) {
+      Tree t = p.getLeaf();
+      if (t == loop) {
+        return true;
+      }
+      switch (t.getKind()) {
+        case ENHANCED_FOR_LOOP, FOR_LOOP, WHILE_LOOP, DO_WHILE_LOOP, LAMBDA_EXPRESSION, METHOD, CLASS -> {
+          return false;
+        }
+        case SWITCH, SWITCH_EXPRESSION -> {
+          if (viaBreak) {
+            return false;
+          }
+        }
+        default -> {}
+      }
+    }
+    return false;
+  }
+
+  /** {@code if (step % 100 != 0) continue;}: the rest of the loop's body runs on every n-th batch. */
+  private static boolean skipsAllButEveryNth(StatementTree s) {
+    if (!(s instanceof IfTree guard) || guard.getElseStatement() != null
+        || !asksEveryNth(guard.getCondition(), Tree.Kind.NOT_EQUAL_TO)) {
+      return false;
+    }
+    StatementTree then = guard.getThenStatement();
+    if (then instanceof BlockTree block && block.getStatements().size() == 1) {
+      then = block.getStatements().get(0);
+    }
+    return then instanceof ContinueTree c && c.getLabel() == null;
+  }
+
+  /** A condition holding {@code a % n == b} (or {@code !=}, as {@code comparison} says). */
+  private static boolean asksEveryNth(ExpressionTree condition, Tree.Kind comparison) {
+    return TreeSearch.contains(condition, e -> e.getKind() == comparison && e instanceof BinaryTree b
+        && (MethodInterpreter.skipParens(b.getLeftOperand()).getKind() == Tree.Kind.REMAINDER
+            || MethodInterpreter.skipParens(b.getRightOperand()).getKind() == Tree.Kind.REMAINDER),
+        e -> e instanceof ClassTree || e instanceof LambdaExpressionTree);
+  }
+
   private void hostSyncInLoop(MethodInterpreter.Call c) {
     String text = ctx.shortText(c.tree);
     TypeMirror result = c.method.getReturnType();
-    String advice = result.getKind().isPrimitive()
-        ? "accumulate on the device instead, as " + accumulation(c) + ", and read the total once per epoch"
-        : "keep the values on the device in the loop and read them once per epoch";
+    String sum = accumulation(c);
+    String tensor = c.receiverTree == null ? "x" : ctx.shortText(c.receiverTree);
+    String total = tensor.equals("total") || tensor.startsWith("total.") ? "sum" : "total";
+    String advice;
+    if (sum != null) {
+      advice = "accumulate on the device instead, as " + sum + ", and read the total once per epoch";
+    } else if (result.getKind() == TypeKind.BOOLEAN) {
+      advice = "read it once per epoch, or every n batches (if (step % 100 == 0) ...)";
+    } else if (result.getKind().isPrimitive()) {
+      advice = "keep the value on the device (a running sum as " + total + " = " + total + ".add(" + tensor
+          + ".detach())) and read"
+          + " it once per epoch, or read it every n batches (if (step % 100 == 0) ...)";
+    } else {
+      advice = "keep the values on the device in the loop and read them once per epoch";
+    }
     report(CheckId.HOST_SYNC_IN_LOOP, c.path, text + " makes the host wait for the device on every batch (a"
         + " synchronisation inside the batch loop); " + advice, false, AccumulateOnDeviceFix.of(ctx, c.path));
   }
 
   /**
-   * How to sum what {@code c} reads on the device: {@code correct = correct.add(pred.eq(yb).sum())}
-   * for {@code correct += pred.eq(yb).sum().itemAsLong()}, {@code total = total.add(loss.detach())}
-   * for a floating-point read of {@code loss}.
+   * How to sum on the device what {@code c} reads into a running sum, {@code correct +=
+   * pred.eq(yb).sum().itemAsLong()}: {@code correct = correct.add(pred.eq(yb).sum())} ({@code
+   * .detach()} added for a floating-point read); null where the read is not added to a sum.
    */
   private String accumulation(MethodInterpreter.Call c) {
-    Tree parent = c.path.getParentPath().getLeaf();
-    String total = parent instanceof CompoundAssignmentTree sum && sum.getKind() == Tree.Kind.PLUS_ASSIGNMENT
-        && sum.getExpression() == c.tree && sum.getVariable() instanceof IdentifierTree id ? id.getName().toString()
-        : "total";
-    if (c.receiverTree == null) {
-      return total + " = " + total + ".add(...)";
+    if (!(c.path.getParentPath().getLeaf() instanceof CompoundAssignmentTree sum)
+        || sum.getKind() != Tree.Kind.PLUS_ASSIGNMENT || sum.getExpression() != c.tree
+        || !(sum.getVariable() instanceof IdentifierTree id) || c.receiverTree == null) {
+      return null;
     }
-    String read = ctx.shortText(c.receiverTree);
-    boolean floating = c.method.getReturnType().getKind() == TypeKind.DOUBLE
-        || c.method.getReturnType().getKind() == TypeKind.FLOAT;
-    return total + " = " + total + ".add(" + read + (floating ? ".detach()" : "") + ")";
+    TypeKind read = c.method.getReturnType().getKind();
+    if (read != TypeKind.DOUBLE && read != TypeKind.FLOAT && read != TypeKind.LONG && read != TypeKind.INT) {
+      return null;
+    }
+    String total = id.getName().toString();
+    String tensor = ctx.shortText(c.receiverTree);
+    if (tensor.equals(total) || tensor.startsWith(total + ".")) {
+      return null;
+    }
+    boolean floating = read == TypeKind.DOUBLE || read == TypeKind.FLOAT;
+    return total + " = " + total + ".add(" + tensor + (floating ? ".detach()" : "") + ")";
   }
 
   /** A tensor printed or turned into a string: a host read. */
@@ -590,8 +695,14 @@ final class Checks {
     if (!c.semantics.returnsTensor) {
       return Value.UNKNOWN;
     }
-    if (ctx.returnsCpu(c.method)) {
-      return Value.fresh(Place.CPU); // predict(x) ending in .cpu()
+    switch (ctx.returns(c.method)) {
+      case CPU -> {
+        return Value.fresh(Place.CPU); // predict(x) ending in .cpu()
+      }
+      case UNKNOWN -> {
+        return Value.UNKNOWN; // some of what it returns may be on the CPU
+      }
+      default -> {}
     }
     if (model.place().isKnown()) {
       return Value.fresh(model.place());
@@ -705,13 +816,21 @@ final class Checks {
           return true;
         }
         case PINNED_CPU -> {
-          // table.indexSelect(0, rows): the table stays on the CPU by design, so the other operand moves.
-          String toCpu = device.text() + ".to(Device.cpu())";
-          report(CheckId.MIXED_DEVICES, at, op + " gets tensors on two devices: " + cpu.text() + " is pinned to the CPU"
-              + " (@OnDevice(\"cpu\")) and " + device.text() + " is on " + device.value.place().describe() + "; a pinned"
-              + " tensor stays on the CPU when its model moves: move " + device.text() + " to it for this op, " + toCpu
-              + ", and the result to the device where it is needed", level == Place.Conflict.POSSIBLE,
-              moveFix(device, "Device.cpu()"));
+          String found = op + " gets tensors on two devices: " + cpu.text() + " is pinned to the CPU"
+              + " (@OnDevice(\"cpu\")) and " + device.text() + " is on " + device.value.place().describe()
+              + "; a pinned tensor stays on the CPU when its model moves: ";
+          boolean possible = level == Place.Conflict.POSSIBLE;
+          if (LOOKUPS.contains(op.toString())) {
+            // table.indexSelect(0, rows): the table stays on the host by design, so the indices move.
+            String toCpu = device.text() + ".to(Device.cpu())";
+            report(CheckId.MIXED_DEVICES, at, found + "move " + device.text() + " to it for this lookup, " + toCpu
+                + ", and the result to the device where it is needed", possible, moveFix(device, "Device.cpu()"));
+          } else {
+            String target = deviceText(device.value.place(), device);
+            report(CheckId.MIXED_DEVICES, at, found + "if " + cpu.text() + " is needed on the device, remove"
+                + " @OnDevice(\"cpu\") so that it moves with the model, or copy it for this op: " + cpu.text() + ".to("
+                + target + ")", possible, moveFix(cpu, target));
+          }
           return true;
         }
         case BATCH -> {

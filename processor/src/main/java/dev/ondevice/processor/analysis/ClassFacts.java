@@ -6,7 +6,7 @@ import javax.lang.model.element.VariableElement;
 
 /**
  * What the analysis reads from the source of other classes of the compilation: whether a model's
- * method may move its model, whether it returns CPU tensors and which of its tensor parameters it
+ * method may move its model, where the tensors it returns are and which of its tensor parameters it
  * uses on any device ({@link ModelMethodSource}), the device a final {@code Device} field is
  * initialised with, the value of a static tensor field. Kept for the whole compilation, as javac discards a class's trees once
  * it has generated its class file: each class's facts are recorded while it is analysed, so that a
@@ -15,8 +15,8 @@ import javax.lang.model.element.VariableElement;
 final class ClassFacts {
   /** Per model method: whether it may move its model. */
   final IdentityHashMap<ExecutableElement, Boolean> movesItsModel = new IdentityHashMap<>();
-  /** Per model method: whether every tensor it returns is on the CPU. */
-  final IdentityHashMap<ExecutableElement, Boolean> returnsCpu = new IdentityHashMap<>();
+  /** Per model method: where the tensors it returns are. */
+  final IdentityHashMap<ExecutableElement, ModelMethodSource.Returns> returns = new IdentityHashMap<>();
   /** Per model method: for each parameter, whether it is a tensor the method uses on any device. */
   final IdentityHashMap<ExecutableElement, boolean[]> deviceNeutralParameters = new IdentityHashMap<>();
   /** Per final {@code Device} field: its initializer's device, or null where that is not known. */

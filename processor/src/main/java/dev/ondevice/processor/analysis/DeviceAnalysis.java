@@ -113,7 +113,7 @@ public final class DeviceAnalysis {
       } else if (member instanceof MethodTree && model && trees.getElement(path) instanceof ExecutableElement m
           && m.getKind() == ElementKind.METHOD) {
         ctx.mayMoveItsModel(m);
-        ctx.returnsCpu(m);
+        ctx.returns(m);
         ctx.deviceNeutralParameter(m, 0);
       } else if (member instanceof VariableTree && trees.getElement(path) instanceof VariableElement f) {
         if (runtimeTypes.isDevice(f.asType())) {

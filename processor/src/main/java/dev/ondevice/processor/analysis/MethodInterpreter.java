@@ -98,6 +98,8 @@ final class MethodInterpreter {
   private final BatchIterators batchIterators;
   private Env env;
   private int batchDepth;
+  /** The innermost batch loop being interpreted; null outside one, or in a {@code @Step} method. */
+  private Tree batchLoopTree;
   private String pendingLabel;
   /** Whether the body declares a local or anonymous class, whose own bodies the analysis must visit. */
   private boolean declaresClass;
@@ -329,8 +331,12 @@ final class MethodInterpreter {
     return v != null && v.pendingHostCopy() ? receiver : null;
   }
 
-  /** A {@code Device} local given different devices on the paths of an {@code if} or a {@code switch}. */
-  private record DeviceChoice(Tree at, Element variable) {}
+  /**
+   * The device a choice ({@code if}, {@code switch}) gives {@code Device} locals whose paths give
+   * them devices {@code a} and {@code b}: one per pair, so that two locals given the same devices on
+   * each path ({@code evalDevice = device} in both branches) hold the same device after it.
+   */
+  private record DeviceChoice(Tree at, Place a, Place b) {}
 
   /**
    * The join of the paths of a choice ({@code if}, {@code switch}), where a {@code Device} local that
@@ -349,7 +355,8 @@ final class MethodInterpreter {
       Value y = b.get(variable);
       if (x != null && y != null && x.place().isChoiceInMethod() && y.place().isChoiceInMethod()
           && rt.isDevice(variable.asType())) {
-        joined.put(variable, Value.on(Place.symbol(new DeviceChoice(at, variable), variable.getSimpleName().toString())));
+        joined.put(variable, Value.on(Place.symbol(new DeviceChoice(at, x.place(), y.place()),
+            variable.getSimpleName().toString())));
       }
     }
     return joined;
@@ -521,8 +528,10 @@ final class MethodInterpreter {
     }
     batchLoop |= batchIterators.loopTakesBatches(path, t);
     Env head = env.copy();
+    Tree outerBatchLoop = batchLoopTree;
     if (batchLoop) {
       batchDepth++;
+      batchLoopTree = t;
     }
     // The findings of the first pass hold for the first iteration, which starts from the values
     // the loop is entered with, where that iteration certainly reaches them (FirstIteration);
@@ -552,6 +561,7 @@ final class MethodInterpreter {
     if (batchLoop) {
       batchDepth--;
     }
+    batchLoopTree = outerBatchLoop;
   }
 
   /** One pass over the loop: condition, body, update. Returns the environment where the loop exits normally. */
@@ -1208,7 +1218,7 @@ final class MethodInterpreter {
       if (!s.fromHostData) {
         cpuFactories.put(path.getLeaf(), Boolean.TRUE);
       }
-      if (checks.scope().isModelClass()) {
+      if (checks.scope().isModelInstanceMethod()) {
         v = v.withOrigin(Value.Origin.DEFAULT_DEVICE_FACTORY, path, null);
       }
     }
@@ -1316,6 +1326,11 @@ final class MethodInterpreter {
   /** Whether the analysis is inside a batch loop or a step method. */
   boolean inBatchLoop() {
     return batchDepth > 0;
+  }
+
+  /** The innermost batch loop being interpreted: null outside one, or where the batch is a {@code @Step} method's. */
+  Tree batchLoop() {
+    return batchLoopTree;
   }
 
   Env env() {

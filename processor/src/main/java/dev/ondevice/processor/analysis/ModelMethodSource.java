@@ -24,6 +24,7 @@ import java.util.Set;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
 import javax.lang.model.element.Name;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
@@ -48,10 +49,22 @@ final class ModelMethodSource {
 
   private ModelMethodSource() {}
 
-  /** Whether every {@code return} of {@code method}, a method of model class {@code type}, hands back a CPU tensor. */
-  static boolean returnsCpu(MethodTree method, TypeElement type, Elements elements, RuntimeTypes rt) {
+  /** Where the tensors a model's method returns are, as far as its source shows. */
+  enum Returns {
+    /** On the model's device, by default: nothing in the method moves a tensor to the CPU. */
+    MODEL_DEVICE,
+    /** On the CPU: every {@code return} ends in a move to the CPU, and no subclass can override it. */
+    CPU,
+    /** Not known: some of it may be on the CPU, or an override may return something else. */
+    UNKNOWN
+  }
+
+  /** Where the tensors {@code method} ({@code element}), a method of model class {@code type}, returns are. */
+  static Returns returns(MethodTree method, ExecutableElement element, TypeElement type, Elements elements,
+      RuntimeTypes rt) {
     List<ExpressionTree> returned = new ArrayList<>();
     Set<String> locals = new HashSet<>();
+    boolean[] movesToCpu = {false};
     for (VariableTree p : method.getParameters()) {
       locals.add(p.getName().toString());
     }
@@ -60,6 +73,12 @@ final class ModelMethodSource {
       public Void visitReturn(ReturnTree node, Void unused) {
         returned.add(node.getExpression());
         return super.visitReturn(node, null);
+      }
+
+      @Override
+      public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
+        movesToCpu[0] |= isMoveToCpu(node, true);
+        return super.visitMethodInvocation(node, null);
       }
 
       @Override
@@ -78,20 +97,32 @@ final class ModelMethodSource {
         return null;
       }
     }.scan(method.getBody(), null);
-    if (returned.isEmpty()) {
-      return false;
-    }
+    boolean allCpu = !returned.isEmpty();
+    boolean someCpu = movesToCpu[0];
     for (ExpressionTree r : returned) {
       ExpressionTree e = skipParensAndCasts(r);
-      if (!(isMoveToCpu(e) || isCpuField(e, type, locals, elements, rt))) {
-        return false;
-      }
+      boolean cpu = isMoveToCpu(e, false) || isCpuField(e, type, locals, elements, rt);
+      allCpu &= cpu;
+      someCpu |= cpu;
     }
-    return true;
+    if (allCpu && !overridable(element, type)) {
+      return Returns.CPU;
+    }
+    return someCpu || allCpu ? Returns.UNKNOWN : Returns.MODEL_DEVICE;
   }
 
-  /** {@code x.cpu()} or {@code x.to(Device.cpu())} (a blocking copy: non-blocking ones stay pending). */
-  private static boolean isMoveToCpu(ExpressionTree e) {
+  /** Whether a subclass may override {@code m}, returning tensors elsewhere. */
+  private static boolean overridable(ExecutableElement m, TypeElement type) {
+    Set<Modifier> mods = m.getModifiers();
+    return !mods.contains(Modifier.FINAL) && !mods.contains(Modifier.PRIVATE) && !mods.contains(Modifier.STATIC)
+        && !type.getModifiers().contains(Modifier.FINAL);
+  }
+
+  /**
+   * {@code x.cpu()} or {@code x.to(Device.cpu())}: a blocking copy ({@code nonBlockingToo}: or a
+   * non-blocking one, {@code x.to(Device.cpu(), true)}, whose result is pending).
+   */
+  private static boolean isMoveToCpu(ExpressionTree e, boolean nonBlockingToo) {
     if (!(e instanceof MethodInvocationTree call) || !(call.getMethodSelect() instanceof MemberSelectTree select)) {
       return false;
     }
@@ -99,7 +130,8 @@ final class ModelMethodSource {
     if (name.equals("cpu")) {
       return call.getArguments().isEmpty();
     }
-    return name.equals("to") && call.getArguments().size() == 1
+    int args = call.getArguments().size();
+    return name.equals("to") && (args == 1 || (nonBlockingToo && args == 2))
         && skipParensAndCasts(call.getArguments().get(0)) instanceof MethodInvocationTree device
         && device.getArguments().isEmpty() && device.getMethodSelect() instanceof MemberSelectTree cpu
         && cpu.getIdentifier().contentEquals("cpu") && cpu.getExpression() instanceof IdentifierTree owner
@@ -127,13 +159,15 @@ final class ModelMethodSource {
   }
 
   /**
-   * For each parameter of the method at {@code methodPath} ({@code element}), whether it is a tensor
-   * whose every use, and every use of what is computed from it, ends in a way that does not depend
-   * on its device: a host read, a move or a shape query ({@code lengths.toLongArray()}, {@code
-   * x.to(device())}), or a copy into a parameter or buffer ({@code emb.weight().assign(
-   * vectors.div(norms))}), directly or through locals that are themselves used only so.
+   * For each parameter of the method at {@code methodPath} ({@code element}, of model class {@code
+   * type}), whether it is a tensor whose every use ends in a way that does not depend on its device,
+   * without meeting the model's state on the way: a host read or a shape query ({@code
+   * lengths.toLongArray()}), a move to a device ({@code x.to(device())}), or a copy into a parameter
+   * or buffer of values computed from it alone ({@code emb.weight().assign(vectors.div(norms))},
+   * {@code norms} a local computed from {@code vectors}).
    */
-  static boolean[] deviceNeutralParameters(TreePath methodPath, ExecutableElement element, RuntimeTypes rt) {
+  static boolean[] deviceNeutralParameters(TreePath methodPath, ExecutableElement element, TypeElement type,
+      Elements elements, RuntimeTypes rt) {
     Map<Name, List<TreePath>> uses = new HashMap<>();
     Map<Name, VariableTree> locals = new HashMap<>();
     new TreePathScanner<Void, Void>() {
@@ -149,67 +183,154 @@ final class ModelMethodSource {
         return super.visitVariable(node, null);
       }
     }.scan(new TreePath(methodPath, ((MethodTree) methodPath.getLeaf()).getBody()), null);
-    Map<Name, Boolean> neutralNames = new HashMap<>();
+    Set<Name> fields = new HashSet<>();
+    for (Element member : elements.getAllMembers(type)) {
+      if (member.getKind() == ElementKind.FIELD) {
+        fields.add(member.getSimpleName());
+      }
+    }
     List<? extends VariableElement> params = element.getParameters();
+    Set<Name> parameterNames = new HashSet<>();
+    for (VariableElement p : params) {
+      parameterNames.add(p.getSimpleName());
+    }
+    Neutrality n = new Neutrality(uses, locals, fields, parameterNames);
     boolean[] neutral = new boolean[params.size()];
     for (int i = 0; i < neutral.length; i++) {
-      neutral[i] = rt.isTensor(params.get(i).asType())
-          && usedOnAnyDevice(params.get(i).getSimpleName(), uses, locals, neutralNames);
+      neutral[i] = rt.isTensor(params.get(i).asType()) && n.usedOnAnyDevice(params.get(i).getSimpleName());
     }
     return neutral;
   }
 
-  private static boolean usedOnAnyDevice(Name name, Map<Name, List<TreePath>> uses, Map<Name, VariableTree> locals,
-      Map<Name, Boolean> known) {
-    Boolean cached = known.get(name);
-    if (cached != null) {
-      return cached;
-    }
-    known.put(name, false); // a local computed from itself: not followed
-    boolean all = true;
-    for (TreePath use : uses.getOrDefault(name, List.of())) {
-      if (!endsOnAnyDevice(use, uses, locals, known)) {
-        all = false;
-        break;
-      }
-    }
-    known.put(name, all);
-    return all;
-  }
+  /** The uses of a method's parameters and locals, followed to where they end. */
+  private static final class Neutrality {
+    private final Map<Name, List<TreePath>> uses;
+    private final Map<Name, VariableTree> locals;
+    private final Set<Name> fields;
+    private final Set<Name> parameters;
+    private final Map<Name, Boolean> known = new HashMap<>();
 
-  /** Whether the value at {@code path}, and what is computed from it, ends in a use on any device. */
-  private static boolean endsOnAnyDevice(TreePath path, Map<Name, List<TreePath>> uses, Map<Name, VariableTree> locals,
-      Map<Name, Boolean> known) {
-    Tree child = path.getLeaf();
-    for (TreePath p = path.getParentPath(); p != null; child = p.getLeaf(), p = p.getParentPath()) {
-      Tree parent = p.getLeaf();
-      if (parent instanceof ParenthesizedTree || parent instanceof TypeCastTree) {
-        continue;
+    Neutrality(Map<Name, List<TreePath>> uses, Map<Name, VariableTree> locals, Set<Name> fields,
+        Set<Name> parameters) {
+      this.uses = uses;
+      this.locals = locals;
+      this.fields = fields;
+      this.parameters = parameters;
+    }
+
+    boolean usedOnAnyDevice(Name name) {
+      Boolean cached = known.get(name);
+      if (cached != null) {
+        return cached;
       }
-      if (parent instanceof MemberSelectTree select && select.getExpression() == child) {
-        TreePath up = p.getParentPath();
-        if (!(up.getLeaf() instanceof MethodInvocationTree call) || call.getMethodSelect() != select) {
-          return false; // a field of it
+      known.put(name, false); // a local computed from itself: not followed
+      boolean all = true;
+      for (TreePath use : uses.getOrDefault(name, List.of())) {
+        if (!endsOnAnyDevice(use)) {
+          all = false;
+          break;
         }
-        if (NEUTRAL_CALLS.contains(select.getIdentifier().toString())) {
-          return true;
-        }
-        child = call; // x.div(norms): computed from it, followed further
-        p = up;
-        continue;
       }
-      if (parent instanceof MethodInvocationTree call && call.getArguments().contains(child)) {
-        if (call.getMethodSelect() instanceof MemberSelectTree select && COPIES.contains(select.getIdentifier().toString())) {
-          return true;
+      known.put(name, all);
+      return all;
+    }
+
+    /** Whether the value at {@code path}, and what is computed from it, ends in a use on any device. */
+    private boolean endsOnAnyDevice(TreePath path) {
+      Tree child = path.getLeaf();
+      for (TreePath p = path.getParentPath(); p != null; child = p.getLeaf(), p = p.getParentPath()) {
+        Tree parent = p.getLeaf();
+        if (parent instanceof ParenthesizedTree || parent instanceof TypeCastTree) {
+          continue;
         }
-        continue; // f(x): its result may be computed from it, followed further
-      }
-      if (parent instanceof VariableTree local && local.getInitializer() == child && locals.get(local.getName()) == local) {
-        return usedOnAnyDevice(local.getName(), uses, locals, known);
+        if (parent instanceof MemberSelectTree select && select.getExpression() == child) {
+          TreePath up = p.getParentPath();
+          if (!(up.getLeaf() instanceof MethodInvocationTree call) || call.getMethodSelect() != select) {
+            return false; // a field of it
+          }
+          String name = select.getIdentifier().toString();
+          if (NEUTRAL_CALLS.contains(name) && !isDtypeConversion(call)) {
+            return true;
+          }
+          if (!call.getArguments().stream().allMatch(this::free)) {
+            return false; // x.add(weight): it meets something else, perhaps the model's state
+          }
+          child = call; // x.div(norms): computed from it alone, followed further
+          p = up;
+          continue;
+        }
+        if (parent instanceof MethodInvocationTree call && call.getArguments().contains(child)) {
+          if (call.getMethodSelect() instanceof MemberSelectTree select
+              && COPIES.contains(select.getIdentifier().toString())) {
+            return true; // w.assign(x): a copy, from any device
+          }
+          // Tensor.stack(List.of(x)), vectors.div(norms): computed from it and from values free of the
+          // model's state, where the call has a receiver (a class, such as Tensor or List, or such a
+          // value) and its other arguments are free of it too.
+          Tree argument = child;
+          if (!(call.getMethodSelect() instanceof MemberSelectTree select)
+              || !(isClassName(select.getExpression()) || free(select.getExpression()))
+              || !call.getArguments().stream().allMatch(a -> a == argument || free(a))) {
+            return false;
+          }
+          continue;
+        }
+        if (parent instanceof VariableTree local && local.getInitializer() == child && locals.get(local.getName()) == local) {
+          return usedOnAnyDevice(local.getName());
+        }
+        return false;
       }
       return false;
     }
-    return false;
+
+    /**
+     * Whether an expression is free of the model's state: no field, {@code this} or call without a
+     * receiver ({@code forward(x)}) in it; literals, parameters, locals and static calls of classes
+     * ({@code Tensor.full(...)}, {@code Shape.of(...)}) are.
+     */
+    private boolean free(Tree e) {
+      boolean[] bound = {false};
+      new TreeScanner<Void, Void>() {
+        @Override
+        public Void visitIdentifier(IdentifierTree node, Void unused) {
+          Name n = node.getName();
+          if (n.contentEquals("this") || n.contentEquals("super")
+              || (fields.contains(n) && !locals.containsKey(n) && !parameters.contains(n))) {
+            bound[0] = true;
+          }
+          return null;
+        }
+
+        @Override
+        public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
+          if (node.getMethodSelect() instanceof IdentifierTree) {
+            bound[0] = true; // forward(x), a method of the model
+          }
+          return super.visitMethodInvocation(node, null);
+        }
+
+        @Override
+        public Void visitMemberSelect(MemberSelectTree node, Void unused) {
+          return node.getExpression() instanceof IdentifierTree id && isClassName(id) ? null
+              : super.visitMemberSelect(node, null);
+        }
+      }.scan(e, null);
+      return !bound[0];
+    }
+
+    /** An identifier that names a class by the Java convention ({@code Tensor}, {@code Shape}, {@code DType}). */
+    private boolean isClassName(Tree t) {
+      return t instanceof IdentifierTree id && !locals.containsKey(id.getName()) && !parameters.contains(id.getName())
+          && !fields.contains(id.getName()) && Character.isUpperCase(id.getName().charAt(0));
+    }
+  }
+
+  /** {@code x.to(DType.FLOAT32)}: a conversion, not a move. */
+  private static boolean isDtypeConversion(MethodInvocationTree call) {
+    return call.getMethodSelect() instanceof MemberSelectTree select && select.getIdentifier().contentEquals("to")
+        && !call.getArguments().isEmpty()
+        && skipParensAndCasts(call.getArguments().get(0)) instanceof MemberSelectTree arg
+        && arg.getExpression() instanceof IdentifierTree owner && owner.getName().contentEquals("DType");
   }
 
   private static ExpressionTree skipParensAndCasts(ExpressionTree t) {
