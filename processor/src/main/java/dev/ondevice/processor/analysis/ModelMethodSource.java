@@ -1,5 +1,6 @@
 package dev.ondevice.processor.analysis;
 
+import com.sun.source.tree.BinaryTree;
 import com.sun.source.tree.ClassTree;
 import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.IdentifierTree;
@@ -64,6 +65,7 @@ final class ModelMethodSource {
       RuntimeTypes rt) {
     List<ExpressionTree> returned = new ArrayList<>();
     Set<String> locals = new HashSet<>();
+    Map<String, List<ExpressionTree>> initializers = new HashMap<>();
     boolean[] movesToCpu = {false};
     for (VariableTree p : method.getParameters()) {
       locals.add(p.getName().toString());
@@ -84,6 +86,9 @@ final class ModelMethodSource {
       @Override
       public Void visitVariable(VariableTree node, Void unused) {
         locals.add(node.getName().toString());
+        if (node.getInitializer() != null) {
+          initializers.computeIfAbsent(node.getName().toString(), k -> new ArrayList<>()).add(node.getInitializer());
+        }
         return super.visitVariable(node, null);
       }
 
@@ -101,14 +106,52 @@ final class ModelMethodSource {
     boolean someCpu = movesToCpu[0];
     for (ExpressionTree r : returned) {
       ExpressionTree e = skipParensAndCasts(r);
-      boolean cpu = isMoveToCpu(e, false) || isCpuField(e, type, locals, elements, rt);
+      boolean cpu = isMoveToCpu(e, false) || isCpuField(e, type, locals, elements, rt) || isHostData(e);
       allCpu &= cpu;
-      someCpu |= cpu;
+      someCpu |= cpu || mayBeCpu(e, type, locals, elements, rt);
+      if (e instanceof IdentifierTree id) {
+        for (ExpressionTree init : initializers.getOrDefault(id.getName().toString(), List.of())) {
+          ExpressionTree i = skipParensAndCasts(init);
+          someCpu |= isMoveToCpu(i, true) || isHostData(i) || mayBeCpu(i, type, Set.of(), elements, rt)
+              || isCpuField(i, type, Set.of(), elements, rt);
+        }
+      }
     }
     if (allCpu && !overridable(element, type)) {
       return Returns.CPU;
     }
     return someCpu || allCpu ? Returns.UNKNOWN : Returns.MODEL_DEVICE;
+  }
+
+  /** {@code Tensor.of(ids)}: a tensor of host data, made on the CPU. */
+  private static boolean isHostData(ExpressionTree e) {
+    return e instanceof MethodInvocationTree call && call.getArguments().size() == 1
+        && call.getMethodSelect() instanceof MemberSelectTree select && select.getIdentifier().contentEquals("of")
+        && select.getExpression() instanceof IdentifierTree owner && owner.getName().contentEquals("Tensor");
+  }
+
+  /**
+   * Whether a returned expression may be on the CPU, by its look: a move to something other than
+   * the model's {@code device()} ({@code x.to(HOST)}), a factory of {@code Tensor}, or a local's
+   * value.
+   */
+  private static boolean mayBeCpu(ExpressionTree e, TypeElement type, Set<String> locals, Elements elements,
+      RuntimeTypes rt) {
+    if (!(e instanceof MethodInvocationTree call) || !(call.getMethodSelect() instanceof MemberSelectTree select)) {
+      return false;
+    }
+    if (select.getExpression() instanceof IdentifierTree owner && owner.getName().contentEquals("Tensor")) {
+      return true;
+    }
+    if (!select.getIdentifier().contentEquals("to") || call.getArguments().isEmpty()) {
+      return false;
+    }
+    ExpressionTree target = skipParensAndCasts(call.getArguments().get(0));
+    boolean modelDevice = target instanceof MethodInvocationTree d && d.getArguments().isEmpty()
+        && d.getMethodSelect() instanceof IdentifierTree name && name.getName().contentEquals("device");
+    boolean dtype = target instanceof MemberSelectTree arg && arg.getExpression() instanceof IdentifierTree owner
+        && owner.getName().contentEquals("DType");
+    return !modelDevice && !dtype;
   }
 
   /** Whether a subclass may override {@code m}, returning tensors elsewhere. */
@@ -169,7 +212,7 @@ final class ModelMethodSource {
   static boolean[] deviceNeutralParameters(TreePath methodPath, ExecutableElement element, TypeElement type,
       Elements elements, RuntimeTypes rt) {
     Map<Name, List<TreePath>> uses = new HashMap<>();
-    Map<Name, VariableTree> locals = new HashMap<>();
+    Map<Name, List<VariableTree>> locals = new HashMap<>();
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitIdentifier(IdentifierTree node, Void unused) {
@@ -179,7 +222,7 @@ final class ModelMethodSource {
 
       @Override
       public Void visitVariable(VariableTree node, Void unused) {
-        locals.put(node.getName(), node);
+        locals.computeIfAbsent(node.getName(), k -> new ArrayList<>()).add(node);
         return super.visitVariable(node, null);
       }
     }.scan(new TreePath(methodPath, ((MethodTree) methodPath.getLeaf()).getBody()), null);
@@ -205,12 +248,12 @@ final class ModelMethodSource {
   /** The uses of a method's parameters and locals, followed to where they end. */
   private static final class Neutrality {
     private final Map<Name, List<TreePath>> uses;
-    private final Map<Name, VariableTree> locals;
+    private final Map<Name, List<VariableTree>> locals;
     private final Set<Name> fields;
     private final Set<Name> parameters;
     private final Map<Name, Boolean> known = new HashMap<>();
 
-    Neutrality(Map<Name, List<TreePath>> uses, Map<Name, VariableTree> locals, Set<Name> fields,
+    Neutrality(Map<Name, List<TreePath>> uses, Map<Name, List<VariableTree>> locals, Set<Name> fields,
         Set<Name> parameters) {
       this.uses = uses;
       this.locals = locals;
@@ -249,7 +292,7 @@ final class ModelMethodSource {
             return false; // a field of it
           }
           String name = select.getIdentifier().toString();
-          if (NEUTRAL_CALLS.contains(name) && !isDtypeConversion(call)) {
+          if (NEUTRAL_CALLS.contains(name) && (!name.equals("to") || isMoveToDevice(call))) {
             return true;
           }
           if (!call.getArguments().stream().allMatch(this::free)) {
@@ -275,8 +318,14 @@ final class ModelMethodSource {
           }
           continue;
         }
-        if (parent instanceof VariableTree local && local.getInitializer() == child && locals.get(local.getName()) == local) {
+        if (parent instanceof VariableTree local && local.getInitializer() == child
+            && locals.getOrDefault(local.getName(), List.of()).contains(local)) {
           return usedOnAnyDevice(local.getName());
+        }
+        if (parent instanceof BinaryTree compare && (compare.getKind() == Tree.Kind.EQUAL_TO
+            || compare.getKind() == Tree.Kind.NOT_EQUAL_TO) && (compare.getLeftOperand().getKind() == Tree.Kind.NULL_LITERAL
+            || compare.getRightOperand().getKind() == Tree.Kind.NULL_LITERAL)) {
+          return true; // lengths != null
         }
         return false;
       }
@@ -325,12 +374,21 @@ final class ModelMethodSource {
     }
   }
 
-  /** {@code x.to(DType.FLOAT32)}: a conversion, not a move. */
-  private static boolean isDtypeConversion(MethodInvocationTree call) {
-    return call.getMethodSelect() instanceof MemberSelectTree select && select.getIdentifier().contentEquals("to")
-        && !call.getArguments().isEmpty()
-        && skipParensAndCasts(call.getArguments().get(0)) instanceof MemberSelectTree arg
-        && arg.getExpression() instanceof IdentifierTree owner && owner.getName().contentEquals("DType");
+  /**
+   * {@code x.to(device())}, {@code x.to(Device.cuda(0))}, {@code x.to(y.device())}: a move to a device
+   * the source names as one; any other {@code to} may be a conversion ({@code x.to(FLOAT32)}).
+   */
+  private static boolean isMoveToDevice(MethodInvocationTree call) {
+    if (call.getArguments().isEmpty()
+        || !(skipParensAndCasts(call.getArguments().get(0)) instanceof MethodInvocationTree target)) {
+      return false;
+    }
+    if (target.getMethodSelect() instanceof IdentifierTree name) {
+      return name.getName().contentEquals("device");
+    }
+    return target.getMethodSelect() instanceof MemberSelectTree select
+        && (select.getIdentifier().contentEquals("device")
+            || (select.getExpression() instanceof IdentifierTree owner && owner.getName().contentEquals("Device")));
   }
 
   private static ExpressionTree skipParensAndCasts(ExpressionTree t) {
