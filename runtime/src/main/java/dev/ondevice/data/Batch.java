@@ -120,8 +120,13 @@ public final class Batch {
    */
   @OnDevice("cpu")
   public Tensor tensor(int index) {
+    return at("Batch", "batch", tensors, index);
+  }
+
+  /** {@code tensors.get(index)}, or an exception naming the owner and the indices it has. */
+  static Tensor at(String owner, String what, List<Tensor> tensors, int index) {
     if (index < 0 || index >= tensors.size()) {
-      throw new IndexOutOfBoundsException("Batch: no tensor " + index + "; this batch holds " + tensors.size()
+      throw new IndexOutOfBoundsException(owner + ": no tensor " + index + "; this " + what + " holds " + tensors.size()
           + (tensors.size() == 1 ? " tensor (index 0)" : " tensors (indices 0 to " + (tensors.size() - 1) + ")"));
     }
     return tensors.get(index);

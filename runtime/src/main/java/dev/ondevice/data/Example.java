@@ -76,11 +76,7 @@ public final class Example {
    */
   @OnDevice("cpu")
   public Tensor tensor(int index) {
-    if (index < 0 || index >= tensors.size()) {
-      throw new IndexOutOfBoundsException("Example: no tensor " + index + "; this example holds " + tensors.size()
-          + (tensors.size() == 1 ? " tensor (index 0)" : " tensors (indices 0 to " + (tensors.size() - 1) + ")"));
-    }
-    return tensors.get(index);
+    return Batch.at("Example", "example", tensors, index);
   }
 
   /** All the tensors of the example, input first (an unmodifiable list). */
