@@ -108,11 +108,11 @@ final class ModelMethodSource {
       ExpressionTree e = skipParensAndCasts(r);
       boolean cpu = isMoveToCpu(e, false) || isCpuField(e, type, locals, elements, rt) || isHostData(e);
       allCpu &= cpu;
-      someCpu |= cpu || mayBeCpu(e, type, locals, elements, rt);
+      someCpu |= cpu || mayBeCpu(e);
       if (e instanceof IdentifierTree id) {
         for (ExpressionTree init : initializers.getOrDefault(id.getName().toString(), List.of())) {
           ExpressionTree i = skipParensAndCasts(init);
-          someCpu |= isMoveToCpu(i, true) || isHostData(i) || mayBeCpu(i, type, Set.of(), elements, rt)
+          someCpu |= isMoveToCpu(i, true) || isHostData(i) || mayBeCpu(i)
               || isCpuField(i, type, Set.of(), elements, rt);
         }
       }
@@ -135,8 +135,7 @@ final class ModelMethodSource {
    * the model's {@code device()} ({@code x.to(HOST)}), a factory of {@code Tensor}, or a local's
    * value.
    */
-  private static boolean mayBeCpu(ExpressionTree e, TypeElement type, Set<String> locals, Elements elements,
-      RuntimeTypes rt) {
+  private static boolean mayBeCpu(ExpressionTree e) {
     if (!(e instanceof MethodInvocationTree call) || !(call.getMethodSelect() instanceof MemberSelectTree select)) {
       return false;
     }
