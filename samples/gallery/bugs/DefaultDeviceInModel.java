@@ -47,4 +47,23 @@ public final class DefaultDeviceInModel {
       return fc.forward(x).add(noise);
     }
   }
+
+  /** A recurrent cell whose first hidden state is made on the CPU: PyTorch's init_hidden bug. */
+  static final class Recurrent extends Layer {
+    final Linear input = new Linear(4, 8);
+    final Linear hidden = new Linear(8, 8);
+
+    Tensor initHidden(int batch) {
+      return Tensor.zeros(batch, 8); // expect: DefaultDeviceInModel
+    }
+
+    Tensor step(Tensor x, Tensor h) {
+      return input.forward(x).add(hidden.forward(h)).tanh();
+    }
+
+    @Override
+    public Tensor forward(Tensor x) {
+      return step(x, initHidden((int) x.size(0)));
+    }
+  }
 }

@@ -276,6 +276,147 @@ class DeviceAnalysisTest {
   }
 
   @Test
+  void modelMethodParametersAreFollowedThroughOwnMethodsAliasesArraysAndAMoveBack() {
+    check("Params", """
+        class Params {
+          static class Tagger extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x, Tensor lengths) {
+              float[] l = lengths.toFloatArray();
+              return x.mul(w);
+            }
+
+            Tensor tag(Tensor x, Tensor lengths) {
+              return forward(x, lengths);
+            }
+
+            Tensor tagThis(Tensor x, Tensor lengths) {
+              return this.forward(x, lengths);
+            }
+
+            Tensor predict(Tensor x) {
+              x = x.to(device());
+              return forward(x, x).cpu();
+            }
+
+            float[] lengthsOf(Tensor lengths) {
+              Tensor alias;
+              alias = lengths;
+              return alias.toFloatArray();
+            }
+
+            float[] firstOf(Tensor a, Tensor b) {
+              Tensor[] parts = {a, b};
+              return parts[0].toFloatArray();
+            }
+
+            void scaled(Tensor v) {
+              Tensor s = w;
+              w.copyFrom(v.mul(s));
+            }
+
+            void fill(Tensor x) {
+              w.copyFrom(Tensor.zeros(2, 2, x.device()).add(w));
+            }
+
+            void place(Tensor x) {
+              w.copyFrom(Tensor.zeros(2, 2, x.device()));
+            }
+          }
+
+          void run(Device device) {
+            Tagger t = new Tagger();
+            t.toDevice(device);
+            Tensor x = Tensor.randn(2, 2, device);
+            Tensor tagged = t.tag(x, Tensor.randn(2, 2)).add(t.tagThis(x, Tensor.randn(2, 2)));
+            Tensor predicted = t.predict(Tensor.randn(2, 2));
+            float[] l = t.lengthsOf(Tensor.randn(2, 2));
+            float[] f = t.firstOf(Tensor.randn(2, 2), Tensor.randn(2, 2));
+            t.place(Tensor.randn(2, 2));
+            t.scaled(Tensor.randn(2, 2)); // expect: MixedDevices
+            t.fill(Tensor.randn(2, 2)); // expect: MixedDevices
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void constructorArgumentsAreCheckedAgainstOnDeviceParameters() {
+    JavaFileObject f = source("Datasets", IMPORTS + """
+        class Datasets {
+          static final class Pair {
+            Pair(@OnDevice("cpu") Tensor input, @OnDevice("cpu") Tensor target) {}
+          }
+
+          static final class Many {
+            Many(String name, @OnDevice("cpu") Tensor... tensors) {}
+          }
+
+          void run(Device device) {
+            Tensor x = Tensor.randn(2, 2);
+            Tensor onDevice = x.to(device);
+            Pair fine = new Pair(x, Tensor.zeros(2, 2));
+            Pair moved = new Pair(x, onDevice); // expect: MixedDevices
+            Many first = new Many("m", onDevice, x); // expect: MixedDevices
+            Many third = new Many("m", x, x, Tensor.randn(2, 2, device)); // expect: MixedDevices
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c).hadErrorContaining("onDevice is on device, but parameter target of Pair (@OnDevice(\"cpu\")) must be"
+        + " on the CPU; move it there: onDevice.to(Device.cpu())");
+  }
+
+  @Test
+  void aModelMethodReturningATensorMadeOnTheDefaultDevice() {
+    JavaFileObject f = source("Hidden", IMPORTS + """
+        class Hidden {
+          static class Rnn extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor initHidden(int batch) {
+              return Tensor.zeros(batch, 4); // expect: DefaultDeviceInModel
+            }
+
+            Tensor initHiddenThroughALocal(int batch) {
+              Tensor h = Tensor.zeros(batch, 4); // expect: DefaultDeviceInModel
+              return h;
+            }
+
+            Tensor initOnDevice(int batch) {
+              return Tensor.zeros(batch, 4, device());
+            }
+
+            Tensor ids() {
+              return Tensor.of(1f, 2f);
+            }
+
+            Tensor scale() {
+              return Tensor.zeros();
+            }
+
+            @OnDevice("cpu")
+            Tensor hostHidden(int batch) {
+              return Tensor.zeros(batch, 4);
+            }
+
+            static Tensor helper(int batch) {
+              return Tensor.zeros(batch, 4);
+            }
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c).hadErrorContaining("Tensor.zeros(batch, 4) creates a tensor on the CPU (the default device) that"
+        + " initHidden returns: once the model has moved, its callers get it on the CPU beside the model's tensors;"
+        + " create it on the model's device, passing device() to the factory, or declare initHidden"
+        + " @OnDevice(\"cpu\") if it is meant to be on the CPU");
+  }
+
+  @Test
   void aTensorPinnedToTheCpuMeetingTheDeviceAsksToMoveTheOtherOperand() {
     JavaFileObject f = source("Pinned", IMPORTS + """
         class Pinned {
@@ -349,7 +490,7 @@ class DeviceAnalysisTest {
               if (step % 25 != 0) {
                 continue;
               } else {
-                double every = l.item(); // expect: warning HostSyncInLoop
+                double every = l.item(); // the else of step % 25 != 0: every 25th batch
               }
               if (step == maxSteps) {
                 System.out.println("last loss " + l.item());
@@ -374,7 +515,53 @@ class DeviceAnalysisTest {
                   double inner = l.item();
                 }
               }
+              if (step % 100 == 0 && l.item() < 0.1) {
+                System.out.println("good enough at " + step);
+              }
+              if (step % 100 != 0 || l.item() > 10) {
+                double most = step;
+              } else {
+                double logged = l.item();
+              }
+              double shown = step % 20 == 0 ? l.item() : Double.NaN;
+              double hidden = step % 20 != 0 ? l.item() : Double.NaN; // expect: warning HostSyncInLoop
+              if (!(step % 100 == 0)) {
+                double inverted = l.item(); // expect: warning HostSyncInLoop
+              }
+              if (!(step % 100 != 0)) {
+                double twiceInverted = l.item();
+              }
+              if (step % 200 == 0) {
+                Tensor copy = l.to(Device.cpu());
+              }
+              Tensor copied = l.to(Device.cpu()); // expect: warning HostSyncInLoop
+              switch (step % 3) {
+                case 0:
+                  double lastOfCase = l.item();
+                  return;
+                case 1:
+                  double thenBreak = l.item(); // expect: warning HostSyncInLoop
+                  break;
+                default:
+                  break;
+              }
             }
+          }
+
+          @Step
+          double guardedStep(Tensor loss, int step) {
+            if (step % 10 != 0) {
+              return 0;
+            }
+            return loss.item();
+          }
+
+          @Step
+          double unguardedStep(Tensor loss, int step) {
+            if (step % 10 == 0) {
+              return 0;
+            }
+            return loss.item(); // expect: warning HostSyncInLoop
           }
 
           void guarded(Device device, Loader loader, Loss loss) {

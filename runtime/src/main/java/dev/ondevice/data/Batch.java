@@ -35,7 +35,7 @@ public final class Batch {
    * @throws IllegalArgumentException if either is not on the CPU, is 0-dim, or if their first
    *     dimensions differ
    */
-  public Batch(Tensor inputs, Tensor targets) {
+  public Batch(@OnDevice("cpu") Tensor inputs, @OnDevice("cpu") Tensor targets) {
     this(List.of(Objects.requireNonNull(inputs, "Batch: inputs is null"),
         Objects.requireNonNull(targets, "Batch: targets is null")));
   }

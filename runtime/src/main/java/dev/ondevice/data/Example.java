@@ -21,7 +21,7 @@ public final class Example {
    * @throws NullPointerException if either is null
    * @throws IllegalArgumentException if either is not on the CPU
    */
-  public Example(Tensor input, Tensor target) {
+  public Example(@OnDevice("cpu") Tensor input, @OnDevice("cpu") Tensor target) {
     this(List.of(Objects.requireNonNull(input, "Example: input is null"),
         Objects.requireNonNull(target, "Example: target is null")));
   }

@@ -2,6 +2,7 @@ package dev.ondevice.data;
 
 import dev.ondevice.Autograd;
 import dev.ondevice.Tensor;
+import dev.ondevice.annotations.OnDevice;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -26,7 +27,7 @@ public final class TensorDataset implements Dataset {
    *     0-dim, or if their first dimensions differ
    * @throws NullPointerException if a tensor is null
    */
-  public TensorDataset(Tensor... tensors) {
+  public TensorDataset(@OnDevice("cpu") Tensor... tensors) {
     Objects.requireNonNull(tensors, "TensorDataset: the array of tensors is null");
     List<Tensor> checked = Batch.checked("TensorDataset", Arrays.asList(tensors),
         "a dataset holds CPU tensors (batches are moved to the device in the training loop)");
@@ -38,6 +39,7 @@ public final class TensorDataset implements Dataset {
   }
 
   /** All inputs, shape {@code [size(), ...]}: the first tensor. */
+  @OnDevice("cpu")
   public Tensor inputs() {
     return tensors.get(0);
   }
@@ -47,6 +49,7 @@ public final class TensorDataset implements Dataset {
    *
    * @throws IllegalStateException if the dataset holds one tensor
    */
+  @OnDevice("cpu")
   public Tensor targets() {
     if (tensors.size() < 2) {
       throw new IllegalStateException("This dataset holds inputs only; give it the targets as its second tensor");

@@ -37,11 +37,15 @@ public abstract sealed class LrScheduler permits StepLr, CosineAnnealingLr, Line
 
   LrScheduler(Optimizer optimizer) {
     this.optimizer = Objects.requireNonNull(optimizer, "optimizer");
-    this.baseLearningRate = optimizer.initialLearningRate();
   }
 
-  /** Sets the rate of epoch 0: each constructor calls it last, once its fields are set. */
+  /**
+   * Takes the base rate and sets the rate of epoch 0: each constructor calls it last, once its
+   * arguments are checked, so that a scheduler rejected for its arguments leaves the optimizer as it
+   * was (its initial rate included).
+   */
   final void start() {
+    baseLearningRate = optimizer.initialLearningRate();
     apply(0);
   }
 

@@ -6,6 +6,7 @@ import static dev.ondevice.optim.OptimFixtures.parameter;
 import static dev.ondevice.optim.OptimFixtures.setGrad;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.ondevice.Device;
 import dev.ondevice.Parameter;
@@ -50,6 +51,17 @@ class SchedulerTest {
     CosineAnnealingLr cosine = new CosineAnnealingLr(sgd, 6);
     assertEquals(BASE, cosine.baseLearningRate(), "initial_lr, not the warmed-down rate");
     assertEquals(BASE, warmup.baseLearningRate());
+  }
+
+  @Test
+  void aRejectedSchedulerLeavesTheInitialRateUnset() {
+    Sgd sgd = sgd();
+    assertThrows(IllegalArgumentException.class, () -> new LinearWarmup(sgd, 1.5, 4));
+    assertThrows(IllegalArgumentException.class, () -> new StepLr(sgd, 0, 0.5));
+    assertEquals(BASE, sgd.learningRate());
+    sgd.setLearningRate(0.2);
+    CosineAnnealingLr cosine = new CosineAnnealingLr(sgd, 6);
+    assertEquals(0.2, cosine.baseLearningRate(), "the rate when the first scheduler was made, as PyTorch's initial_lr");
   }
 
   @Test

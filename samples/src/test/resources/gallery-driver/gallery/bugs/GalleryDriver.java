@@ -67,6 +67,11 @@ public final class GalleryDriver {
       noisy.toDevice(device);
       noisy.forward(Tensor.randn(8, 8, device));
     });
+    check(failures, "DefaultDeviceInModel.Recurrent", () -> {
+      DefaultDeviceInModel.Recurrent recurrent = new DefaultDeviceInModel.Recurrent();
+      recurrent.toDevice(device);
+      recurrent.forward(Tensor.randn(2, 4, device));
+    });
     check(failures, "HostSyncs.train", () -> require(HostSyncs.train(model, loader, device) > 0, "a positive loss"));
     check(failures, "HostSyncs.correct", () -> require(HostSyncs.correct(model, loader, device) >= 0, "a count"));
     check(failures, "CreateThenMove.initialState", () -> require(

@@ -149,10 +149,13 @@ final class AnalysisContext {
     boolean[] known = facts.deviceNeutralParameters.get(m);
     if (known == null) {
       TreePath method = userModelMethod(m);
-      known = method == null ? new boolean[m.getParameters().size()]
-          : ModelMethodSource.deviceNeutralParameters(method, m, (TypeElement) m.getEnclosingElement(), elements,
-              runtimeTypes);
-      facts.deviceNeutralParameters.put(m, known);
+      known = new boolean[m.getParameters().size()];
+      facts.deviceNeutralParameters.put(m, known); // a method that calls itself: not followed through that call
+      if (method != null) {
+        known = NeutralParameters.of(method, m, (TypeElement) m.getEnclosingElement(), elements, runtimeTypes,
+            this::deviceNeutralParameter);
+        facts.deviceNeutralParameters.put(m, known);
+      }
     }
     return i < known.length && known[i];
   }

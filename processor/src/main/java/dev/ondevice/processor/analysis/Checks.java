@@ -1,24 +1,12 @@
 package dev.ondevice.processor.analysis;
 
-import com.sun.source.tree.BinaryTree;
-import com.sun.source.tree.BlockTree;
-import com.sun.source.tree.BreakTree;
-import com.sun.source.tree.ClassTree;
 import com.sun.source.tree.CompoundAssignmentTree;
-import com.sun.source.tree.ContinueTree;
 import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.IdentifierTree;
-import com.sun.source.tree.IfTree;
-import com.sun.source.tree.LabeledStatementTree;
-import com.sun.source.tree.LambdaExpressionTree;
 import com.sun.source.tree.MemberReferenceTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
-import com.sun.source.tree.MethodTree;
 import com.sun.source.tree.ParenthesizedTree;
-import com.sun.source.tree.ReturnTree;
-import com.sun.source.tree.StatementTree;
-import com.sun.source.tree.ThrowTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.tree.TypeCastTree;
 import com.sun.source.util.TreePath;
@@ -27,8 +15,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
+import javax.lang.model.element.Name;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
 import javax.lang.model.type.ArrayType;
@@ -230,120 +220,9 @@ final class Checks {
     }
   }
 
-  /**
-   * Whether code in the batch loop runs on some batches only, by the look of it: under an {@code if}
-   * whose condition asks for every n-th batch ({@code if (step % 100 == 0)}, the usual logging), or
-   * after a guard that skips the others ({@code if (step % 100 != 0) continue;}), or followed in its
-   * block by a statement that leaves the batch loop ({@code break}, {@code return}, {@code throw}: a
-   * last read before stopping). In a {@code @Step} method only the conditions count.
-   */
+  /** Whether the code at {@code path} runs on some batches only ({@link SomeBatchesOnly}). */
   private boolean runsOnceOrPeriodically(TreePath path) {
-    Tree loop = interpreter.batchLoop();
-    String exitLabel = null; // a labeled break after the read, whose statement must enclose the batch loop
-    boolean pastLoop = false;
-    Tree child = path.getLeaf();
-    for (TreePath p = path.getParentPath(); p != null; child = p.getLeaf(), p = p.getParentPath()) {
-      Tree t = p.getLeaf();
-      if (pastLoop) {
-        if (t instanceof LabeledStatementTree l && l.getLabel().contentEquals(exitLabel)) {
-          return true;
-        }
-        if (t instanceof MethodTree || t instanceof LambdaExpressionTree || t instanceof ClassTree) {
-          return false;
-        }
-        continue;
-      }
-      if (t == loop) {
-        if (exitLabel == null) {
-          return false;
-        }
-        pastLoop = true;
-        continue;
-      }
-      switch (t.getKind()) {
-        case LAMBDA_EXPRESSION, METHOD, CLASS -> {
-          return false;
-        }
-        case LABELED_STATEMENT -> {
-          if (exitLabel != null && ((LabeledStatementTree) t).getLabel().contentEquals(exitLabel)) {
-            exitLabel = null; // the break leaves a statement inside the batch loop
-          }
-        }
-        case IF -> {
-          IfTree branch = (IfTree) t;
-          if (child == branch.getThenStatement() && asksEveryNth(branch.getCondition(), Tree.Kind.EQUAL_TO)) {
-            return true;
-          }
-        }
-        case BLOCK -> {
-          boolean after = false;
-          for (StatementTree s : ((BlockTree) t).getStatements()) {
-            if (s == child) {
-              after = true;
-            } else if (!after && skipsAllButEveryNth(s) && reachesBatchLoop(p, loop, false)) {
-              return true;
-            } else if (after && loop != null && (s instanceof ReturnTree || s instanceof ThrowTree)) {
-              return true;
-            } else if (after && loop != null && s instanceof BreakTree b) {
-              if (b.getLabel() == null && reachesBatchLoop(p, loop, true)) {
-                return true;
-              }
-              if (b.getLabel() != null && exitLabel == null) {
-                exitLabel = b.getLabel().toString();
-              }
-            }
-          }
-        }
-        default -> {}
-      }
-    }
-    return false;
-  }
-
-  /**
-   * Whether an unlabeled {@code continue} (or {@code break}, {@code viaBreak}) in the block at
-   * {@code block} goes to the batch loop {@code loop}: no other loop (or switch) is in between.
-   */
-  private static boolean reachesBatchLoop(TreePath block, Tree loop, boolean viaBreak) {
-    for (TreePath p = block.getParentPath(); p != null && loop != null; p = p.getParentPath()) {
-      Tree t = p.getLeaf();
-      if (t == loop) {
-        return true;
-      }
-      switch (t.getKind()) {
-        case ENHANCED_FOR_LOOP, FOR_LOOP, WHILE_LOOP, DO_WHILE_LOOP, LAMBDA_EXPRESSION, METHOD, CLASS -> {
-          return false;
-        }
-        case SWITCH, SWITCH_EXPRESSION -> {
-          if (viaBreak) {
-            return false;
-          }
-        }
-        default -> {}
-      }
-    }
-    return false;
-  }
-
-  /** {@code if (step % 100 != 0) continue;}: the rest of the loop's body runs on every n-th batch. */
-  private static boolean skipsAllButEveryNth(StatementTree s) {
-    if (!(s instanceof IfTree guard) || guard.getElseStatement() != null
-        || !asksEveryNth(guard.getCondition(), Tree.Kind.NOT_EQUAL_TO)) {
-      return false;
-    }
-    StatementTree then = guard.getThenStatement();
-    if (then instanceof BlockTree block && block.getStatements().size() == 1) {
-      then = block.getStatements().get(0);
-    }
-    return then instanceof ContinueTree c && c.getLabel() == null;
-  }
-
-  /** A condition holding {@code a % n == b} (or {@code !=}, as {@code comparison} says). */
-  private static boolean asksEveryNth(ExpressionTree condition, Tree.Kind comparison) {
-    return TreeSearch.contains(condition, e -> e.getKind() == comparison && e instanceof BinaryTree b
-        && (MethodInterpreter.skipParens(b.getLeftOperand()).getKind() == Tree.Kind.REMAINDER
-            || MethodInterpreter.skipParens(b.getRightOperand()).getKind() == Tree.Kind.REMAINDER),
-        e -> e instanceof ClassTree || e instanceof LambdaExpressionTree);
+    return SomeBatchesOnly.runs(path, interpreter.batchLoop());
   }
 
   private void hostSyncInLoop(MethodInterpreter.Call c) {
@@ -451,7 +330,7 @@ final class Checks {
     boolean fromDevice = receiver.place().kind() == Place.Kind.FIXED || receiver.place().kind() == Place.Kind.SYMBOL;
     if (!nonBlocking && Place.CPU.equals(target) && fromDevice) {
       // A blocking copy to the host waits for the device, as cpu() does.
-      if (interpreter.inBatchLoop() && !s.hostSync) {
+      if (interpreter.inBatchLoop() && !s.hostSync && !runsOnceOrPeriodically(c.path)) {
         hostSyncInLoop(c);
       }
       interpreter.env().completePendingHostCopies();
@@ -549,7 +428,7 @@ final class Checks {
     for (Operand o : operands) {
       pendingRead(o.path, o.value);
     }
-    checkParameterContracts(c);
+    parameterContracts(c);
     if (c.semantics.crossDevice) {
       return c.receiver == null ? Value.UNKNOWN : c.receiver;
     }
@@ -720,22 +599,55 @@ final class Checks {
 
   /** Checks tensor arguments against {@code @OnDevice} on the parameters of any method. */
   void parameterContracts(MethodInterpreter.Call c) {
-    checkParameterContracts(c);
+    if (c.semantics.kind != MethodSemantics.Kind.MODEL_CALL) {
+      parameterContracts(c.path, c.method, c.semantics, c.receiver, c.argumentTrees, c.arguments);
+    }
   }
 
-  private void checkParameterContracts(MethodInterpreter.Call c) {
-    String[] declared = c.semantics.parameterDevices;
-    for (int i = 0; i < declared.length && i < c.argumentTrees.size(); i++) {
-      if (declared[i] == null || c.semantics.kind == MethodSemantics.Kind.MODEL_CALL) {
+  /**
+   * Checks the tensor arguments of a call or a constructor ({@code new TensorDataset(x, y)}) at
+   * {@code path} against {@code @OnDevice} on the parameters of {@code m}, the last one standing for
+   * every argument of a varargs parameter.
+   */
+  void parameterContracts(TreePath path, ExecutableElement m, MethodSemantics s, Value receiver,
+      List<? extends ExpressionTree> argumentTrees, List<Value> arguments) {
+    String[] declared = s.parameterDevices;
+    List<? extends VariableElement> params = m.getParameters();
+    for (int i = 0; i < argumentTrees.size() && declared.length > 0; i++) {
+      int p = m.isVarArgs() ? Math.min(i, declared.length - 1) : i;
+      if (p >= declared.length || declared[p] == null) {
         continue;
       }
-      TreePath ap = c.argumentPath(i);
+      TreePath ap = new TreePath(path, argumentTrees.get(i));
       if (ctx.types().isTensor(ctx.trees().getTypeMirror(ap))) {
-        contract(ap, c.arguments.get(i), scope.declaredPlace(declared[i], c.receiver),
-            "parameter " + c.method.getParameters().get(i).getSimpleName() + " of " + c.method.getSimpleName()
-                + " (@OnDevice(\"" + declared[i] + "\"))");
+        CharSequence name = m.getKind() == ElementKind.CONSTRUCTOR ? m.getEnclosingElement().getSimpleName()
+            : m.getSimpleName();
+        contract(ap, arguments.get(i), scope.declaredPlace(declared[p], receiver), "parameter "
+            + params.get(p).getSimpleName() + " of " + name + " (@OnDevice(\"" + declared[p] + "\"))");
       }
     }
+  }
+
+  /**
+   * A tensor that a model's method creates on the CPU for want of a device and returns ({@code
+   * return Tensor.zeros(batch, hidden);} in {@code initHidden}): its callers combine it with the
+   * model's state or outputs, on the model's device once the model has moved. Host data ({@code
+   * Tensor.of(ids)}) and 0-dim scalars are on the CPU on purpose.
+   */
+  void returned(TreePath expression, Value v, ExecutableElement method) {
+    if (v.origin() != Value.Origin.DEFAULT_DEVICE_FACTORY || v.zeroDim() || !scope.isModelInstanceMethod()
+        || !interpreter.isCpuFactory(v.originPath().getLeaf())) {
+      return;
+    }
+    TreePath factory = v.originPath();
+    String onDevice = factory.getLeaf() instanceof MethodInvocationTree call
+        ? CreateThenMoveFix.suggestion(ctx, factory, call, "device()") : null;
+    Name name = method.getSimpleName();
+    reportAt(CheckId.DEFAULT_DEVICE_IN_MODEL, factory, expression, ctx.shortText(factory.getLeaf()) + " creates a"
+        + " tensor on the CPU (the default device) that " + name + " returns: once the model has moved, its callers"
+        + " get it on the CPU beside the model's tensors; create it on the model's device, passing device() to the"
+        + " factory, or declare " + name + " @OnDevice(\"cpu\") if it is meant to be on the CPU", false,
+        onDevice == null ? null : Fix.replace("create it on the device", factory.getLeaf(), onDevice));
   }
 
   /** Checks a value against a declared place ({@code @OnDevice} on a parameter, return or variable). */

@@ -401,6 +401,8 @@ final class MethodInterpreter {
       if (on != null && rt.isTensor(method.getReturnType())) {
         checks.contract(ep, v, checks.scope().declaredPlace(on), "the result of " + method.getSimpleName()
             + " (@OnDevice(\"" + on + "\"))");
+      } else if (method != null && rt.isTensor(method.getReturnType())) {
+        checks.returned(ep, v, method);
       }
     }
     env = Env.unreachable();
@@ -959,6 +961,7 @@ final class MethodInterpreter {
       if (s.kind == MethodSemantics.Kind.FACTORY) {
         return factory(path, t.getArguments(), args, s);
       }
+      checks.parameterContracts(path, executableElement, s, null, t.getArguments(), args);
       device = s.devicePlace(args);
     }
     if (rt.isModel(type)) {
