@@ -38,6 +38,11 @@ import java.util.Map;
  * trend in the machine's load during a round nor the position of a run in it (say, always after
  * the heaviest) favours one configuration.
  *
+ * <p>With the suite {@code layout}, what the layout of generated code costs javac, apart from any
+ * processor's own work: {@code plain} as above, {@code plain-one} (the models with the same
+ * hand-written code in one file, as nested classes), {@code noop}, {@code floor} (one generated
+ * file per model) and {@code floor-one} ({@link FloorGenerator} writing one file for all the models).
+ *
  * <p>With the suite {@code errorprone}, the same models under Error Prone, which must be on the
  * class path (the samples' test class path: {@code -Dexec.classpathScope=test}):
  *
@@ -47,7 +52,7 @@ import java.util.Map;
  *   <li>{@code ep-ondevice}: the same with the device checks enabled, the processor stepping aside.
  * </ul>
  *
- * <p>Arguments: {@code [classes] [rounds] [processor|analysis|errorprone] [jvm options]}, default
+ * <p>Arguments: {@code [classes] [rounds] [processor|analysis|layout|errorprone] [jvm options]}, default
  * 500, 5 and processor; the optional fourth, a space-separated list such as {@code
  * -XX:TieredStopAtLevel=1}, is given to the JVM of every javac run (as {@code -J} options), the
  * same for all configurations.
@@ -82,8 +87,11 @@ public final class CompileBenchmark {
     Map<String, List<String>> configs = switch (suite) {
       case "processor" -> processorConfigs(javac, classpath, dir, models, handWritten);
       case "analysis" -> analysisConfigs(javac, classpath, dir, Corpus.writeTrainingCode(dir.resolve("src"), classes));
+      case "layout" -> layoutConfigs(javac, classpath, dir, models, handWritten,
+          Corpus.writeHandWrittenCodeInOneFile(dir.resolve("one"), classes));
       case "errorprone" -> errorProneConfigs(javac, classpath, dir, models);
-      default -> throw new IllegalArgumentException("suite " + suite + " must be processor, analysis or errorprone");
+      default -> throw new IllegalArgumentException("suite " + suite
+          + " must be processor, analysis, layout or errorprone");
     };
 
     Map<String, double[]> seconds = new LinkedHashMap<>();
@@ -136,6 +144,24 @@ public final class CompileBenchmark {
         "-processor", PROCESSOR, "-Aondevice.analysis=off"));
     configs.put("ondevice", command(javac, classpath, dir, "ondevice", models, "-processorpath", classpath,
         "-processor", PROCESSOR));
+    return configs;
+  }
+
+  private static Map<String, List<String>> layoutConfigs(String javac, String classpath, Path dir, List<Path> models,
+      List<Path> handWritten, Path oneFile) throws IOException {
+    List<Path> withCode = new ArrayList<>(models);
+    withCode.addAll(handWritten);
+    List<Path> withOneFile = new ArrayList<>(models);
+    withOneFile.add(oneFile);
+    Map<String, List<String>> configs = new LinkedHashMap<>();
+    configs.put("plain", command(javac, classpath, dir, "plain", withCode, "-proc:none"));
+    configs.put("plain-one", command(javac, classpath, dir, "plain-one", withOneFile, "-proc:none"));
+    configs.put("noop", command(javac, classpath, dir, "noop", withCode, "-processorpath", classpath,
+        "-processor", NoopProcessor.class.getName()));
+    configs.put("floor", command(javac, classpath, dir, "floor", models, "-processorpath", classpath,
+        "-processor", FloorGenerator.class.getName()));
+    configs.put("floor-one", command(javac, classpath, dir, "floor-one", models, "-processorpath", classpath,
+        "-processor", FloorGenerator.class.getName(), "-A" + FloorGenerator.ONE_FILE));
     return configs;
   }
 

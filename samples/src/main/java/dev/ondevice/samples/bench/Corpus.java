@@ -206,6 +206,7 @@ public final class Corpus {
         "");
   }
 
+  /** What the processor would generate for model {@code i}, as if written by hand, in a file of its own. */
   static String handWritten(int i) {
     return String.join("\n",
         "package corpus;",
@@ -214,7 +215,41 @@ public final class Corpus {
         "import dev.ondevice.nn.StateVisitor;",
         "",
         "/** Hand-written equivalent of the generated code of Model" + i + ". */",
-        "public final class OnDevice_Model" + i + " implements ModelCode<Model" + i + "> {",
+        codeClass(i, "public final class", ""),
+        "");
+  }
+
+  /**
+   * The hand-written code of models {@code 0} to {@code count - 1} in one file, as nested classes
+   * of {@code corpus.OnDevice_Models}: what one generated file per package would hold.
+   */
+  static String handWrittenInOneFile(int count) {
+    StringBuilder out = new StringBuilder(String.join("\n",
+        "package corpus;",
+        "",
+        "import dev.ondevice.nn.ModelCode;",
+        "import dev.ondevice.nn.StateVisitor;",
+        "",
+        "/** Hand-written equivalents of the generated code of every corpus model. */",
+        "public final class OnDevice_Models {",
+        "  private OnDevice_Models() {}",
+        ""));
+    for (int i = 0; i < count; i++) {
+      out.append(codeClass(i, "public static final class", "  ")).append("\n");
+    }
+    return out.append("}\n").toString();
+  }
+
+  /** Writes {@link #handWrittenInOneFile}; returns the source file. */
+  public static Path writeHandWrittenCodeInOneFile(Path dir, int count) throws IOException {
+    Path f = Files.createDirectories(dir.resolve("corpus")).resolve("OnDevice_Models.java");
+    Files.writeString(f, handWrittenInOneFile(count));
+    return f;
+  }
+
+  private static String codeClass(int i, String declaration, String indent) {
+    return String.join("\n",
+        declaration + " OnDevice_Model" + i + " implements ModelCode<Model" + i + "> {",
         "  @Override",
         "  public void visit(Model" + i + " model, String prefix, StateVisitor visitor) {",
         "    visitor.submodule(prefix + \"input\", model.input);",
@@ -227,7 +262,6 @@ public final class Corpus {
         "    visitor.parameter(prefix + \"scale\", model.scale);",
         "    model.runningMean = visitor.buffer(prefix + \"runningMean\", model.runningMean, true, false);",
         "  }",
-        "}",
-        "");
+        "}").replace("\n", "\n" + indent).transform(text -> indent + text);
   }
 }
