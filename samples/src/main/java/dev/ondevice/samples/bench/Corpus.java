@@ -224,16 +224,16 @@ public final class Corpus {
    * of {@code corpus.OnDevice_Models}: what one generated file per package would hold.
    */
   static String handWrittenInOneFile(int count) {
-    StringBuilder out = new StringBuilder(String.join("\n",
-        "package corpus;",
-        "",
-        "import dev.ondevice.nn.ModelCode;",
-        "import dev.ondevice.nn.StateVisitor;",
-        "",
-        "/** Hand-written equivalents of the generated code of every corpus model. */",
-        "public final class OnDevice_Models {",
-        "  private OnDevice_Models() {}",
-        ""));
+    StringBuilder out = new StringBuilder("""
+        package corpus;
+
+        import dev.ondevice.nn.ModelCode;
+        import dev.ondevice.nn.StateVisitor;
+
+        /** Hand-written equivalents of the generated code of every corpus model. */
+        public final class OnDevice_Models {
+          private OnDevice_Models() {}
+        """);
     for (int i = 0; i < count; i++) {
       out.append(codeClass(i, "public static final class", "  ")).append("\n");
     }
