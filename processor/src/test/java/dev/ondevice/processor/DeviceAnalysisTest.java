@@ -535,7 +535,7 @@ class DeviceAnalysisTest {
                 Tensor copy = l.to(Device.cpu());
               }
               Tensor copied = l.to(Device.cpu()); // expect: warning HostSyncInLoop
-              switch (step % 3) {
+              switch (step) {
                 case 0:
                   double lastOfCase = l.item();
                   return;
@@ -589,6 +589,145 @@ class DeviceAnalysisTest {
           }
         }\
         """);
+  }
+
+  @Test
+  void readsOnSomeBatchesOnlyThroughLambdasLocalsSwitchesAndExits() {
+    check("Periodic", """
+        class Periodic {
+          static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger("periodic");
+
+          double run(Device device, Loader loader, Loss loss, int maxSteps, boolean verbose, boolean quiet) {
+            int step = 0;
+            for (int epoch = 0; epoch < 3; epoch++) {
+              for (Loader.Batch b : loader) {
+                Tensor l = loss.forward(b.inputs().to(device), b.targets().to(device));
+                if (++step == maxSteps) {
+                  return l.item();
+                }
+                if (step < 0) {
+                  throw new IllegalStateException("diverged: " + l);
+                }
+                if (step % 100 == 0) {
+                  LOG.info(() -> "loss " + l.item());
+                }
+                boolean logStep = step % 50 == 0;
+                if (logStep) {
+                  double logged = l.item();
+                }
+                if (epoch % 5 == 0) {
+                  double everyBatchOfSomeEpochs = l.item(); // expect: warning HostSyncInLoop
+                }
+                for (int i = 0; i < 10; i++) {
+                  if (i % 10 == 0) {
+                    double oncePerBatch = l.item(); // expect: warning HostSyncInLoop
+                  }
+                }
+                if (step % 100 == 0 || verbose) {
+                  double everyBatchWhenVerbose = l.item(); // expect: warning HostSyncInLoop
+                }
+                switch (step % 7) {
+                  case 0:
+                    double seventh = l.item();
+                    break;
+                  default:
+                    break;
+                }
+                if (Math.floorMod(step, 30) == 0) {
+                  double thirtieth = l.item();
+                }
+                if (step % 100 != 0 && quiet) {
+                  continue;
+                }
+                double everyBatchUnlessQuiet = l.item(); // expect: warning HostSyncInLoop
+                if (step % 20 != 0) {
+                  verbose = !verbose;
+                  continue;
+                }
+                double twentieth = l.item();
+              }
+            }
+            return 0;
+          }
+
+          double neverStepped(Device device, Loader loader, Loss loss) {
+            int step = 0;
+            for (Loader.Batch b : loader) {
+              Tensor l = loss.forward(b.inputs().to(device), b.targets().to(device));
+              if (step % 10 == 0) {
+                double everyBatch = l.item(); // expect: warning HostSyncInLoop
+              }
+            }
+            return 0;
+          }
+
+          @Step
+          static float[] toHost(Tensor logits) {
+            return logits.to(Device.cpu()).toFloatArray(); // expect: warning HostSyncInLoop
+          }
+
+          @Step
+          static void metrics(java.util.Map<String, Tensor> metrics, int step) {
+            if (step % 10 != 0) {
+              return;
+            }
+            metrics.forEach((k, v) -> System.out.println(k + " " + v.item()));
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void modelMethodsReturningCpuTensorsTheirCallersTakeOnTheCpu() {
+    JavaFileObject f = source("Returns", IMPORTS + """
+        class Returns {
+          static class Encoding extends Model {
+            @dev.ondevice.annotations.Buffer Tensor pe;
+            dev.ondevice.Parameter w;
+
+            Encoding() {
+              pe = table(8);
+            }
+
+            Tensor table(int n) {
+              return Tensor.zeros(n, 4);
+            }
+
+            private Tensor mask(int n) {
+              return Tensor.randn(n, n);
+            }
+
+            Tensor forward(Tensor x) {
+              return x.mul(w).add(mask(2).to(x.device())).add(pe);
+            }
+          }
+
+          static class Parent extends Model {
+            dev.ondevice.Parameter w;
+
+            @OnDevice("cpu")
+            Tensor ids(int n) {
+              return Tensor.zeros(n, 1);
+            }
+          }
+
+          static class Child extends Parent {
+            @Override
+            Tensor ids(int n) {
+              return Tensor.zeros(n, 2);
+            }
+          }
+
+          static class Stateless extends Model {
+            Tensor forward(Tensor x) {
+              return Tensor.zeros(2, 2); // expect: DefaultDeviceInModel
+            }
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c).hadErrorContaining("create it on the model's device, passing x.device() to the factory");
   }
 
   @Test

@@ -328,11 +328,12 @@ final class Checks {
       createThenMove(c);
     }
     boolean fromDevice = receiver.place().kind() == Place.Kind.FIXED || receiver.place().kind() == Place.Kind.SYMBOL;
+    // A blocking copy to the host of a tensor not known to be there waits for the device, as cpu() does.
+    if (!nonBlocking && Place.CPU.equals(target) && !Place.CPU.equals(receiver.place()) && c.receiverTree != null
+        && interpreter.inBatchLoop() && !s.hostSync && !runsOnceOrPeriodically(c.path)) {
+      hostSyncInLoop(c);
+    }
     if (!nonBlocking && Place.CPU.equals(target) && fromDevice) {
-      // A blocking copy to the host waits for the device, as cpu() does.
-      if (interpreter.inBatchLoop() && !s.hostSync && !runsOnceOrPeriodically(c.path)) {
-        hostSyncInLoop(c);
-      }
       interpreter.env().completePendingHostCopies();
     }
     Value result = Value.fresh(target).withZeroDim(receiver.zeroDim());
@@ -636,18 +637,34 @@ final class Checks {
    */
   void returned(TreePath expression, Value v, ExecutableElement method) {
     if (v.origin() != Value.Origin.DEFAULT_DEVICE_FACTORY || v.zeroDim() || !scope.isModelInstanceMethod()
-        || !interpreter.isCpuFactory(v.originPath().getLeaf())) {
+        || !interpreter.isCpuFactory(v.originPath().getLeaf()) || CallersOfMethod.takeItOnTheCpu(expression, method)) {
       return;
     }
     TreePath factory = v.originPath();
-    String onDevice = factory.getLeaf() instanceof MethodInvocationTree call
-        ? CreateThenMoveFix.suggestion(ctx, factory, call, "device()") : null;
+    String device = modelDeviceIn(method);
+    String onDevice = device != null && factory.getLeaf() instanceof MethodInvocationTree call
+        ? CreateThenMoveFix.suggestion(ctx, factory, call, device) : null;
     Name name = method.getSimpleName();
     reportAt(CheckId.DEFAULT_DEVICE_IN_MODEL, factory, expression, ctx.shortText(factory.getLeaf()) + " creates a"
         + " tensor on the CPU (the default device) that " + name + " returns: once the model has moved, its callers"
-        + " get it on the CPU beside the model's tensors; create it on the model's device, passing device() to the"
-        + " factory, or declare " + name + " @OnDevice(\"cpu\") if it is meant to be on the CPU", false,
+        + " get it on the CPU beside the model's tensors; create it on the model's device, passing "
+        + (device != null ? device : "the device of the tensors it is used with") + " to the factory, or declare "
+        + name + " @OnDevice(\"cpu\") if it is meant to be on the CPU", false,
         onDevice == null ? null : Fix.replace("create it on the device", factory.getLeaf(), onDevice));
+  }
+
+  /**
+   * How a model's method names the model's device: {@code x.device()} of its first tensor parameter,
+   * else {@code device()}, the device of the model's state; null for a model without state, whose
+   * {@code device()} is always the CPU.
+   */
+  private String modelDeviceIn(ExecutableElement method) {
+    for (VariableElement p : method.getParameters()) {
+      if (ctx.types().isTensor(p.asType())) {
+        return p.getSimpleName() + ".device()";
+      }
+    }
+    return ctx.types().hasState(method.getEnclosingElement().asType()) ? "device()" : null;
   }
 
   /** Checks a value against a declared place ({@code @OnDevice} on a parameter, return or variable). */

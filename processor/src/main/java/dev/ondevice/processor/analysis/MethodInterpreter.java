@@ -98,8 +98,13 @@ final class MethodInterpreter {
   private final BatchIterators batchIterators;
   private Env env;
   private int batchDepth;
-  /** The innermost batch loop being interpreted; null outside one, or in a {@code @Step} method. */
+  /**
+   * The innermost batch loop being interpreted, or the lambda run once per batch by a batch source
+   * ({@code loader.forEach(b -> ...)}); null outside one, or in a {@code @Step} method.
+   */
   private Tree batchLoopTree;
+  /** The call on a batch source whose arguments are being evaluated, or null. */
+  private Tree batchSourceCall;
   private String pendingLabel;
   /** Whether the body declares a local or anonymous class, whose own bodies the analysis must visit. */
   private boolean declaresClass;
@@ -397,7 +402,7 @@ final class MethodInterpreter {
     if (t.getExpression() != null) {
       TreePath ep = new TreePath(path, t.getExpression());
       Value v = expression(ep);
-      String on = method == null ? null : rt.declaredDevice(method);
+      String on = method == null ? null : rt.returnDevice(method);
       if (on != null && rt.isTensor(method.getReturnType())) {
         checks.contract(ep, v, checks.scope().declaredPlace(on), "the result of " + method.getSimpleName()
             + " (@OnDevice(\"" + on + "\"))");
@@ -869,6 +874,9 @@ final class MethodInterpreter {
   private void lambda(TreePath path, LambdaExpressionTree l) {
     MethodInterpreter inner = new MethodInterpreter(ctx, checks.scope(), null, env.copy());
     inner.batchDepth = batchDepth;
+    // loader.forEach(b -> ...) runs its lambda once per batch; any other lambda runs where it is written.
+    inner.batchLoopTree = batchSourceCall != null && path.getParentPath().getLeaf() == batchSourceCall ? l
+        : batchLoopTree;
     for (VariableTree p : l.getParameters()) {
       Element e = ctx.trees().getElement(new TreePath(path, p));
       if (e != null) {
@@ -1109,7 +1117,10 @@ final class MethodInterpreter {
       receiver = thisValue;
     }
     batchDepth += batchSource ? 1 : 0;
+    Tree outerBatchSourceCall = batchSourceCall;
+    batchSourceCall = batchSource ? t : null;
     List<Value> args = arguments(path, t.getArguments(), el);
+    batchSourceCall = outerBatchSourceCall;
     batchDepth -= batchSource ? 1 : 0;
     if (!(el instanceof ExecutableElement m)) {
       return Value.UNKNOWN;
@@ -1331,7 +1342,10 @@ final class MethodInterpreter {
     return batchDepth > 0;
   }
 
-  /** The innermost batch loop being interpreted: null outside one, or where the batch is a {@code @Step} method's. */
+  /**
+   * The innermost batch loop being interpreted, or the lambda a batch source runs once per batch:
+   * null outside one, or where the batch is a {@code @Step} method's.
+   */
   Tree batchLoop() {
     return batchLoopTree;
   }

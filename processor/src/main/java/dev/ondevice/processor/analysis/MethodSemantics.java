@@ -135,7 +135,7 @@ final class MethodSemantics {
       return unannotated(m, rt, returnsTensor, takesTensors, paramDevices, nonBlocking, deviceParameter, takesShape,
           zeroDimWhenEmpty);
     }
-    String returnDevice = rt.declaredDevice(m);
+    String returnDevice = rt.returnDevice(m);
     AnnotationMirror inPlace = annotations.find(m, InPlace.class);
     boolean hostSync = annotations.has(m, HostSync.class);
     boolean zeroDim = annotations.has(m, ZeroDim.class);
@@ -184,7 +184,7 @@ final class MethodSemantics {
       kind = Kind.MODEL_CALL;
     }
     return new MethodSemantics(kind, false, false, false, false, zeroDimWhenEmpty, false, returnsTensor, null, false,
-        nonBlocking, deviceParameter, takesShape, null, paramDevices, null);
+        nonBlocking, deviceParameter, takesShape, null, paramDevices, rt.returnDevice(m));
   }
 
   private static boolean isIntegral(TypeMirror t) {

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.TypeElement;
@@ -54,8 +55,12 @@ final class RuntimeTypes {
   private final Map<Class<? extends Annotation>, IdentityHashMap<Element, Boolean>> inherited = new HashMap<>();
   private final IdentityHashMap<Element, Boolean> printers = new IdentityHashMap<>();
   private final AnnotationReader annotations;
+  private final Elements elements;
+  /** Per method: the device its result is declared on, its own or an overridden method's; "" for none. */
+  private final IdentityHashMap<ExecutableElement, String> returnDevices = new IdentityHashMap<>();
 
   RuntimeTypes(Elements elements, Types types) {
+    this.elements = elements;
     this.types = types;
     this.annotations = new AnnotationReader(elements);
     this.tensor = erasure(elements, "dev.ondevice.Tensor");
@@ -92,6 +97,44 @@ final class RuntimeTypes {
   String declaredDevice(Element e) {
     AnnotationMirror on = annotations.find(e, OnDevice.class);
     return on == null ? null : AnnotationReader.string(on, "value");
+  }
+
+  /**
+   * The device {@code @OnDevice} declares for the result of {@code m}, or of the nearest method it
+   * overrides that declares one: an override keeps the contract of the method it overrides. Null
+   * when none does.
+   */
+  String returnDevice(ExecutableElement m) {
+    String known = returnDevices.get(m);
+    if (known == null) {
+      known = declaredDevice(m);
+      if (known == null && m.getKind() == ElementKind.METHOD && m.getEnclosingElement() instanceof TypeElement owner
+          && !m.getModifiers().contains(Modifier.STATIC) && !m.getModifiers().contains(Modifier.PRIVATE)) {
+        known = overriddenReturnDevice(m, owner, owner.asType());
+      }
+      known = known == null ? "" : known;
+      returnDevices.put(m, known);
+    }
+    return known.isEmpty() ? null : known;
+  }
+
+  private String overriddenReturnDevice(ExecutableElement m, TypeElement owner, TypeMirror type) {
+    for (TypeMirror s : types.directSupertypes(type)) {
+      if (!(types.asElement(s) instanceof TypeElement superType)) {
+        continue;
+      }
+      for (Element member : superType.getEnclosedElements()) {
+        if (member instanceof ExecutableElement candidate && member.getSimpleName().equals(m.getSimpleName())
+            && elements.overrides(m, candidate, owner)) {
+          return returnDevice(candidate);
+        }
+      }
+      String inherited = overriddenReturnDevice(m, owner, s);
+      if (inherited != null) {
+        return inherited;
+      }
+    }
+    return null;
   }
 
   boolean isTensor(TypeMirror t) {

@@ -1,41 +1,95 @@
 package dev.ondevice.processor.analysis;
 
+import com.sun.source.tree.AssignmentTree;
 import com.sun.source.tree.BinaryTree;
 import com.sun.source.tree.BlockTree;
 import com.sun.source.tree.BreakTree;
 import com.sun.source.tree.CaseTree;
+import com.sun.source.tree.CompoundAssignmentTree;
 import com.sun.source.tree.ConditionalExpressionTree;
 import com.sun.source.tree.ContinueTree;
+import com.sun.source.tree.EnhancedForLoopTree;
 import com.sun.source.tree.ExpressionTree;
+import com.sun.source.tree.ForLoopTree;
+import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.IfTree;
 import com.sun.source.tree.LabeledStatementTree;
+import com.sun.source.tree.LambdaExpressionTree;
+import com.sun.source.tree.MemberSelectTree;
+import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.ReturnTree;
 import com.sun.source.tree.StatementTree;
+import com.sun.source.tree.SwitchTree;
 import com.sun.source.tree.ThrowTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.tree.UnaryTree;
+import com.sun.source.tree.VariableTree;
 import com.sun.source.util.TreePath;
+import com.sun.source.util.TreeScanner;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Whether code in the batch loop runs on some batches only, by the look of it, so that a host read
  * there is not one per batch: under a condition that holds on every n-th batch only ({@code if (step
- * % 100 == 0)}, the usual logging, also as the left operand of {@code &&} or a {@code ?:}), after a
- * guard that skips the other batches ({@code if (step % 100 != 0) continue;}, or {@code return} in a
- * {@code @Step} method or a lambda run per batch), or followed in its block by a statement that
- * leaves the batch loop ({@code break}, {@code return}, {@code throw}: a last read before stopping).
+ * % 100 == 0)}, the usual logging, also as the left operand of {@code &&}, a {@code ?:}, a local
+ * {@code boolean} given such a condition, or the case of a {@code switch} on such a remainder),
+ * after a guard that skips the other batches ({@code if (step % 100 != 0) continue;}, or {@code
+ * return} in a {@code @Step} method or a lambda run per batch), in or followed by a statement that
+ * leaves the batch loop ({@code return}, {@code throw}, {@code break}: a last read before stopping).
+ * A remainder counts only where what it divides changes from batch to batch: a counter stepped in
+ * the batch loop itself ({@code ++step % 100}), not in an inner or outer loop ({@code epoch % 5}).
+ * Lambdas written in the batch loop are taken to run where they are written ({@code
+ * log.info(() -> "loss " + loss.item())}). Asked only where a read is about to be reported.
  */
 final class SomeBatchesOnly {
-  private SomeBatchesOnly() {}
+  private final Tree loop;
+  /** The statement or lambda that runs once per batch: the batch loop, or the {@code loader.forEach} lambda. */
+  private final boolean lambdaPerBatch;
+  private final String loopLabel;
+  /** The outermost lambda between the code and the batch loop, which is taken to run where it is written. */
+  private final Tree lambda;
+  private final TreePath path;
+  private Set<String> steppedInLoop;
+
+  private SomeBatchesOnly(TreePath path, Tree loop) {
+    this.path = path;
+    this.loop = loop;
+    this.lambdaPerBatch = loop instanceof LambdaExpressionTree;
+    Tree outermostLambda = null;
+    String label = null;
+    for (TreePath p = path.getParentPath(); p != null; p = p.getParentPath()) {
+      Tree t = p.getLeaf();
+      if (t == loop) {
+        if (p.getParentPath() != null && p.getParentPath().getLeaf() instanceof LabeledStatementTree l) {
+          label = l.getLabel().toString();
+        }
+        break;
+      }
+      if (t instanceof LambdaExpressionTree) {
+        outermostLambda = t;
+      } else if (endsTheSearch(t)) {
+        break;
+      }
+    }
+    this.lambda = outermostLambda;
+    this.loopLabel = label;
+  }
 
   /**
-   * Whether the code at {@code path} runs on some batches only, in the batch loop {@code loop}
-   * ({@code null} in a {@code @Step} method or a lambda run per batch, whose {@code return} ends the
-   * batch).
+   * Whether the code at {@code path} runs on some batches only, in the batch loop {@code loop}: a
+   * loop statement, a lambda run once per batch ({@code loader.forEach(b -> ...)}), or null in a
+   * {@code @Step} method, where a {@code return} ends the batch.
    */
   static boolean runs(TreePath path, Tree loop) {
+    return new SomeBatchesOnly(path, loop).runs();
+  }
+
+  private boolean runs() {
     String exitLabel = null; // a labeled break after the read, whose statement must enclose the batch loop
     boolean pastLoop = false;
+    boolean belowLambda = lambda != null;
     Tree child = path.getLeaf();
     for (TreePath p = path.getParentPath(); p != null; child = p.getLeaf(), p = p.getParentPath()) {
       Tree t = p.getLeaf();
@@ -43,16 +97,20 @@ final class SomeBatchesOnly {
         if (t instanceof LabeledStatementTree l && l.getLabel().contentEquals(exitLabel)) {
           return true;
         }
-        if (endsTheSearch(t)) {
+        if (endsTheSearch(t) || t instanceof LambdaExpressionTree) {
           return false;
         }
         continue;
       }
       if (t == loop) {
-        if (exitLabel == null) {
+        if (exitLabel == null || lambdaPerBatch) {
           return false;
         }
         pastLoop = true;
+        continue;
+      }
+      if (t == lambda) {
+        belowLambda = false; // what encloses it decides
         continue;
       }
       if (endsTheSearch(t)) {
@@ -61,28 +119,36 @@ final class SomeBatchesOnly {
       if (t instanceof LabeledStatementTree l && exitLabel != null && l.getLabel().contentEquals(exitLabel)) {
         exitLabel = null; // the break leaves a statement inside the batch loop
       }
-      if (onEveryNthBranch(t, child)) {
+      if (onEveryNthBranch(p, child)) {
         return true;
+      }
+      if (!belowLambda && leavesTheLoop(t)) {
+        return true; // return loss.item(); throw new IllegalStateException("diverged: " + loss)
       }
       List<? extends StatementTree> statements = t instanceof BlockTree b ? b.getStatements()
           : t instanceof CaseTree c && c.getBody() == null ? c.getStatements() : null;
-      if (statements == null) {
+      if (statements == null || belowLambda) {
         continue;
       }
       boolean after = false;
       for (StatementTree s : statements) {
         if (s == child) {
           after = true;
-        } else if (!after && skipsAllButEveryNth(s, p, loop)) {
+        } else if (!after && skipsAllButEveryNth(s, p)) {
           return true;
-        } else if (after && loop != null && (s instanceof ReturnTree || s instanceof ThrowTree)) {
-          return true;
-        } else if (after && loop != null && s instanceof BreakTree b) {
-          if (b.getLabel() == null && reachesBatchLoop(p, loop, true)) {
+        } else if (after && isStatementLoop()) {
+          if (leavesTheLoop(s) || (s instanceof BreakTree b && b.getLabel() == null && reachesBatchLoop(p, true))) {
             return true;
           }
-          if (b.getLabel() != null && exitLabel == null) {
-            exitLabel = b.getLabel().toString();
+          CharSequence label = s instanceof BreakTree b ? b.getLabel()
+              : s instanceof ContinueTree c && c.getLabel() != null && !c.getLabel().contentEquals(loopLabel(""))
+                  ? c.getLabel() : null;
+          if (label != null) {
+            exitLabel = exitLabel == null ? label.toString() : exitLabel;
+            break;
+          }
+          if (mayJump(s)) {
+            break; // a statement that may leave the block first: the exit is not certain
           }
         }
       }
@@ -90,59 +156,85 @@ final class SomeBatchesOnly {
     return false;
   }
 
+  private boolean isStatementLoop() {
+    return loop != null && !lambdaPerBatch;
+  }
+
+  private String loopLabel(String none) {
+    return loopLabel == null ? none : loopLabel;
+  }
+
+  /** A {@code return} or {@code throw} that leaves the batch loop (a {@code return} in a lambda run per batch does not). */
+  private boolean leavesTheLoop(Tree t) {
+    return (t instanceof ReturnTree && isStatementLoop()) || (t instanceof ThrowTree && loop != null);
+  }
+
   private static boolean endsTheSearch(Tree t) {
     return switch (t.getKind()) {
-      case LAMBDA_EXPRESSION, METHOD, CLASS -> true;
+      case METHOD, CLASS, ENUM, RECORD, INTERFACE -> true;
       default -> false;
     };
   }
 
+  private static boolean mayJump(StatementTree s) {
+    return TreeSearch.contains(s, t -> switch (t.getKind()) {
+      case BREAK, CONTINUE, RETURN, THROW, YIELD -> true;
+      default -> false;
+    }, t -> t instanceof LambdaExpressionTree || endsTheSearch(t));
+  }
+
   /**
-   * Whether {@code child} is the part of {@code t} that runs only where a condition holds on every
-   * n-th batch: the branch of an {@code if} or a {@code ?:}, or the right operand of {@code &&} (of
-   * {@code ||} where the left one is false on every n-th batch only).
+   * Whether {@code child} is the part of the tree at {@code at} that runs only where a condition
+   * holds on every n-th batch: the branch of an {@code if} or a {@code ?:}, the right operand of
+   * {@code &&} (of {@code ||} where the left one is false on n-th batches only), the case of a
+   * {@code switch} on a remainder.
    */
-  private static boolean onEveryNthBranch(Tree t, Tree child) {
+  private boolean onEveryNthBranch(TreePath at, Tree child) {
+    Tree t = at.getLeaf();
     if (t instanceof IfTree branch) {
-      return (child == branch.getThenStatement() && everyNthWhen(branch.getCondition(), true))
-          || (child == branch.getElseStatement() && everyNthWhen(branch.getCondition(), false));
+      return (child == branch.getThenStatement() && everyNthWhen(at, branch.getCondition(), true))
+          || (child == branch.getElseStatement() && everyNthWhen(at, branch.getCondition(), false));
     }
     if (t instanceof ConditionalExpressionTree choice) {
-      return (child == choice.getTrueExpression() && everyNthWhen(choice.getCondition(), true))
-          || (child == choice.getFalseExpression() && everyNthWhen(choice.getCondition(), false));
+      return (child == choice.getTrueExpression() && everyNthWhen(at, choice.getCondition(), true))
+          || (child == choice.getFalseExpression() && everyNthWhen(at, choice.getCondition(), false));
     }
     if (t instanceof BinaryTree b && child == b.getRightOperand()) {
-      return (t.getKind() == Tree.Kind.CONDITIONAL_AND && everyNthWhen(b.getLeftOperand(), true))
-          || (t.getKind() == Tree.Kind.CONDITIONAL_OR && everyNthWhen(b.getLeftOperand(), false));
+      return (t.getKind() == Tree.Kind.CONDITIONAL_AND && everyNthWhen(at, b.getLeftOperand(), true))
+          || (t.getKind() == Tree.Kind.CONDITIONAL_OR && everyNthWhen(at, b.getLeftOperand(), false));
+    }
+    if (t instanceof CaseTree c && !c.getExpressions().isEmpty() && at.getParentPath().getLeaf() instanceof SwitchTree s) {
+      return isSteppedRemainder(s.getExpression()); // switch (step % 3) { case 0: ... }
     }
     return false;
   }
 
   /**
    * A guard before the code that ends the batch unless it is an n-th one: {@code if (step % 100 !=
-   * 0) continue;} in the batch loop, {@code if (step % 100 != 0) return ...;} in a {@code @Step}
-   * method or a lambda run per batch ({@code loop} null).
+   * 0) continue;} (or a block ending so) in the batch loop, {@code if (step % 100 != 0) return
+   * ...;} in a {@code @Step} method or a lambda run per batch.
    */
-  private static boolean skipsAllButEveryNth(StatementTree s, TreePath block, Tree loop) {
+  private boolean skipsAllButEveryNth(StatementTree s, TreePath block) {
     if (!(s instanceof IfTree guard) || guard.getElseStatement() != null
-        || !everyNthWhen(guard.getCondition(), false)) {
+        || !everyNthWhen(new TreePath(block, guard), guard.getCondition(), false)) {
       return false;
     }
     StatementTree then = guard.getThenStatement();
-    if (then instanceof BlockTree b && b.getStatements().size() == 1) {
-      then = b.getStatements().get(0);
+    if (then instanceof BlockTree b && !b.getStatements().isEmpty()) {
+      then = b.getStatements().get(b.getStatements().size() - 1);
     }
-    if (loop == null) {
+    if (!isStatementLoop()) {
       return then instanceof ReturnTree;
     }
-    return then instanceof ContinueTree c && c.getLabel() == null && reachesBatchLoop(block, loop, false);
+    return then instanceof ContinueTree c && (c.getLabel() == null ? reachesBatchLoop(block, false)
+        : c.getLabel().contentEquals(loopLabel("")));
   }
 
   /**
    * Whether an unlabeled {@code continue} (or {@code break}, {@code viaBreak}) in the block at
-   * {@code block} goes to the batch loop {@code loop}: no other loop (or switch) is in between.
+   * {@code block} goes to the batch loop: no other loop (or switch) is in between.
    */
-  private static boolean reachesBatchLoop(TreePath block, Tree loop, boolean viaBreak) {
+  private boolean reachesBatchLoop(TreePath block, boolean viaBreak) {
     for (TreePath p = block.getParentPath(); p != null; p = p.getParentPath()) {
       Tree t = p.getLeaf();
       if (t == loop) {
@@ -164,26 +256,148 @@ final class SomeBatchesOnly {
   }
 
   /**
-   * Whether {@code condition} having the value {@code value} means the batch is an n-th one: it
-   * compares a remainder ({@code step % 100 == 0} true, {@code step % 100 != 0} false), through
-   * {@code !} and parentheses. Under {@code &&} and {@code ||} one such operand is enough: {@code
-   * step % 100 == 0 && loss < best} holds on n-th batches only; {@code step % 100 == 0 || last} on
-   * those and a few more, which is still not every batch.
+   * Whether {@code condition} (at {@code at}) having the value {@code value} means the batch is an
+   * n-th one: it compares a stepped remainder ({@code step % 100 == 0} true, {@code step % 100 != 0}
+   * false), through {@code !}, parentheses, {@code &&}, {@code ||} and a local {@code boolean} given
+   * such a condition. {@code a && b} true and {@code a || b} false need one such operand; {@code a
+   * && b} false and {@code a || b} true need both ({@code step % 100 == 0 || verbose} holds on every
+   * batch when {@code verbose}).
    */
-  static boolean everyNthWhen(ExpressionTree condition, boolean value) {
+  private boolean everyNthWhen(TreePath at, ExpressionTree condition, boolean value) {
     ExpressionTree e = MethodInterpreter.skipParens(condition);
     return switch (e.getKind()) {
-      case LOGICAL_COMPLEMENT -> everyNthWhen(((UnaryTree) e).getExpression(), !value);
-      case CONDITIONAL_AND, CONDITIONAL_OR -> everyNthWhen(((BinaryTree) e).getLeftOperand(), value)
-          || everyNthWhen(((BinaryTree) e).getRightOperand(), value);
-      case EQUAL_TO -> value && comparesRemainder((BinaryTree) e);
-      case NOT_EQUAL_TO -> !value && comparesRemainder((BinaryTree) e);
+      case LOGICAL_COMPLEMENT -> everyNthWhen(at, ((UnaryTree) e).getExpression(), !value);
+      case CONDITIONAL_AND, CONDITIONAL_OR -> {
+        boolean either = (e.getKind() == Tree.Kind.CONDITIONAL_AND) == value;
+        BinaryTree b = (BinaryTree) e;
+        yield either ? everyNthWhen(at, b.getLeftOperand(), value) || everyNthWhen(at, b.getRightOperand(), value)
+            : everyNthWhen(at, b.getLeftOperand(), value) && everyNthWhen(at, b.getRightOperand(), value);
+      }
+      case EQUAL_TO -> value && comparesSteppedRemainder((BinaryTree) e);
+      case NOT_EQUAL_TO -> !value && comparesSteppedRemainder((BinaryTree) e);
+      case IDENTIFIER -> {
+        ExpressionTree given = localCondition(at, ((IdentifierTree) e).getName().toString());
+        yield given != null && everyNthWhen(at, given, value);
+      }
       default -> false;
     };
   }
 
-  private static boolean comparesRemainder(BinaryTree comparison) {
-    return MethodInterpreter.skipParens(comparison.getLeftOperand()).getKind() == Tree.Kind.REMAINDER
-        || MethodInterpreter.skipParens(comparison.getRightOperand()).getKind() == Tree.Kind.REMAINDER;
+  private boolean comparesSteppedRemainder(BinaryTree comparison) {
+    return isSteppedRemainder(comparison.getLeftOperand()) || isSteppedRemainder(comparison.getRightOperand());
+  }
+
+  /**
+   * {@code step % n} or {@code Math.floorMod(step, n)} where {@code step} changes from batch to
+   * batch: it is stepped in the expression itself ({@code ++step % 100}), a counter stepped in the
+   * batch loop outside any inner loop, or the result of a call ({@code step.incrementAndGet()}); in
+   * a {@code @Step} method, any value (the step is usually its parameter).
+   */
+  private boolean isSteppedRemainder(ExpressionTree e) {
+    ExpressionTree r = MethodInterpreter.skipParens(e);
+    ExpressionTree dividend;
+    if (r.getKind() == Tree.Kind.REMAINDER) {
+      dividend = ((BinaryTree) r).getLeftOperand();
+    } else if (r instanceof MethodInvocationTree call && call.getArguments().size() == 2
+        && call.getMethodSelect() instanceof MemberSelectTree select && select.getIdentifier().contentEquals("floorMod")) {
+      dividend = call.getArguments().get(0);
+    } else {
+      return false;
+    }
+    if (loop == null) {
+      return true;
+    }
+    Set<String> stepped = steppedInLoop();
+    return TreeSearch.contains(dividend, t -> switch (t.getKind()) {
+      case PREFIX_INCREMENT, POSTFIX_INCREMENT, PREFIX_DECREMENT, POSTFIX_DECREMENT, ASSIGNMENT, METHOD_INVOCATION -> true;
+      case IDENTIFIER -> stepped.contains(((IdentifierTree) t).getName().toString());
+      case MEMBER_SELECT -> stepped.contains(((MemberSelectTree) t).getIdentifier().toString());
+      default -> t instanceof CompoundAssignmentTree;
+    }, t -> false);
+  }
+
+  /** The names of the variables stepped or assigned once per batch: in the batch loop, outside its inner loops. */
+  private Set<String> steppedInLoop() {
+    if (steppedInLoop != null) {
+      return steppedInLoop;
+    }
+    Set<String> names = new HashSet<>();
+    new TreeScanner<Void, Void>() {
+      private int depth;
+
+      @Override
+      public Void scan(Tree tree, Void unused) {
+        if (tree == null || tree instanceof com.sun.source.tree.ClassTree) {
+          return null;
+        }
+        boolean nested = tree != loop && isLoop(tree);
+        depth += nested ? 1 : 0;
+        if (depth == 0) {
+          note(tree);
+        }
+        super.scan(tree, null);
+        depth -= nested ? 1 : 0;
+        return null;
+      }
+
+      private void note(Tree t) {
+        ExpressionTree target = t instanceof UnaryTree u && isStep(u) ? u.getExpression()
+            : t instanceof AssignmentTree a ? a.getVariable()
+            : t instanceof CompoundAssignmentTree c ? c.getVariable() : null;
+        if (target instanceof IdentifierTree id) {
+          names.add(id.getName().toString());
+        } else if (target instanceof MemberSelectTree select) {
+          names.add(select.getIdentifier().toString());
+        }
+      }
+    }.scan(loop instanceof ForLoopTree f ? f : loop instanceof EnhancedForLoopTree ef ? ef.getStatement() : loop, null);
+    steppedInLoop = names;
+    return names;
+  }
+
+  private static boolean isLoop(Tree t) {
+    return switch (t.getKind()) {
+      case FOR_LOOP, ENHANCED_FOR_LOOP, WHILE_LOOP, DO_WHILE_LOOP, LAMBDA_EXPRESSION -> true;
+      default -> false;
+    };
+  }
+
+  private static boolean isStep(UnaryTree u) {
+    return switch (u.getKind()) {
+      case PREFIX_INCREMENT, POSTFIX_INCREMENT, PREFIX_DECREMENT, POSTFIX_DECREMENT -> true;
+      default -> false;
+    };
+  }
+
+  /**
+   * The condition a local {@code boolean} named {@code name} is given, where it is declared in a
+   * block around {@code at}, before it, and never assigned again: {@code boolean logStep = ++step %
+   * 100 == 0;}.
+   */
+  private static ExpressionTree localCondition(TreePath at, String name) {
+    Tree child = at.getLeaf();
+    for (TreePath p = at.getParentPath(); p != null; child = p.getLeaf(), p = p.getParentPath()) {
+      if (endsTheSearch(p.getLeaf())) {
+        return null;
+      }
+      if (!(p.getLeaf() instanceof BlockTree block)) {
+        continue;
+      }
+      for (StatementTree s : block.getStatements()) {
+        if (s == child) {
+          break;
+        }
+        if (s instanceof VariableTree v && v.getName().contentEquals(name)) {
+          return v.getInitializer() != null && !assignedIn(block, name) ? v.getInitializer() : null;
+        }
+      }
+    }
+    return null;
+  }
+
+  private static boolean assignedIn(Tree scope, String name) {
+    return TreeSearch.contains(scope, t -> (t instanceof AssignmentTree a && a.getVariable() instanceof IdentifierTree id
+        && id.getName().contentEquals(name)) || (t instanceof CompoundAssignmentTree c
+        && c.getVariable() instanceof IdentifierTree cid && cid.getName().contentEquals(name)), t -> false);
   }
 }
