@@ -306,8 +306,8 @@ class DeviceAnalysisTest {
               return alias.toFloatArray();
             }
 
-            float[] firstOf(Tensor a, Tensor b) {
-              Tensor[] parts = {a, b};
+            float[] firstOf(Tensor a) {
+              Tensor[] parts = {a, a.mul(Tensor.scalar(2.0))};
               return parts[0].toFloatArray();
             }
 
@@ -332,10 +332,254 @@ class DeviceAnalysisTest {
             Tensor tagged = t.tag(x, Tensor.randn(2, 2)).add(t.tagThis(x, Tensor.randn(2, 2)));
             Tensor predicted = t.predict(Tensor.randn(2, 2));
             float[] l = t.lengthsOf(Tensor.randn(2, 2));
-            float[] f = t.firstOf(Tensor.randn(2, 2), Tensor.randn(2, 2));
+            float[] f = t.firstOf(Tensor.randn(2, 2));
             t.place(Tensor.randn(2, 2));
             t.scaled(Tensor.randn(2, 2)); // expect: MixedDevices
             t.fill(Tensor.randn(2, 2)); // expect: MixedDevices
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void modelMethodParametersOnAnyDeviceThroughSubmodulesSuperHelpersAndMovesBack() {
+    check("AnyDevice", """
+        class AnyDevice {
+          static class Tagger extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor ids, Tensor lengths) {
+              float[] l = lengths.toFloatArray();
+              return ids.mul(w);
+            }
+
+            Tensor forward(Tensor ids, long[] lengths) {
+              return ids.mul(w);
+            }
+
+            Tensor overloaded(Tensor ids, Tensor lengths) {
+              return forward(ids, lengths);
+            }
+          }
+
+          static class Wrapper extends Model {
+            final Tagger tagger = new Tagger();
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor ids, Tensor lengths) {
+              return tagger.forward(ids, lengths).mul(w);
+            }
+
+            Tensor viaThis(Tensor ids, Tensor lengths) {
+              return this.tagger.forward(ids, lengths);
+            }
+          }
+
+          static class Sub extends Tagger {
+            @Override
+            Tensor forward(Tensor ids, Tensor lengths) {
+              return super.forward(ids, lengths).mul(Tensor.scalar(2.0));
+            }
+          }
+
+          static class Idioms extends Model {
+            dev.ondevice.Parameter w;
+            int calls;
+
+            Tensor chained(Tensor images) {
+              images = images.mul(Tensor.scalar(2.0)).to(device());
+              return images.mul(w);
+            }
+
+            Tensor converted(Tensor x) {
+              x = x.to(device()).mul(Tensor.scalar(1.0));
+              return x.mul(w);
+            }
+
+            Tensor guarded(Tensor x) {
+              if (!x.device().equals(device())) {
+                x = x.to(device());
+              }
+              return x.mul(w);
+            }
+
+            Tensor checked(Tensor x) {
+              java.util.Objects.requireNonNull(x, "x");
+              x = x.to(device());
+              return x.mul(w);
+            }
+
+            Tensor inTry(Tensor x) {
+              try {
+                x = x.to(device());
+                return x.mul(w);
+              } finally {
+                calls++;
+              }
+            }
+
+            float[] hostLengths(Tensor lengths) {
+              return toHost(lengths);
+            }
+
+            private static float[] toHost(Tensor t) {
+              return t.toFloatArray();
+            }
+
+            double total(Tensor lengths, int from) {
+              return from > 2 ? 0 : lengths.toFloatArray()[from] + total(lengths, from + 1);
+            }
+
+            float[] many(Tensor lengths) {
+              return first(lengths, lengths);
+            }
+
+            private float[] first(Tensor... ts) {
+              return ts[0].toFloatArray();
+            }
+
+            void load(Tensor vectors) {
+              vectors = vectors.mul(Tensor.scalar(0.5));
+              w.copyFrom(vectors);
+            }
+
+            float[] orZeros(Tensor lengths) {
+              Tensor l = lengths != null ? lengths : Tensor.zeros(2, 2);
+              return l.toFloatArray();
+            }
+
+            void check(Tensor lengths) {
+              if (lengths.toFloatArray().length == 0) {
+                throw new IllegalArgumentException("bad lengths " + lengths);
+              }
+            }
+
+            float[] halved(Tensor v) {
+              for (int i = 0; i < 2; i++) {
+                v = v.mul(Tensor.scalar(0.5));
+              }
+              return v.toFloatArray();
+            }
+          }
+
+          static class Cycle extends Model {
+            dev.ondevice.Parameter w;
+
+            float[] lengthsOf(Tensor lengths, Tensor mask) {
+              if (lengths != null) {
+                return lengths.toFloatArray();
+              }
+              return lengthsFromMask(mask);
+            }
+
+            float[] lengthsFromMask(Tensor mask) {
+              return lengthsOf(mask.sum(), null);
+            }
+          }
+
+          void run(Device device) {
+            Tensor ids = Tensor.randn(2, 2, device);
+            Tensor host = Tensor.randn(2, 2);
+            Tagger tagger = new Tagger();
+            Wrapper wrapper = new Wrapper();
+            Sub sub = new Sub();
+            Idioms idioms = new Idioms();
+            Cycle cycle = new Cycle();
+            tagger.toDevice(device);
+            wrapper.toDevice(device);
+            sub.toDevice(device);
+            idioms.toDevice(device);
+            cycle.toDevice(device);
+            Tensor a = tagger.overloaded(ids, host).add(wrapper.forward(ids, host)).add(wrapper.viaThis(ids, host));
+            Tensor b = sub.forward(ids, host).add(idioms.chained(host)).add(idioms.converted(host));
+            Tensor c = idioms.guarded(host).add(idioms.checked(host)).add(idioms.inTry(host));
+            float[] d = idioms.hostLengths(host);
+            double e = idioms.total(host, 0);
+            float[] f = idioms.many(host);
+            idioms.load(host);
+            float[] g = idioms.orZeros(host);
+            idioms.check(host);
+            float[] h = idioms.halved(host);
+            float[] i = cycle.lengthsFromMask(host);
+            float[] j = cycle.lengthsOf(host, null);
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void modelMethodParametersThatMeetTheModelsDeviceThroughOtherParametersAndLocals() {
+    check("MeetState", """
+        class MeetState {
+          static class Eval extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x) {
+              return x.mul(w);
+            }
+
+            double correct(Tensor logits, Tensor labels) {
+              return logits.add(labels).sum().item();
+            }
+
+            double evaluate(Tensor x, Tensor y) {
+              return correct(forward(x), y);
+            }
+
+            double best(Tensor q, Tensor k) {
+              return q.mul(k).sum().item();
+            }
+
+            double predict(Tensor q) {
+              return best(q, w);
+            }
+
+            Tensor shifted(Tensor x, Tensor positions) {
+              x = x.to(device());
+              x = x.add(positions);
+              return x.mul(w);
+            }
+
+            Tensor hidden(Tensor x) {
+              Device d = x.device();
+              return Tensor.zeros(2, 2, d).add(w);
+            }
+
+            double shadowed(Tensor x, List<Tensor> ws) {
+              ws.forEach(w -> w.toFloatArray());
+              return x.mul(w).sum().item();
+            }
+
+            double stored(Tensor x) {
+              Tensor[] p = {x, x};
+              p[1] = w;
+              return p[0].mul(p[1]).sum().item();
+            }
+
+            double walked(Tensor start, Tensor goal, Tensor x, int steps) {
+              Tensor prev = start;
+              Tensor h = prev;
+              for (int i = 0; i < steps; i++) {
+                prev = h;
+                h = forward(h);
+              }
+              double best = x.mul(prev).sum().item();
+              double near = goal.add(h).sum().item();
+              return best + near;
+            }
+          }
+
+          void run(Device device) {
+            Eval e = new Eval();
+            e.toDevice(device);
+            Tensor onDevice = Tensor.randn(2, 2, device);
+            double a = e.evaluate(onDevice, Tensor.randn(2, 2)); // expect: MixedDevices
+            double b = e.predict(Tensor.randn(2, 2)); // expect: MixedDevices
+            Tensor c = e.shifted(Tensor.randn(2, 2), Tensor.randn(2, 2)); // expect: MixedDevices
+            Tensor d = e.hidden(Tensor.randn(2, 2)); // expect: MixedDevices
+            double f = e.shadowed(Tensor.randn(2, 2), List.of()); // expect: MixedDevices
+            double g = e.stored(Tensor.randn(2, 2)); // expect: MixedDevices
+            double h = e.walked(onDevice, onDevice, Tensor.randn(2, 2), 3); // expect: MixedDevices
           }
         }\
         """);

@@ -29,6 +29,7 @@ import javax.lang.model.element.Modifier;
 import javax.lang.model.element.Name;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
+import javax.lang.model.util.ElementFilter;
 import javax.lang.model.util.Elements;
 import javax.lang.model.util.Types;
 
@@ -140,30 +141,69 @@ final class AnalysisContext {
   }
 
   /**
-   * Whether parameter {@code i} of {@code m}, an instance method of a model class of the user's
-   * whose source is in this compilation, is a tensor it uses on any device ({@code lengths} read with
-   * {@code toLongArray()}, {@code vectors} copied into a parameter): its argument need not be on the
+   * Whether parameter {@code i} of {@code m}, a method of a model class of the user's whose source
+   * is in this compilation, is a tensor it uses on any device ({@code lengths} read with {@code
+   * toLongArray()}, {@code vectors} copied into a parameter): its argument need not be on the
    * model's device.
    */
   boolean deviceNeutralParameter(ExecutableElement m, int i) {
     boolean[] known = facts.deviceNeutralParameters.get(m);
     if (known == null) {
-      TreePath method = userModelMethod(m);
-      known = new boolean[m.getParameters().size()];
-      facts.deviceNeutralParameters.put(m, known); // a method that calls itself: not followed through that call
-      if (method != null) {
-        known = NeutralParameters.of(method, m, (TypeElement) m.getEnclosingElement(), elements, runtimeTypes,
-            this::deviceNeutralParameter);
-        facts.deviceNeutralParameters.put(m, known);
+      if (m.getEnclosingElement() instanceof TypeElement owner) {
+        neutralParametersOf(owner);
       }
+      known = facts.deviceNeutralParameters.computeIfAbsent(m, k -> new boolean[k.getParameters().size()]);
     }
     return i < known.length && known[i];
   }
 
+  /**
+   * Judges the parameters of every method of model class {@code owner} whose source is here, all at
+   * once, as its methods call each other ({@code predict} calling {@code forward}, recursion): from
+   * every tensor parameter used on any device, the judgement of each method is repeated with those
+   * of the others until none changes. The result does not depend on which method is asked first.
+   */
+  private void neutralParametersOf(TypeElement owner) {
+    Map<ExecutableElement, TreePath> methods = new LinkedHashMap<>();
+    for (ExecutableElement m : ElementFilter.methodsIn(owner.getEnclosedElements())) {
+      TreePath path = userModelMethod(m, true);
+      if (path != null) {
+        methods.put(m, path);
+      }
+      facts.deviceNeutralParameters.put(m, new boolean[m.getParameters().size()]); // while judged: on the model's device
+    }
+    IdentityHashMap<ExecutableElement, boolean[]> assumed = new IdentityHashMap<>();
+    for (ExecutableElement m : methods.keySet()) {
+      boolean[] all = new boolean[m.getParameters().size()];
+      Arrays.fill(all, true);
+      assumed.put(m, all);
+    }
+    NeutralParameters.OtherMethods others = (callee, index) -> {
+      boolean[] a = assumed.get(callee);
+      return a != null ? index < a.length && a[index] : deviceNeutralParameter(callee, index);
+    };
+    for (boolean changed = true; changed; ) {
+      changed = false;
+      for (Map.Entry<ExecutableElement, TreePath> e : methods.entrySet()) {
+        boolean[] now = NeutralParameters.of(e.getValue(), e.getKey(), owner, elements, runtimeTypes, others);
+        if (!Arrays.equals(now, assumed.get(e.getKey()))) {
+          assumed.put(e.getKey(), now);
+          changed = true;
+        }
+      }
+    }
+    facts.deviceNeutralParameters.putAll(assumed);
+  }
+
   /** The path of the source of an instance method of a model class outside the runtime, or null. */
   private TreePath userModelMethod(ExecutableElement m) {
+    return userModelMethod(m, false);
+  }
+
+  /** The path of the source of a method (an instance method unless {@code staticToo}) of a model class outside the runtime, or null. */
+  private TreePath userModelMethod(ExecutableElement m, boolean staticToo) {
     Element owner = m.getEnclosingElement();
-    if (m.getModifiers().contains(Modifier.STATIC) || !(owner instanceof TypeElement)
+    if ((!staticToo && m.getModifiers().contains(Modifier.STATIC)) || !(owner instanceof TypeElement)
         || !runtimeTypes.isModel(owner.asType()) || runtimeTypes.isModelBase(owner.asType()) || isRuntime(owner)) {
       return null;
     }

@@ -4,23 +4,30 @@ import com.sun.source.tree.ArrayAccessTree;
 import com.sun.source.tree.AssignmentTree;
 import com.sun.source.tree.BinaryTree;
 import com.sun.source.tree.BlockTree;
+import com.sun.source.tree.ConditionalExpressionTree;
 import com.sun.source.tree.EnhancedForLoopTree;
 import com.sun.source.tree.ExpressionStatementTree;
 import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.IdentifierTree;
+import com.sun.source.tree.IfTree;
+import com.sun.source.tree.LiteralTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.MethodTree;
 import com.sun.source.tree.NewArrayTree;
 import com.sun.source.tree.ParenthesizedTree;
 import com.sun.source.tree.StatementTree;
+import com.sun.source.tree.SynchronizedTree;
 import com.sun.source.tree.Tree;
+import com.sun.source.tree.TryTree;
 import com.sun.source.tree.TypeCastTree;
 import com.sun.source.tree.VariableTree;
 import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
 import com.sun.source.util.TreeScanner;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -33,17 +40,25 @@ import javax.lang.model.element.Modifier;
 import javax.lang.model.element.Name;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
+import javax.lang.model.type.ArrayType;
+import javax.lang.model.type.DeclaredType;
+import javax.lang.model.type.TypeKind;
+import javax.lang.model.type.TypeMirror;
 import javax.lang.model.util.Elements;
+import javax.lang.model.util.Types;
 
 /**
  * Which tensor parameters of a model's method it uses only in ways that do not depend on their
- * device, read from the method's syntax alone (so that it reads the same before and after javac
- * has attributed the method's class): a host read or a shape query ({@code lengths.toLongArray()}),
- * a move to a device ({@code x.to(device())}, also assigned back to the parameter before any other
- * use, after which it is on that device), a copy into a parameter or buffer of values computed from
- * it alone ({@code emb.weight().assign(vectors.div(norms))}), or a parameter of another method of
- * the model that is itself used so ({@code forward(x, lengths)}); followed through locals, arrays
- * and loops over them. The argument of such a parameter need not be on the model's device.
+ * device, read from the method's syntax and the declarations of the classes it names (so that it
+ * reads the same before and after javac has attributed the method's class): a host read or a shape
+ * query ({@code lengths.toLongArray()}), a move to a device ({@code x.to(device())}, also assigned
+ * back to the parameter, after which it is on that device), a copy into a parameter or buffer of
+ * values computed from it alone ({@code emb.weight().assign(vectors.div(norms))}), or a parameter of
+ * another method of the model or of a submodule that is itself used so ({@code forward(x,
+ * lengths)}, {@code encoder.forward(ids, lengths)}); followed through locals, arrays, loops over
+ * them and {@code ?:}. A use with the model's state, with a parameter that must be on the model's
+ * device, or with a tensor made elsewhere makes it a parameter on the model's device. The argument
+ * of a neutral parameter need not be on the model's device.
  */
 final class NeutralParameters {
   /** Methods on a tensor whose result does not depend on the tensor's device meeting another's. */
@@ -53,36 +68,51 @@ final class NeutralParameters {
   /** Methods that copy their tensor argument in place, from any device. */
   private static final Set<String> COPIES = Set.of("assign", "copyFrom");
 
-  /** Whether parameter {@code index} of a method of the same model is used on any device. */
-  interface OwnMethods {
+  /** Whether parameter {@code index} of another method (of the model, or of a submodule) is used on any device. */
+  interface OtherMethods {
     boolean neutral(ExecutableElement method, int index);
   }
 
   private final Map<Name, List<TreePath>> uses = new HashMap<>();
-  /** Every value a local is given: its initializer, what is assigned to it, the iterable of a loop over it. */
+  /** Every value a local is given: its initializer, what is assigned to it or its elements, the iterable of a loop over it. */
   private final Map<Name, List<ExpressionTree>> givenValues = new HashMap<>();
+  /** Locals given {@code x.device()}: {@code Device d = x.device();}. */
+  private final Set<Name> deviceLocals = new HashSet<>();
   private final Set<Name> locals = new HashSet<>();
-  private final Set<Name> fields = new HashSet<>();
-  private final Set<Name> parameters = new HashSet<>();
-  private final BlockTree body;
+  private final Map<Name, VariableElement> fields = new HashMap<>();
+  private final Map<Name, TypeMirror> parameters = new HashMap<>();
+  private final MethodTree method;
   private final TypeElement type;
   private final Elements elements;
-  private final OwnMethods own;
+  private final Types types;
+  private final RuntimeTypes rt;
+  private final OtherMethods others;
+  /** Per parameter judged on its own: whether it is used on any device. */
   private final Map<Name, Boolean> known = new HashMap<>();
-  private final Map<Name, Boolean> freeLocals = new HashMap<>();
+  /**
+   * The parameters being judged, innermost first, each with the locals followed from it; a value
+   * computed from the parameter itself is free where it meets it ({@code vectors.div(norms)}).
+   */
+  private final Deque<Lineage> lineages = new ArrayDeque<>();
+
+  /** A parameter being judged and the locals followed from it (each followed once). */
+  private record Lineage(Name root, Set<Name> followed) {}
+  private final Map<Name, MoveBack> movesBack = new HashMap<>();
 
   private NeutralParameters(TreePath methodPath, ExecutableElement element, TypeElement type, Elements elements,
-      OwnMethods own) {
-    this.body = ((MethodTree) methodPath.getLeaf()).getBody();
+      RuntimeTypes rt, OtherMethods others) {
+    this.method = (MethodTree) methodPath.getLeaf();
     this.type = type;
     this.elements = elements;
-    this.own = own;
+    this.types = rt.types();
+    this.rt = rt;
+    this.others = others;
     for (VariableElement p : element.getParameters()) {
-      parameters.add(p.getSimpleName());
+      parameters.put(p.getSimpleName(), p.asType());
     }
     for (Element member : elements.getAllMembers(type)) {
       if (member.getKind() == ElementKind.FIELD) {
-        fields.add(member.getSimpleName());
+        fields.put(member.getSimpleName(), (VariableElement) member);
       }
     }
     new TreePathScanner<Void, Void>() {
@@ -96,7 +126,10 @@ final class NeutralParameters {
       public Void visitVariable(VariableTree node, Void unused) {
         locals.add(node.getName());
         if (node.getInitializer() != null) {
-          givenValues.computeIfAbsent(node.getName(), k -> new ArrayList<>()).add(node.getInitializer());
+          given(node.getName(), node.getInitializer());
+          if (isDeviceOf(node.getInitializer())) {
+            deviceLocals.add(node.getName());
+          }
         }
         return super.visitVariable(node, null);
       }
@@ -104,95 +137,87 @@ final class NeutralParameters {
       @Override
       public Void visitAssignment(AssignmentTree node, Void unused) {
         if (node.getVariable() instanceof IdentifierTree id) {
-          givenValues.computeIfAbsent(id.getName(), k -> new ArrayList<>()).add(node.getExpression());
+          given(id.getName(), node.getExpression());
+        } else if (node.getVariable() instanceof ArrayAccessTree access
+            && access.getExpression() instanceof IdentifierTree array) {
+          given(array.getName(), node.getExpression()); // p[1] = scale
         }
         return super.visitAssignment(node, null);
       }
 
       @Override
       public Void visitEnhancedForLoop(EnhancedForLoopTree node, Void unused) {
-        givenValues.computeIfAbsent(node.getVariable().getName(), k -> new ArrayList<>()).add(node.getExpression());
+        given(node.getVariable().getName(), node.getExpression());
         return super.visitEnhancedForLoop(node, null);
       }
-    }.scan(new TreePath(methodPath, body), null);
+    }.scan(new TreePath(methodPath, method.getBody()), null);
+  }
+
+  private void given(Name local, ExpressionTree value) {
+    givenValues.computeIfAbsent(local, k -> new ArrayList<>()).add(value);
   }
 
   /**
    * For each parameter of the method at {@code methodPath} ({@code element}, of model class {@code
-   * type}), whether it is a tensor used on any device; {@code own} answers for the model's other
-   * methods.
+   * type}), whether it is a tensor used on any device; {@code others} answers for the other methods
+   * it calls on the model or its submodules.
    */
   static boolean[] of(TreePath methodPath, ExecutableElement element, TypeElement type, Elements elements,
-      RuntimeTypes rt, OwnMethods own) {
-    NeutralParameters n = new NeutralParameters(methodPath, element, type, elements, own);
+      RuntimeTypes rt, OtherMethods others) {
+    NeutralParameters n = new NeutralParameters(methodPath, element, type, elements, rt, others);
     List<? extends VariableElement> params = element.getParameters();
     boolean[] neutral = new boolean[params.size()];
     for (int i = 0; i < neutral.length; i++) {
-      neutral[i] = rt.isTensor(params.get(i).asType()) && n.usedOnAnyDevice(params.get(i).getSimpleName());
+      neutral[i] = n.isTensorLike(params.get(i).asType()) && n.usedOnAnyDevice(params.get(i).getSimpleName());
     }
     return neutral;
   }
 
+  /**
+   * Whether parameter {@code name} is used on any device, judged on its own: a parameter being
+   * judged elsewhere that it meets counts as one on the model's device.
+   */
   private boolean usedOnAnyDevice(Name name) {
-    Boolean cached = known.get(name);
+    boolean top = lineages.isEmpty();
+    Boolean cached = top ? known.get(name) : null;
     if (cached != null) {
       return cached;
     }
-    known.put(name, false); // a local computed from itself: not followed
-    int movedBack = parameters.contains(name) && !locals.contains(name) ? movedBackAt(name) : -1;
-    boolean all = true;
-    for (TreePath use : uses.getOrDefault(name, List.of())) {
-      if (movedBack >= 0 && topLevelIndex(use) > movedBack) {
-        continue; // on the device it was moved to
-      }
-      if (!endsOnAnyDevice(use)) {
-        all = false;
-        break;
-      }
+    lineages.push(new Lineage(name, new HashSet<>(Set.of(name))));
+    boolean all = usesEnd(name);
+    lineages.pop();
+    if (top) {
+      known.put(name, all);
     }
-    known.put(name, all);
     return all;
   }
 
-  /**
-   * The index of the first statement of the body that moves parameter {@code name} to a device and
-   * assigns it back ({@code x = x.to(device());}), or -1.
-   */
-  private int movedBackAt(Name name) {
-    List<? extends StatementTree> statements = body.getStatements();
-    for (int i = 0; i < statements.size(); i++) {
-      if (statements.get(i) instanceof ExpressionStatementTree s && s.getExpression() instanceof AssignmentTree a
-          && a.getVariable() instanceof IdentifierTree target && target.getName().equals(name)
-          && ModelMethodSource.skipParensAndCasts(a.getExpression()) instanceof MethodInvocationTree move
-          && move.getMethodSelect() instanceof MemberSelectTree select
-          && ModelMethodSource.skipParensAndCasts(select.getExpression()) instanceof IdentifierTree source
-          && source.getName().equals(name) && isMove(move, select)) {
-        return i;
+  /** Whether a local given the value being judged (or a value computed from it) is used on any device. */
+  private boolean followed(Name local) {
+    return !lineages.peek().followed().add(local) || usesEnd(local); // already followed: its uses are being judged
+  }
+
+  private boolean usesEnd(Name name) {
+    MoveBack movedBack = isParameter(name) ? moveBack(name) : null;
+    for (TreePath use : uses.getOrDefault(name, List.of())) {
+      if (movedBack != null && movedBack.isBefore(use)) {
+        continue; // on the device it was moved to
+      }
+      if (!endsOnAnyDevice(use, name)) {
+        return false;
       }
     }
-    return -1;
+    return true;
   }
 
-  private static boolean isMove(MethodInvocationTree call, MemberSelectTree select) {
-    String method = select.getIdentifier().toString();
-    return ((method.equals("cpu") || method.equals("cuda")) && call.getArguments().isEmpty())
-        || (method.equals("to") && isMoveToDevice(call));
+  private boolean isParameter(Name name) {
+    return parameters.containsKey(name) && !locals.contains(name);
   }
 
-  /** The index among the body's statements of the one holding {@code use}. */
-  private int topLevelIndex(TreePath use) {
-    Tree child = use.getLeaf();
-    for (TreePath p = use.getParentPath(); p != null; child = p.getLeaf(), p = p.getParentPath()) {
-      if (p.getLeaf() == body) {
-        return body.getStatements().indexOf(child);
-      }
-    }
-    return -1;
-  }
-
-  /** Whether the value at {@code path}, and what is computed from it, ends in a use on any device. */
-  private boolean endsOnAnyDevice(TreePath path) {
+  /** Whether the value at {@code path} (a use of {@code name}), and what is computed from it, ends in a use on any device. */
+  private boolean endsOnAnyDevice(TreePath path, Name name) {
     Tree child = path.getLeaf();
+    boolean device = deviceLocals.contains(name);
     for (TreePath p = path.getParentPath(); p != null; child = p.getLeaf(), p = p.getParentPath()) {
       Tree parent = p.getLeaf();
       if (parent instanceof ParenthesizedTree || parent instanceof TypeCastTree) {
@@ -203,13 +228,17 @@ final class NeutralParameters {
         if (!(up.getLeaf() instanceof MethodInvocationTree call) || call.getMethodSelect() != select) {
           return false; // a field of it
         }
-        String name = select.getIdentifier().toString();
-        if (name.equals("device") && isArgument(up)) {
-          child = call; // Tensor.zeros(n, x.device()): a tensor where it is, followed further
+        if (device) {
+          return true; // d.equals(device()), d.isCuda(): a question about the device, on the host
+        }
+        String called = select.getIdentifier().toString();
+        if (called.equals("device")) {
+          device = true; // Tensor.zeros(n, x.device()): a tensor where it is, followed further
+          child = call;
           p = up;
           continue;
         }
-        if (NEUTRAL_CALLS.contains(name) && (!name.equals("to") || isMoveToDevice(call))) {
+        if (NEUTRAL_CALLS.contains(called) && (!called.equals("to") || isMoveToDevice(call))) {
           return true;
         }
         if (!call.getArguments().stream().allMatch(this::free)) {
@@ -224,8 +253,9 @@ final class NeutralParameters {
             && COPIES.contains(select.getIdentifier().toString())) {
           return true; // w.assign(x): a copy, from any device
         }
-        if (isOwnCall(call)) {
-          return ownMethodsUseOnAnyDevice(call, call.getArguments().indexOf(child));
+        List<ExecutableElement> callees = modelMethods(call);
+        if (callees != null) {
+          return !device && allUseOnAnyDevice(callees, call.getArguments().indexOf(child));
         }
         // Tensor.stack(List.of(x)), vectors.div(norms): computed from it and from values free of the
         // model's state, where the call has a receiver (a class, such as Tensor or List, or such a
@@ -236,12 +266,13 @@ final class NeutralParameters {
             || !call.getArguments().stream().allMatch(a -> a == argument || free(a))) {
           return false;
         }
+        device = false;
         continue;
       }
       if (parent instanceof NewArrayTree array && array.getInitializers() != null
           && array.getInitializers().contains(child)) {
         Tree element = child;
-        if (!array.getInitializers().stream().allMatch(e -> e == element || free(e))) {
+        if (device || !array.getInitializers().stream().allMatch(e -> e == element || free(e))) {
           return false;
         }
         continue; // {a, b}: an array of it, followed further
@@ -249,18 +280,27 @@ final class NeutralParameters {
       if (parent instanceof ArrayAccessTree access && access.getExpression() == child) {
         continue; // parts[0]: an element of it
       }
+      if (parent instanceof ConditionalExpressionTree choice && choice.getCondition() != child) {
+        Tree other = choice.getTrueExpression() == child ? choice.getFalseExpression() : choice.getTrueExpression();
+        if (!free(other)) {
+          return false;
+        }
+        continue; // lengths != null ? lengths : fallback
+      }
       if (parent instanceof VariableTree local && local.getInitializer() == child) {
-        return usedOnAnyDevice(local.getName());
+        return followed(local.getName());
       }
       if (parent instanceof EnhancedForLoopTree loop && loop.getExpression() == child) {
-        return usedOnAnyDevice(loop.getVariable().getName());
+        return followed(loop.getVariable().getName());
       }
       if (parent instanceof AssignmentTree assignment) {
-        if (assignment.getVariable() == child) {
-          return true; // written, not read: what it is given is followed where it is given
-        }
-        return assignment.getVariable() instanceof IdentifierTree target && isLocalOrParameter(target.getName())
-            && usedOnAnyDevice(target.getName());
+        return assignedOnAnyDevice(assignment, child);
+      }
+      if (parent instanceof ExpressionStatementTree) {
+        return true; // Objects.requireNonNull(x): a result nobody uses
+      }
+      if (parent instanceof BinaryTree b && isStringConcatenation(b)) {
+        return true; // "bad lengths " + lengths: printed on the host
       }
       if (parent instanceof BinaryTree compare && (compare.getKind() == Tree.Kind.EQUAL_TO
           || compare.getKind() == Tree.Kind.NOT_EQUAL_TO) && (compare.getLeftOperand().getKind() == Tree.Kind.NULL_LITERAL
@@ -272,63 +312,121 @@ final class NeutralParameters {
     return false;
   }
 
-  /** Whether the call at {@code call} is an argument of another call. */
-  private static boolean isArgument(TreePath call) {
-    Tree child = call.getLeaf();
-    for (TreePath p = call.getParentPath(); p != null; child = p.getLeaf(), p = p.getParentPath()) {
-      if (!(p.getLeaf() instanceof ParenthesizedTree)) {
-        return p.getLeaf() instanceof MethodInvocationTree outer && outer.getArguments().contains(child);
+  /** Where a value assigned at {@code assignment} ({@code child} being one side of it) ends. */
+  private boolean assignedOnAnyDevice(AssignmentTree assignment, Tree child) {
+    if (assignment.getVariable() == child) {
+      return true; // written, not read: what it is given is followed where it is given
+    }
+    ExpressionTree target = assignment.getVariable();
+    if (target instanceof ArrayAccessTree access && access.getExpression() instanceof IdentifierTree array) {
+      target = array; // p[1] = x: an element of p
+    }
+    if (!(target instanceof IdentifierTree id) || !(locals.contains(id.getName()) || isParameter(id.getName()))) {
+      return false; // stored in a field
+    }
+    Name to = id.getName();
+    if (isParameter(to) && moveBack(to) != null) {
+      return false; // a parameter moved to the model's device
+    }
+    return followed(to);
+  }
+
+  /**
+   * The methods of the model, or of one of its submodules, that a call may invoke: {@code
+   * forward(x)}, {@code this.forward(x)}, {@code super.forward(x)}, {@code encoder.forward(x)} for
+   * a submodule field; null for any other call.
+   */
+  private List<ExecutableElement> modelMethods(MethodInvocationTree call) {
+    TypeElement owner;
+    Name name;
+    if (call.getMethodSelect() instanceof IdentifierTree id) {
+      owner = type;
+      name = id.getName();
+    } else if (call.getMethodSelect() instanceof MemberSelectTree select) {
+      name = select.getIdentifier();
+      owner = receiverClass(select.getExpression());
+      if (owner == null) {
+        return null;
+      }
+    } else {
+      return null;
+    }
+    List<ExecutableElement> candidates = new ArrayList<>();
+    int arity = call.getArguments().size();
+    for (Element member : elements.getAllMembers(owner)) {
+      if (member instanceof ExecutableElement m && m.getKind() == ElementKind.METHOD && m.getSimpleName().equals(name)
+          && (m.getParameters().size() == arity || (m.isVarArgs() && arity >= m.getParameters().size() - 1))) {
+        candidates.add(m);
       }
     }
-    return false;
+    return candidates;
   }
 
-  /** {@code forward(x, lengths)} or {@code this.forward(x, lengths)}: a call of the model's own method. */
-  private static boolean isOwnCall(MethodInvocationTree call) {
-    return call.getMethodSelect() instanceof IdentifierTree
-        || (call.getMethodSelect() instanceof MemberSelectTree select
-            && select.getExpression() instanceof IdentifierTree self && self.getName().contentEquals("this"));
-  }
-
-  /** Whether every instance method of the model that the call may invoke uses argument {@code index} on any device. */
-  private boolean ownMethodsUseOnAnyDevice(MethodInvocationTree call, int index) {
-    Name name = call.getMethodSelect() instanceof IdentifierTree id ? id.getName()
-        : ((MemberSelectTree) call.getMethodSelect()).getIdentifier();
-    int arity = call.getArguments().size();
-    boolean any = false;
-    for (Element member : elements.getAllMembers(type)) {
-      if (member instanceof ExecutableElement m && m.getKind() == ElementKind.METHOD && m.getSimpleName().equals(name)
-          && m.getParameters().size() == arity) {
-        if (m.isVarArgs() || m.getModifiers().contains(Modifier.STATIC) || !own.neutral(m, index)) {
-          return false;
-        }
-        any = true;
+  /** The class of a receiver that is the model itself ({@code this}, {@code super}) or a submodule field of it; else null. */
+  private TypeElement receiverClass(ExpressionTree receiver) {
+    ExpressionTree r = ModelMethodSource.skipParensAndCasts(receiver);
+    Name field = null;
+    if (r instanceof IdentifierTree id) {
+      if (id.getName().contentEquals("this")) {
+        return type;
       }
+      if (id.getName().contentEquals("super")) {
+        return types.asElement(type.getSuperclass()) instanceof TypeElement s ? s : null;
+      }
+      field = isLocalOrParameter(id.getName()) ? null : id.getName();
+    } else if (r instanceof MemberSelectTree select && select.getExpression() instanceof IdentifierTree self
+        && self.getName().contentEquals("this")) {
+      field = select.getIdentifier();
+    }
+    VariableElement f = field == null ? null : fields.get(field);
+    if (f == null || !rt.isModel(f.asType()) || !(f.asType() instanceof DeclaredType declared)) {
+      return null;
+    }
+    return declared.asElement() instanceof TypeElement t ? t : null;
+  }
+
+  /**
+   * Whether every method a call may invoke uses argument {@code index} on any device; parameters
+   * that cannot take a tensor (a {@code long[]} overload) do not count.
+   */
+  private boolean allUseOnAnyDevice(List<ExecutableElement> callees, int index) {
+    boolean any = false;
+    for (ExecutableElement m : callees) {
+      int last = m.getParameters().size() - 1;
+      int p = Math.min(index, last);
+      TypeMirror t = m.getParameters().get(p).asType();
+      if (t.getKind().isPrimitive() || (t.getKind() == TypeKind.ARRAY && !(m.isVarArgs() && p == last))) {
+        continue;
+      }
+      if (!others.neutral(m, p)) {
+        return false;
+      }
+      any = true;
     }
     return any;
   }
 
   private boolean isLocalOrParameter(Name name) {
-    return locals.contains(name) || parameters.contains(name);
+    return locals.contains(name) || parameters.containsKey(name);
   }
 
   /**
-   * Whether an expression is free of the model's state: no field, {@code this} or call without a
-   * receiver ({@code forward(x)}) in it, nor a local given such a value ({@code Tensor s = scale});
-   * literals, parameters, other locals and static calls of classes ({@code Tensor.full(...)},
-   * {@code Shape.of(...)}) are.
+   * Whether an expression is free of the model's state: no field, {@code this}, call of the model's
+   * own methods ({@code forward(x)}) or static field used as a receiver ({@code Shared.ENCODER}) in
+   * it, no tensor parameter that must be on the model's device, no local given such a value or made
+   * from a model or a device parameter; literals, primitives, strings, locals given such values and
+   * static calls of classes ({@code Tensor.full(...)}, {@code Shape.of(...)}) are.
    */
   private boolean free(Tree e) {
+    return free(e, new HashSet<>());
+  }
+
+  private boolean free(Tree e, Set<Name> visiting) {
     boolean[] bound = {false};
     new TreeScanner<Void, Void>() {
       @Override
       public Void visitIdentifier(IdentifierTree node, Void unused) {
-        Name n = node.getName();
-        if (n.contentEquals("this") || n.contentEquals("super")
-            || (fields.contains(n) && !isLocalOrParameter(n))
-            || (locals.contains(n) && !parameters.contains(n) && !freeLocal(n))) {
-          bound[0] = true;
-        }
+        bound[0] |= !freeName(node.getName(), visiting);
         return null;
       }
 
@@ -342,6 +440,10 @@ final class NeutralParameters {
 
       @Override
       public Void visitMemberSelect(MemberSelectTree node, Void unused) {
+        if (node.getExpression() instanceof MemberSelectTree inner && isClassName(inner.getExpression())) {
+          bound[0] = true; // Shared.ENCODER.forward(x): a static field of another class, perhaps a model
+          return null;
+        }
         return node.getExpression() instanceof IdentifierTree id && isClassName(id) ? null
             : super.visitMemberSelect(node, null);
       }
@@ -349,22 +451,184 @@ final class NeutralParameters {
     return !bound[0];
   }
 
-  /** Whether every value a local is given is free of the model's state. */
-  private boolean freeLocal(Name local) {
-    Boolean cached = freeLocals.get(local);
-    if (cached != null) {
-      return cached;
+  private boolean freeName(Name n, Set<Name> visiting) {
+    if (n.contentEquals("this") || n.contentEquals("super") || fields.containsKey(n)) {
+      return false; // the model, a field (or a local or a lambda parameter named as one: not told apart here)
     }
-    freeLocals.put(local, true); // t = t.mul(2): judged by its other values
-    boolean free = givenValues.getOrDefault(local, List.of()).stream().allMatch(this::free);
-    freeLocals.put(local, free);
+    if (!lineages.isEmpty() && lineages.peek().root().equals(n)) {
+      return true; // the parameter being judged: what is computed from it is where it is
+    }
+    if (isParameter(n)) {
+      TypeMirror t = parameters.get(n);
+      if (!isTensorLike(t)) {
+        return isPlainValue(t);
+      }
+      return lineages.stream().noneMatch(l -> l.root().equals(n)) && moveBack(n) == null && usedOnAnyDevice(n);
+    }
+    if (!locals.contains(n) || !visiting.add(n)) {
+      return true; // a class, or a local computed from itself
+    }
+    boolean free = givenValues.getOrDefault(n, List.of()).stream().allMatch(v -> free(v, visiting));
+    visiting.remove(n);
     return free;
+  }
+
+  /** A tensor, or an array of tensors ({@code Tensor... parts}). */
+  private boolean isTensorLike(TypeMirror t) {
+    return rt.isTensor(t) || (t.getKind() == TypeKind.ARRAY
+        && rt.isTensor(((ArrayType) t).getComponentType()));
+  }
+
+  /** A primitive, a boxed primitive, a string or an array of primitives: values that are on no device. */
+  private boolean isPlainValue(TypeMirror t) {
+    if (t.getKind().isPrimitive()) {
+      return true;
+    }
+    if (t.getKind() == TypeKind.ARRAY) {
+      return ((ArrayType) t).getComponentType().getKind().isPrimitive();
+    }
+    if (t.getKind() != TypeKind.DECLARED) {
+      return false;
+    }
+    try {
+      types.unboxedType(t);
+      return true;
+    } catch (IllegalArgumentException notBoxed) {
+      return rt.isString(t);
+    }
   }
 
   /** An identifier that names a class by the Java convention ({@code Tensor}, {@code Shape}, {@code DType}). */
   private boolean isClassName(Tree t) {
-    return t instanceof IdentifierTree id && !isLocalOrParameter(id.getName()) && !fields.contains(id.getName())
+    return t instanceof IdentifierTree id && !isLocalOrParameter(id.getName()) && !fields.containsKey(id.getName())
         && Character.isUpperCase(id.getName().charAt(0));
+  }
+
+  private static boolean isStringConcatenation(BinaryTree b) {
+    return b.getKind() == Tree.Kind.PLUS && TreeSearch.contains(b, t -> t instanceof LiteralTree l
+        && l.getValue() instanceof String, t -> !(t instanceof BinaryTree || t instanceof ParenthesizedTree));
+  }
+
+  /** {@code x.device()}: the device of a tensor. */
+  private static boolean isDeviceOf(ExpressionTree e) {
+    return ModelMethodSource.skipParensAndCasts(e) instanceof MethodInvocationTree call && call.getArguments().isEmpty()
+        && call.getMethodSelect() instanceof MemberSelectTree select && select.getIdentifier().contentEquals("device");
+  }
+
+  // ------------------------------------------------------------------ moves back
+
+  /**
+   * Where parameter {@code name} is first moved to a device and assigned back, in statements that
+   * run whenever the method body gets that far: {@code x = x.to(device());}, {@code images =
+   * images.view(-1, 784).to(device());}, {@code x = x.to(device()).to(DType.FLOAT32);}, {@code if
+   * (!x.device().equals(device())) x = x.to(device());}, also as the first statements of a {@code
+   * try} block or a plain block. Null when it is not.
+   */
+  private MoveBack moveBack(Name name) {
+    if (!movesBack.containsKey(name)) {
+      movesBack.put(name, findMoveBack(method.getBody(), name, null));
+    }
+    return movesBack.get(name);
+  }
+
+  private MoveBack findMoveBack(BlockTree block, Name name, MoveBack outer) {
+    List<? extends StatementTree> statements = block.getStatements();
+    for (int i = 0; i < statements.size(); i++) {
+      StatementTree s = statements.get(i);
+      MoveBack here = new MoveBack(outer, block, i, null);
+      if (movesBack(s, name)) {
+        return here;
+      }
+      BlockTree inner = s instanceof BlockTree b ? b : s instanceof TryTree t ? t.getBlock()
+          : s instanceof SynchronizedTree sync ? sync.getBlock() : null;
+      if (inner != null) {
+        MoveBack found = findMoveBack(inner, name, new MoveBack(outer, block, i, inner));
+        if (found != null) {
+          return found;
+        }
+      }
+    }
+    return null;
+  }
+
+  private boolean movesBack(StatementTree s, Name name) {
+    StatementTree statement = s;
+    if (statement instanceof IfTree branch && branch.getElseStatement() == null) {
+      statement = branch.getThenStatement(); // if (!x.device().equals(device())) x = x.to(device());
+      if (statement instanceof BlockTree b && b.getStatements().size() == 1) {
+        statement = b.getStatements().get(0);
+      }
+    }
+    if (!(statement instanceof ExpressionStatementTree e) || !(e.getExpression() instanceof AssignmentTree a)
+        || !(a.getVariable() instanceof IdentifierTree target) || !target.getName().equals(name)) {
+      return false;
+    }
+    // The receivers of the calls on the right, down to the parameter: a move among them, and no call
+    // before it (nearer the parameter) meeting anything but values free of the model's state.
+    boolean moved = false;
+    ExpressionTree r = ModelMethodSource.skipParensAndCasts(a.getExpression());
+    List<MethodInvocationTree> beforeMove = new ArrayList<>();
+    while (r instanceof MethodInvocationTree call && call.getMethodSelect() instanceof MemberSelectTree select) {
+      if (isMove(call, select)) {
+        moved = true;
+        beforeMove.clear();
+      } else {
+        beforeMove.add(call);
+      }
+      r = ModelMethodSource.skipParensAndCasts(select.getExpression());
+    }
+    return moved && r instanceof IdentifierTree source && source.getName().equals(name)
+        && beforeMove.stream().allMatch(call -> call.getArguments().stream().allMatch(this::free));
+  }
+
+  private static boolean isMove(MethodInvocationTree call, MemberSelectTree select) {
+    String method = select.getIdentifier().toString();
+    return ((method.equals("cpu") || method.equals("cuda")) && call.getArguments().isEmpty())
+        || (method.equals("to") && isMoveToDevice(call));
+  }
+
+  /**
+   * The place of a statement that moves a parameter back: statement {@code index} of {@code block},
+   * inside the statement {@code index} of the block of {@code outer} (through its block {@code
+   * inner}, the block of a {@code try} or a plain block).
+   */
+  private record MoveBack(MoveBack outer, BlockTree block, int index, BlockTree inner) {
+    /** Whether the code at {@code use} runs after the move, in the same run through the body. */
+    boolean isBefore(TreePath use) {
+      List<MoveBack> chain = new ArrayList<>();
+      for (MoveBack m = this; m != null; m = m.outer) {
+        chain.add(0, m);
+      }
+      for (MoveBack level : chain) {
+        int at = indexIn(use, level.block);
+        if (at != level.index) {
+          return at > level.index;
+        }
+        if (level.inner != null && !within(use, level.inner)) {
+          return false; // in a catch or finally block, or the resources of the try
+        }
+      }
+      return false; // the statement that moves it
+    }
+
+    private static int indexIn(TreePath use, BlockTree block) {
+      Tree child = use.getLeaf();
+      for (TreePath p = use.getParentPath(); p != null; child = p.getLeaf(), p = p.getParentPath()) {
+        if (p.getLeaf() == block) {
+          return block.getStatements().indexOf(child);
+        }
+      }
+      return -1;
+    }
+
+    private static boolean within(TreePath use, Tree tree) {
+      for (TreePath p = use; p != null; p = p.getParentPath()) {
+        if (p.getLeaf() == tree) {
+          return true;
+        }
+      }
+      return false;
+    }
   }
 
   /**
