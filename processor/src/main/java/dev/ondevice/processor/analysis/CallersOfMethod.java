@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import javax.lang.model.element.ExecutableElement;
-import javax.lang.model.element.Modifier;
 
 /**
  * How a model's method is called within its own class, read from the syntax of the calls ({@code
@@ -31,10 +30,10 @@ final class CallersOfMethod {
   private CallersOfMethod() {}
 
   /**
-   * Whether the tensor {@code method} returns may stay on the CPU for its callers: it is called in
-   * its class, and only while the model is built (in constructors and initializers, where its state
-   * is on the CPU until the model moves), or, for a private method, only where the result is moved
-   * or copied right away ({@code causalMask(n).to(x.device())}, {@code w.copyFrom(init(8, 8))}).
+   * Whether the tensor {@code method} returns may stay on the CPU for its callers: it is a helper of
+   * its class, called there, and only while the model is built (in constructors and initializers,
+   * where its state is on the CPU until the model moves) or where the result is moved or copied
+   * right away ({@code causalMask(n).to(x.device())}, {@code w.copyFrom(init(8, 8))}).
    *
    * @param inMethod a path inside the method, under its class
    */
@@ -58,10 +57,7 @@ final class CallersOfMethod {
       return false;
     }
     Tree classTree = classPath.getLeaf();
-    boolean allWhileBuilding = calls.stream().allMatch(c -> whileBuilding(c, classTree));
-    boolean privateMethod = method.getModifiers().contains(Modifier.PRIVATE);
-    return allWhileBuilding || (privateMethod && calls.stream().allMatch(c -> whileBuilding(c, classTree)
-        || movedOrCopied(c)));
+    return calls.stream().allMatch(c -> whileBuilding(c, classTree) || movedOrCopied(c));
   }
 
   private static TreePath enclosingClass(TreePath path) {

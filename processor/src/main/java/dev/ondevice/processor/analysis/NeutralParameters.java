@@ -65,6 +65,9 @@ final class NeutralParameters {
   private static final Set<String> NEUTRAL_CALLS = Set.of("to", "cpu", "cuda", "toLongArray", "toFloatArray",
       "toDoubleArray", "toBooleanArray", "item", "itemAsLong", "itemAsBoolean", "shape", "size", "dim", "device",
       "dtype", "numel", "isPinned", "pinMemory", "isReady");
+  /** Methods on a tensor whose result is a value on the host: its shape, or its elements read there. */
+  private static final Set<String> HOST_VALUES = Set.of("size", "shape", "dim", "numel", "dtype", "item",
+      "itemAsLong", "itemAsBoolean", "toLongArray", "toFloatArray", "toDoubleArray", "toBooleanArray");
   /** Methods that copy their tensor argument in place, from any device. */
   private static final Set<String> COPIES = Set.of("assign", "copyFrom");
 
@@ -226,7 +229,7 @@ final class NeutralParameters {
       if (parent instanceof MemberSelectTree select && select.getExpression() == child) {
         TreePath up = p.getParentPath();
         if (!(up.getLeaf() instanceof MethodInvocationTree call) || call.getMethodSelect() != select) {
-          return false; // a field of it
+          return select.getIdentifier().contentEquals("length"); // parts.length of an array; any other field of it
         }
         if (device) {
           return true; // d.equals(device()), d.isCuda(): a question about the device, on the host
@@ -434,6 +437,9 @@ final class NeutralParameters {
       public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
         if (node.getMethodSelect() instanceof IdentifierTree) {
           bound[0] = true; // forward(x), a method of the model
+        } else if (node.getMethodSelect() instanceof MemberSelectTree select
+            && HOST_VALUES.contains(select.getIdentifier().toString())) {
+          return scan(node.getArguments(), null); // ids.size(1): a number on the host, wherever ids is
         }
         return super.visitMethodInvocation(node, null);
       }
