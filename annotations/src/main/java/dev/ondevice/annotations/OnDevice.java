@@ -32,8 +32,9 @@ import java.lang.annotation.Target;
  * the device analysis checks at call sites (of methods and of constructors: {@code new
  * TensorDataset(x.to(device))} is reported) and at returns: {@code "cpu"}, {@code "cuda"}, {@code
  * "cuda:N"}, or {@value #MODEL} for the device of the model whose method it is. On a method's
- * return it also holds for the methods that override it, which need not repeat it; a model's
- * method declared {@code @OnDevice("cpu")} may return a tensor it creates without a device.
+ * return it also holds for the methods that override it (marked {@code @Override}), which need not
+ * repeat it; a model's method declared {@code @OnDevice("cpu")} may return a tensor it creates
+ * without a device.
  */
 @Documented
 @Retention(RetentionPolicy.CLASS)

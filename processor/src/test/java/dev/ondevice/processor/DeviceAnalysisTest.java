@@ -509,7 +509,7 @@ class DeviceAnalysisTest {
 
   @Test
   void modelMethodParametersThatMeetTheModelsDeviceThroughOtherParametersAndLocals() {
-    check("MeetState", """
+    JavaFileObject f = source("MeetState", IMPORTS + """
         class MeetState {
           static class Eval extends Model {
             dev.ondevice.Parameter w;
@@ -583,6 +583,12 @@ class DeviceAnalysisTest {
           }
         }\
         """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c).hadErrorContaining("predict gets tensors on two devices: e is on device and Tensor.randn(2, 2)"
+        + " (argument 'q') is on the CPU; in device-agnostic code this runs only when device is the CPU, and fails on"
+        + " the GPU machine. (predict is taken to need q on the model's device: a use in its body meets the model's"
+        + " state or outputs.) Create Tensor.randn(2, 2) there: Tensor.randn(2, 2, device)");
   }
 
   @Test

@@ -193,6 +193,17 @@ final class AnalysisContext {
       }
     }
     facts.deviceNeutralParameters.putAll(assumed);
+    facts.judgedFromSource.addAll(methods.keySet());
+  }
+
+  /**
+   * Whether {@code m} is a method of a model class of the user's whose source is in this
+   * compilation, its parameters judged from it (recorded with the class's facts, so the answer is
+   * the same whatever the order of the source files).
+   */
+  boolean isUserModelMethod(ExecutableElement m) {
+    deviceNeutralParameter(m, 0);
+    return facts.judgedFromSource.contains(m);
   }
 
   /** The path of the source of an instance method of a model class outside the runtime, or null. */

@@ -42,6 +42,8 @@ final class Checks {
     private final Tree named;
     final Role role;
     private String text;
+    /** Why the operand must be on the device it is compared with, where that is not plain; or null. */
+    String note;
 
     Operand(Value value, TreePath path, Tree named, CharSequence argument) {
       this(value, path, named, argument, Role.OPERAND);
@@ -564,6 +566,10 @@ final class Checks {
         contract(ap, arg, scope.declaredPlace(declared, model), "parameter " + params.get(i).getSimpleName() + " of "
             + c.method.getSimpleName() + " (@OnDevice(\"" + declared + "\"))");
       } else if (!arg.cpuScalarLike()) {
+        if (declared == null && !c.method.getSimpleName().contentEquals("forward") && ctx.isUserModelMethod(c.method)) {
+          argument.note = c.method.getSimpleName() + " is taken to need " + params.get(i).getSimpleName() + " on the"
+              + " model's device: a use in its body meets the model's state or outputs";
+        }
         if (conflict(c.method.getSimpleName(), c.path, modelOperand, argument, true)) {
           return Value.UNKNOWN;
         }
@@ -784,7 +790,9 @@ final class Checks {
                 + " is the CPU, and fails on the GPU machine"
             : "the op fails at run time";
     String target = deviceText(other.value.place(), other);
-    String found = op + " gets tensors on two devices: " + describe(a) + " and " + describe(b) + "; " + why + ". ";
+    String note = a.note != null ? a.note : b.note;
+    String found = op + " gets tensors on two devices: " + describe(a) + " and " + describe(b) + "; " + why + ". "
+        + (note == null ? "" : "(" + note + ".) ");
     boolean possible = level == Place.Conflict.POSSIBLE;
     if (moved.role == Role.IN_PLACE_RECEIVER) {
       // total.to(device).addi(x) would add into a copy: the receiver must be moved for good.

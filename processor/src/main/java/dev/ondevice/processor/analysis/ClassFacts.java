@@ -1,6 +1,8 @@
 package dev.ondevice.processor.analysis;
 
+import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.Set;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.VariableElement;
 
@@ -19,6 +21,8 @@ final class ClassFacts {
   final IdentityHashMap<ExecutableElement, ModelMethodSource.Returns> returns = new IdentityHashMap<>();
   /** Per model method: for each parameter, whether it is a tensor the method uses on any device. */
   final IdentityHashMap<ExecutableElement, boolean[]> deviceNeutralParameters = new IdentityHashMap<>();
+  /** The model methods whose parameters were judged from their source (the others have none here). */
+  final Set<ExecutableElement> judgedFromSource = Collections.newSetFromMap(new IdentityHashMap<>());
   /** Per final {@code Device} field: its initializer's device, or null where that is not known. */
   final IdentityHashMap<VariableElement, Place> finalDevices = new IdentityHashMap<>();
   /** Per static tensor field: its value. */

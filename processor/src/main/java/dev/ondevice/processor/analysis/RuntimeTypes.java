@@ -100,16 +100,18 @@ final class RuntimeTypes {
   }
 
   /**
-   * The device {@code @OnDevice} declares for the result of {@code m}, or of the nearest method it
-   * overrides that declares one: an override keeps the contract of the method it overrides. Null
-   * when none does.
+   * The device {@code @OnDevice} declares for the result of {@code m}, or, for a method of the
+   * sources marked {@code @Override}, of the nearest method it overrides that declares one: an
+   * override keeps the contract of the method it overrides. Null when none does. (The methods of
+   * compiled classes, the JDK's among them, carry no {@code @Override}, whose retention is the
+   * source: their supertypes are not searched.)
    */
   String returnDevice(ExecutableElement m) {
     String known = returnDevices.get(m);
     if (known == null) {
       known = declaredDevice(m);
       if (known == null && m.getKind() == ElementKind.METHOD && m.getEnclosingElement() instanceof TypeElement owner
-          && !m.getModifiers().contains(Modifier.STATIC) && !m.getModifiers().contains(Modifier.PRIVATE)) {
+          && annotations.has(m, Override.class)) {
         known = overriddenReturnDevice(m, owner, owner.asType());
       }
       known = known == null ? "" : known;
