@@ -66,4 +66,22 @@ public final class DefaultDeviceInModel {
       return step(x, initHidden((int) x.size(0)));
     }
   }
+
+  /** A cell whose hidden state, when the caller gives none, is made on the CPU: "if hidden is None". */
+  static final class DefaultHidden extends Layer {
+    final Linear input = new Linear(4, 8);
+    final Linear hidden = new Linear(8, 8);
+
+    Tensor step(Tensor x, Tensor h) {
+      if (h == null) {
+        h = Tensor.zeros(x.size(0), 8, hidden.device());
+      }
+      return input.forward(x).add(hidden.forward(h)).tanh();
+    }
+
+    @Override
+    public Tensor forward(Tensor x) {
+      return step(x, null);
+    }
+  }
 }

@@ -928,6 +928,50 @@ class DeviceAnalysisTest {
   }
 
   @Test
+  void aTensorMadeOnTheDefaultDeviceOnSomePathsInAModel() {
+    JavaFileObject f = source("SomePaths", IMPORTS + """
+        class SomePaths {
+          static class Rnn extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x, Tensor h) {
+              if (h == null) {
+                h = Tensor.zeros(2, 8); // expect: DefaultDeviceInModel
+              }
+              return x.mul(w).add(h);
+            }
+
+            Tensor init(Tensor prev, int b) {
+              return prev == null ? Tensor.zeros(b, 8) : prev.detach(); // expect: DefaultDeviceInModel
+            }
+
+            Tensor pick(boolean lstm, int b) {
+              return lstm ? Tensor.zeros(2 * b, 8) : Tensor.zeros(b, 8); // expect: DefaultDeviceInModel
+            }
+
+            Tensor onDevice(Tensor x, Tensor h) {
+              if (h == null) {
+                h = Tensor.zeros(2, 8, device());
+              }
+              return x.mul(w).add(h);
+            }
+
+            Tensor scalars(Tensor x, boolean half) {
+              Tensor s = half ? Tensor.scalar(0.5) : Tensor.zeros();
+              return x.mul(w).mul(s);
+            }
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c).hadErrorContaining("Tensor.zeros(2, 8) creates a tensor on the CPU (the default device) inside"
+        + " Rnn.forward, where it meets x.mul(w) on the model's device on the paths where h is this tensor; create it"
+        + " there: pass x.device() to the factory");
+    assertThat(c).hadErrorContaining("that init returns on some paths: once the model has moved");
+  }
+
+  @Test
   void modelMethodsReturningCpuTensorsTheirCallersTakeOnTheCpu() {
     JavaFileObject f = source("Returns", IMPORTS + """
         class Returns {

@@ -72,6 +72,11 @@ public final class GalleryDriver {
       recurrent.toDevice(device);
       recurrent.forward(Tensor.randn(2, 4, device));
     });
+    check(failures, "DefaultDeviceInModel.DefaultHidden", () -> {
+      DefaultDeviceInModel.DefaultHidden cell = new DefaultDeviceInModel.DefaultHidden();
+      cell.toDevice(device);
+      cell.forward(Tensor.randn(2, 4, device));
+    });
     check(failures, "HostSyncs.train", () -> require(HostSyncs.train(model, loader, device) > 0, "a positive loss"));
     check(failures, "HostSyncs.correct", () -> require(HostSyncs.correct(model, loader, device) >= 0, "a count"));
     check(failures, "CreateThenMove.initialState", () -> require(

@@ -450,6 +450,14 @@ final class Checks {
       }
       reported = conflict(c.method.getSimpleName(), c.path, reference, o, false);
     }
+    if (!reported && reference != null && !reference.cpuScalar()) {
+      for (Operand o : operands) {
+        if (!reported && o.value.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS
+            && !o.value.place().isKnown()) {
+          reported = conflict(c.method.getSimpleName(), c.path, reference, o, false); // if (h == null) h = zeros(..)
+        }
+      }
+    }
     Place place = reference == null ? Place.UNKNOWN : reference.value.place();
     if (reference != null && reference.cpuScalar()) {
       place = Place.CPU;
@@ -642,17 +650,19 @@ final class Checks {
    * Tensor.of(ids)}) and 0-dim scalars are on the CPU on purpose.
    */
   void returned(TreePath expression, Value v, ExecutableElement method) {
-    if (v.origin() != Value.Origin.DEFAULT_DEVICE_FACTORY || v.zeroDim() || !scope.isModelInstanceMethod()
+    if (!v.isDefaultDeviceFactory() || !scope.isModelInstanceMethod()
         || !interpreter.isCpuFactory(v.originPath().getLeaf()) || CallersOfMethod.takeItOnTheCpu(expression, method)) {
       return;
     }
+    boolean somePaths = v.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS;
     TreePath factory = v.originPath();
     String device = modelDeviceIn(method);
     String onDevice = device != null && factory.getLeaf() instanceof MethodInvocationTree call
         ? CreateThenMoveFix.suggestion(ctx, factory, call, device) : null;
     Name name = method.getSimpleName();
     reportAt(CheckId.DEFAULT_DEVICE_IN_MODEL, factory, expression, ctx.shortText(factory.getLeaf()) + " creates a"
-        + " tensor on the CPU (the default device) that " + name + " returns: once the model has moved, its callers"
+        + " tensor on the CPU (the default device) that " + name + " returns" + (somePaths ? " on some paths" : "")
+        + ": once the model has moved, its callers"
         + " get it on the CPU beside the model's tensors; create it on the model's device, passing "
         + (device != null ? device : "the device of the tensors it is used with") + " to the factory, or declare "
         + name + " @OnDevice(\"cpu\") if it is meant to be on the CPU", false,
@@ -694,7 +704,42 @@ final class Checks {
    */
   private boolean conflict(CharSequence op, TreePath at, Operand a, Operand b, boolean modelCall) {
     Place.Conflict level = Place.conflict(a.value.place(), b.value.place());
-    return level != Place.Conflict.NONE && reportConflict(inferred(level, a, b), op, at, a, b, modelCall);
+    if (level == Place.Conflict.NONE) {
+      return (a.value.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS
+          || b.value.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS) && onTheCpuOnSomePaths(at, a, b);
+    }
+    return reportConflict(inferred(level, a, b), op, at, a, b, modelCall);
+  }
+
+  /**
+   * A tensor that a factory without a device makes on some paths ({@code if (h == null) h =
+   * Tensor.zeros(b, n);}) meeting one on a device, in a model: on those paths it is on the CPU.
+   */
+  private boolean onTheCpuOnSomePaths(TreePath at, Operand a, Operand b) {
+    Operand cpu = a.value.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS ? a : b;
+    Operand device = cpu == a ? b : a;
+    Place.Kind kind = device.value.place().kind();
+    if (!scope.isModelClass() || (kind != Place.Kind.FIXED && kind != Place.Kind.SYMBOL)
+        || !interpreter.isCpuFactory(cpu.value.originPath().getLeaf())) {
+      return false;
+    }
+    return defaultDeviceFactory(at, cpu, device);
+  }
+
+  /** Reports a tensor made on the CPU by a factory without a device in a model, meeting one on a device. */
+  private boolean defaultDeviceFactory(TreePath at, Operand cpu, Operand device) {
+    TreePath factory = cpu.value.originPath();
+    String target = deviceAt(factory, device);
+    String onDevice = target != null && factory.getLeaf() instanceof MethodInvocationTree call
+        ? CreateThenMoveFix.suggestion(ctx, factory, call, target) : null;
+    boolean somePaths = cpu.value.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS;
+    reportAt(CheckId.DEFAULT_DEVICE_IN_MODEL, factory, at, ctx.shortText(factory.getLeaf()) + " creates a tensor on"
+        + " the CPU (the default device) inside " + scope.methodName() + ", where it meets " + device.text()
+        + " on " + device.value.place().describe() + (somePaths ? " on the paths where " + cpu.text()
+            + " is this tensor" : "") + "; create it there: pass "
+        + (target != null ? target : "the device of " + device.text()) + " to the factory", false,
+        onDevice == null ? null : Fix.replace("create it on the device", factory.getLeaf(), onDevice));
+    return true;
   }
 
   /**
@@ -726,18 +771,9 @@ final class Checks {
     }
     if (cpu != null) {
       switch (cpu.value.origin()) {
-        case DEFAULT_DEVICE_FACTORY -> {
+        case DEFAULT_DEVICE_FACTORY, DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS -> {
           if (scope.isModelClass()) {
-            TreePath factory = cpu.value.originPath();
-            String target = deviceAt(factory, device);
-            String onDevice = target != null && factory.getLeaf() instanceof MethodInvocationTree call
-                ? CreateThenMoveFix.suggestion(ctx, factory, call, target) : null;
-            reportAt(CheckId.DEFAULT_DEVICE_IN_MODEL, factory, at, ctx.shortText(factory.getLeaf()) + " creates a tensor on"
-                + " the CPU (the default device) inside " + scope.methodName() + ", where it meets " + device.text()
-                + " on " + device.value.place().describe() + "; create it there: pass "
-                + (target != null ? target : "the device of " + device.text()) + " to the factory", false,
-                onDevice == null ? null : Fix.replace("create it on the device", factory.getLeaf(), onDevice));
-            return true;
+            return defaultDeviceFactory(at, cpu, device);
           }
         }
         case STATIC_CONSTANT -> {

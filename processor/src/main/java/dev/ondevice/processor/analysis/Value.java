@@ -14,6 +14,11 @@ final class Value {
     NONE,
     /** A factory without a device, inside a model class. */
     DEFAULT_DEVICE_FACTORY,
+    /**
+     * A factory without a device, inside a model class, whose tensor this is on some paths only
+     * ({@code if (h == null) h = Tensor.zeros(b, n);}): a join with a tensor from elsewhere.
+     */
+    DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS,
     /** A data loader batch, not moved. */
     BATCH,
     /** A static tensor field. */
@@ -134,9 +139,20 @@ final class Value {
     // Iterators of batches stay so through a join (it = loader.iterator() again at an epoch's end).
     boolean sameOrigin = origin == other.origin
         && (origin == Origin.BATCH_ITERATOR || sameLeaf(originPath, other.originPath));
+    Value factory = sameOrigin ? null : isDefaultDeviceFactory() ? this : other.isDefaultDeviceFactory() ? other : null;
+    if (factory != null) {
+      return new Value(place.join(other.place), zeroDim && other.zeroDim, pinned.join(other.pinned),
+          pendingHostCopy && other.pendingHostCopy, Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS, factory.originPath,
+          null);
+    }
     return new Value(place.join(other.place), zeroDim && other.zeroDim, pinned.join(other.pinned),
         pendingHostCopy && other.pendingHostCopy, sameOrigin ? origin : Origin.NONE,
         sameOrigin ? originPath : null, sameOrigin ? originName : null);
+  }
+
+  /** A tensor (not 0-dim) made by a factory without a device in a model, on every path or on some. */
+  boolean isDefaultDeviceFactory() {
+    return !zeroDim && (origin == Origin.DEFAULT_DEVICE_FACTORY || origin == Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS);
   }
 
   @Override

@@ -117,7 +117,8 @@ class PatchedGalleryTest {
     TreeSet<String> failed = original.stream().map(f -> f.substring(0, f.indexOf(':')))
         .collect(Collectors.toCollection(TreeSet::new));
     assertEquals(new TreeSet<>(List.of("DefaultDeviceInModel.Masked", "DefaultDeviceInModel.Noisy",
-        "DefaultDeviceInModel.Positional", "DefaultDeviceInModel.Recurrent", "DiscardedMoves.train", "MixedDevices.addNoise",
+        "DefaultDeviceInModel.Positional", "DefaultDeviceInModel.Recurrent", "DefaultDeviceInModel.DefaultHidden",
+        "DiscardedMoves.train", "MixedDevices.addNoise",
         "MixedDevices.crossGpu", "MixedDevices.features", "ModelNotMoved.probe", "ModelNotMoved.train", "TargetsNotMoved.accuracy",
         "TargetsNotMoved.train", "TargetsNotMoved.trainWithFloatTargets", "DiscardedOps.Block",
         "DiscardedOps.normalize")), failed, String.join("\n", original));
