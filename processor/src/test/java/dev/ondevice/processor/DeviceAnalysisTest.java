@@ -587,8 +587,9 @@ class DeviceAnalysisTest {
     ExpectedFindings.assertMatch(c, List.of(f));
     assertThat(c).hadErrorContaining("predict gets tensors on two devices: e is on device and Tensor.randn(2, 2)"
         + " (argument 'q') is on the CPU; in device-agnostic code this runs only when device is the CPU, and fails on"
-        + " the GPU machine. (predict is taken to need q on the model's device: a use in its body meets the model's"
-        + " state or outputs.) Create Tensor.randn(2, 2) there: Tensor.randn(2, 2, device)");
+        + " the GPU machine. (predict is taken to need q on the model's device: its body uses it where the device"
+        + " matters (with the model's state or outputs, returned, stored or converted).) Create Tensor.randn(2, 2)"
+        + " there: Tensor.randn(2, 2, device)");
   }
 
   @Test
@@ -936,13 +937,31 @@ class DeviceAnalysisTest {
 
             Tensor forward(Tensor x, Tensor h) {
               if (h == null) {
-                h = Tensor.zeros(2, 8); // expect: DefaultDeviceInModel
+                h = Tensor.zeros(2, 8); // expect: warning DefaultDeviceInModel
+              }
+              return x.mul(w).add(h);
+            }
+
+            Tensor scaled(Tensor x, Tensor h) {
+              if (h == null) {
+                h = Tensor.randn(2, 8); // expect: warning DefaultDeviceInModel
+              }
+              Tensor g = h.mul(Tensor.scalar(2.0)).detach();
+              return x.mul(w).add(g);
+            }
+
+            Tensor guarded(Tensor x, Tensor h) {
+              if (h == null) {
+                h = Tensor.zeros(2, 8);
+              }
+              if (!h.device().equals(x.device())) {
+                h = h.to(x.device());
               }
               return x.mul(w).add(h);
             }
 
             Tensor init(Tensor prev, int b) {
-              return prev == null ? Tensor.zeros(b, 8) : prev.detach(); // expect: DefaultDeviceInModel
+              return prev == null ? Tensor.zeros(b, 8) : prev.detach(); // expect: warning DefaultDeviceInModel
             }
 
             Tensor pick(boolean lstm, int b) {
@@ -965,10 +984,13 @@ class DeviceAnalysisTest {
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadErrorContaining("Tensor.zeros(2, 8) creates a tensor on the CPU (the default device) inside"
+    assertThat(c).hadWarningContaining("Tensor.zeros(2, 8) creates a tensor on the CPU (the default device) inside"
         + " Rnn.forward, where it meets x.mul(w) on the model's device on the paths where h is this tensor; create it"
         + " there: pass x.device() to the factory");
-    assertThat(c).hadErrorContaining("that init returns on some paths: once the model has moved");
+    assertThat(c).hadWarningContaining("that init returns on some paths: once the model has moved, its callers get it"
+        + " on the CPU beside the model's tensors; create it on the model's device, passing device() to the factory");
+    assertThat(c).hadErrorContaining("Tensor.zeros(2 * b, 8) creates a tensor on the CPU (the default device) that"
+        + " pick returns: once");
   }
 
   @Test
@@ -980,11 +1002,23 @@ class DeviceAnalysisTest {
             dev.ondevice.Parameter w;
 
             Encoding() {
-              pe = table(8);
+              pe = table(8).add(shared(8));
             }
 
-            Tensor table(int n) {
+            private Tensor table(int n) {
               return Tensor.zeros(n, 4);
+            }
+
+            Tensor shared(int n) {
+              return Tensor.zeros(n, 4); // expect: DefaultDeviceInModel
+            }
+
+            private Tensor converted(int n) {
+              return Tensor.randn(n, 4); // expect: DefaultDeviceInModel
+            }
+
+            Tensor half(Tensor x) {
+              return x.mul(converted(2).to(java.util.Objects.requireNonNull(x.device())));
             }
 
             private Tensor mask(int n) {

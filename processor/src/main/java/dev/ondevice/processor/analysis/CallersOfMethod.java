@@ -2,8 +2,8 @@ package dev.ondevice.processor.analysis;
 
 import com.sun.source.tree.BlockTree;
 import com.sun.source.tree.ClassTree;
-import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.LambdaExpressionTree;
+import com.sun.source.tree.MemberReferenceTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.MethodTree;
@@ -12,52 +12,61 @@ import com.sun.source.tree.Tree;
 import com.sun.source.tree.VariableTree;
 import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
+import com.sun.source.util.Trees;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
 
 /**
- * How a model's method is called within its own class, read from the syntax of the calls ({@code
- * table(n)}, {@code this.table(n)}): whether every caller takes the tensor it returns where a CPU
- * tensor is fine. Asked only where a finding is about to be reported.
+ * How a private method of a model is called within its class, where all its calls are: whether
+ * every caller takes the tensor it returns where a CPU tensor is fine. Asked only where a finding
+ * is about to be reported, while the class's trees are attributed.
  */
 final class CallersOfMethod {
-  /** Calls that move or copy the tensor they are given, from any device. */
-  private static final Set<String> MOVES = Set.of("to", "cuda", "cpu");
+  /** Calls that copy their tensor argument in place, from any device. */
   private static final Set<String> COPIES = Set.of("copyFrom", "assign");
 
   private CallersOfMethod() {}
 
   /**
-   * Whether the tensor {@code method} returns may stay on the CPU for its callers: it is a helper of
-   * its class, called there, and only while the model is built (in constructors and initializers,
-   * where its state is on the CPU until the model moves) or where the result is moved or copied
-   * right away ({@code causalMask(n).to(x.device())}, {@code w.copyFrom(init(8, 8))}).
+   * Whether the tensor {@code method} returns may stay on the CPU for its callers: it is a private
+   * helper of its class, called there, and only while the model is built (in constructors and
+   * initializers, where its state is on the CPU until the model moves) or where the result is
+   * moved to a device or copied right away ({@code causalMask(n).to(x.device())}, {@code
+   * w.copyFrom(init(8, 8))}). A method others may call is not: they may use its result anywhere.
    *
    * @param inMethod a path inside the method, under its class
    */
-  static boolean takeItOnTheCpu(TreePath inMethod, ExecutableElement method) {
+  static boolean takeItOnTheCpu(TreePath inMethod, ExecutableElement method, Trees trees) {
+    if (!method.getModifiers().contains(Modifier.PRIVATE)) {
+      return false;
+    }
     TreePath classPath = enclosingClass(inMethod);
     if (classPath == null) {
       return false;
     }
+    Tree classTree = classPath.getLeaf();
     List<TreePath> calls = new ArrayList<>();
-    int arity = method.getParameters().size();
+    boolean[] referenced = {false};
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
-        if (node.getArguments().size() == arity && callsByName(node, method)) {
+        if (trees.getElement(getCurrentPath()) == method) {
           calls.add(getCurrentPath());
         }
         return super.visitMethodInvocation(node, null);
       }
+
+      @Override
+      public Void visitMemberReference(MemberReferenceTree node, Void unused) {
+        referenced[0] |= trees.getElement(getCurrentPath()) == method; // this::table may run anywhere
+        return super.visitMemberReference(node, null);
+      }
     }.scan(classPath, null);
-    if (calls.isEmpty()) {
-      return false;
-    }
-    Tree classTree = classPath.getLeaf();
-    return calls.stream().allMatch(c -> whileBuilding(c, classTree) || movedOrCopied(c));
+    return !calls.isEmpty() && !referenced[0]
+        && calls.stream().allMatch(c -> whileBuilding(c, classTree) || movedOrCopied(c));
   }
 
   private static TreePath enclosingClass(TreePath path) {
@@ -66,15 +75,6 @@ final class CallersOfMethod {
       p = p.getParentPath();
     }
     return p;
-  }
-
-  private static boolean callsByName(MethodInvocationTree call, ExecutableElement method) {
-    if (call.getMethodSelect() instanceof IdentifierTree id) {
-      return id.getName().equals(method.getSimpleName());
-    }
-    return call.getMethodSelect() instanceof MemberSelectTree select
-        && select.getIdentifier().equals(method.getSimpleName())
-        && select.getExpression() instanceof IdentifierTree self && self.getName().contentEquals("this");
   }
 
   /** Whether the call is in a constructor, a field's initializer or an initializer block of the class, not in a lambda. */
@@ -93,7 +93,7 @@ final class CallersOfMethod {
     return false;
   }
 
-  /** {@code causalMask(n).to(x.device())}, {@code w.copyFrom(init(8, 8))}. */
+  /** {@code causalMask(n).to(x.device())}, {@code w.copyFrom(init(8, 8))}: not a conversion ({@code to(DType.FLOAT32)}). */
   private static boolean movedOrCopied(TreePath call) {
     Tree child = call.getLeaf();
     TreePath p = call.getParentPath();
@@ -105,8 +105,10 @@ final class CallersOfMethod {
       return false;
     }
     if (p.getLeaf() instanceof MemberSelectTree select && select.getExpression() == child) {
-      return MOVES.contains(select.getIdentifier().toString())
-          && p.getParentPath().getLeaf() instanceof MethodInvocationTree;
+      String name = select.getIdentifier().toString();
+      return p.getParentPath().getLeaf() instanceof MethodInvocationTree move && move.getMethodSelect() == select
+          && (((name.equals("cuda") || name.equals("cpu")) && move.getArguments().isEmpty())
+              || (name.equals("to") && NeutralParameters.isMoveToDevice(move)));
     }
     return p.getLeaf() instanceof MethodInvocationTree outer && outer.getArguments().contains(child)
         && outer.getMethodSelect() instanceof MemberSelectTree select

@@ -1,11 +1,13 @@
 package dev.ondevice.processor.analysis;
 
+import com.sun.source.tree.BinaryTree;
 import com.sun.source.tree.CompoundAssignmentTree;
 import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.MemberReferenceTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
+import com.sun.source.tree.MethodTree;
 import com.sun.source.tree.ParenthesizedTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.tree.TypeCastTree;
@@ -483,7 +485,27 @@ final class Checks {
         }
       }
     }
-    return result;
+    return reference == null || reference.cpuScalar() ? onSomePaths(result, operands) : result;
+  }
+
+  /**
+   * The result of an op whose one tensor operand is on the CPU on some paths only ({@code
+   * h.mul(2.0).tanh()} after {@code if (h == null) h = Tensor.zeros(..)}): the same, on those paths.
+   */
+  private static Value onSomePaths(Value result, List<Operand> operands) {
+    Operand factory = null;
+    for (Operand o : operands) {
+      if (o.value.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS && !o.value.zeroDim()) {
+        factory = factory == null ? o : null;
+        if (factory == null) {
+          return result;
+        }
+      } else if (!o.cpuScalar()) {
+        return result;
+      }
+    }
+    return factory == null || result.zeroDim() ? result
+        : result.withOrigin(factory.value.origin(), factory.value.originPath(), null);
   }
 
   /**
@@ -576,7 +598,8 @@ final class Checks {
       } else if (!arg.cpuScalarLike()) {
         if (declared == null && !c.method.getSimpleName().contentEquals("forward") && ctx.isUserModelMethod(c.method)) {
           argument.note = c.method.getSimpleName() + " is taken to need " + params.get(i).getSimpleName() + " on the"
-              + " model's device: a use in its body meets the model's state or outputs";
+              + " model's device: its body uses it where the device matters (with the model's state or outputs,"
+              + " returned, stored or converted)";
         }
         if (conflict(c.method.getSimpleName(), c.path, modelOperand, argument, true)) {
           return Value.UNKNOWN;
@@ -651,12 +674,12 @@ final class Checks {
    */
   void returned(TreePath expression, Value v, ExecutableElement method) {
     if (!v.isDefaultDeviceFactory() || !scope.isModelInstanceMethod()
-        || !interpreter.isCpuFactory(v.originPath().getLeaf()) || CallersOfMethod.takeItOnTheCpu(expression, method)) {
+        || !interpreter.isCpuFactory(v.originPath().getLeaf()) || CallersOfMethod.takeItOnTheCpu(expression, method, ctx.trees())) {
       return;
     }
     boolean somePaths = v.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS;
     TreePath factory = v.originPath();
-    String device = modelDeviceIn(method);
+    String device = modelDeviceIn(method, expression);
     String onDevice = device != null && factory.getLeaf() instanceof MethodInvocationTree call
         ? CreateThenMoveFix.suggestion(ctx, factory, call, device) : null;
     Name name = method.getSimpleName();
@@ -665,7 +688,7 @@ final class Checks {
         + ": once the model has moved, its callers"
         + " get it on the CPU beside the model's tensors; create it on the model's device, passing "
         + (device != null ? device : "the device of the tensors it is used with") + " to the factory, or declare "
-        + name + " @OnDevice(\"cpu\") if it is meant to be on the CPU", false,
+        + name + " @OnDevice(\"cpu\") if it is meant to be on the CPU", somePaths,
         onDevice == null ? null : Fix.replace("create it on the device", factory.getLeaf(), onDevice));
   }
 
@@ -674,13 +697,30 @@ final class Checks {
    * else {@code device()}, the device of the model's state; null for a model without state, whose
    * {@code device()} is always the CPU.
    */
-  private String modelDeviceIn(ExecutableElement method) {
+  private String modelDeviceIn(ExecutableElement method, TreePath inMethod) {
     for (VariableElement p : method.getParameters()) {
-      if (ctx.types().isTensor(p.asType())) {
+      if (ctx.types().isTensor(p.asType()) && !comparedWithNull(p.getSimpleName(), inMethod)) {
         return p.getSimpleName() + ".device()";
       }
     }
     return ctx.types().hasState(method.getEnclosingElement().asType()) ? "device()" : null;
+  }
+
+  /** Whether the method at {@code inMethod} compares {@code name} with null ({@code prev == null ? ...}): it may be null. */
+  private static boolean comparedWithNull(CharSequence name, TreePath inMethod) {
+    TreePath m = inMethod;
+    while (m != null && !(m.getLeaf() instanceof MethodTree)) {
+      m = m.getParentPath();
+    }
+    return m != null && TreeSearch.contains(m.getLeaf(), t -> t instanceof BinaryTree b
+        && (b.getKind() == Tree.Kind.EQUAL_TO || b.getKind() == Tree.Kind.NOT_EQUAL_TO)
+        && (isNamed(b.getLeftOperand(), name) || isNamed(b.getRightOperand(), name))
+        && (b.getLeftOperand().getKind() == Tree.Kind.NULL_LITERAL || b.getRightOperand().getKind() == Tree.Kind.NULL_LITERAL),
+        t -> false);
+  }
+
+  private static boolean isNamed(ExpressionTree e, CharSequence name) {
+    return MethodInterpreter.skipParens(e) instanceof IdentifierTree id && id.getName().contentEquals(name);
   }
 
   /** Checks a value against a declared place ({@code @OnDevice} on a parameter, return or variable). */
@@ -733,11 +773,15 @@ final class Checks {
     String onDevice = target != null && factory.getLeaf() instanceof MethodInvocationTree call
         ? CreateThenMoveFix.suggestion(ctx, factory, call, target) : null;
     boolean somePaths = cpu.value.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS;
+    String variable = somePaths ? variableText(cpu.named) : null;
+    String paths = !somePaths ? "" : variable != null ? " on the paths where " + variable + " is this tensor"
+        : " on some paths";
+    // On some paths only, the paths may never be taken together (if (device().isCpu()) h = Tensor.zeros(..)):
+    // a warning, as other conflicts that may not happen are.
     reportAt(CheckId.DEFAULT_DEVICE_IN_MODEL, factory, at, ctx.shortText(factory.getLeaf()) + " creates a tensor on"
         + " the CPU (the default device) inside " + scope.methodName() + ", where it meets " + device.text()
-        + " on " + device.value.place().describe() + (somePaths ? " on the paths where " + cpu.text()
-            + " is this tensor" : "") + "; create it there: pass "
-        + (target != null ? target : "the device of " + device.text()) + " to the factory", false,
+        + " on " + device.value.place().describe() + paths + "; create it there: pass "
+        + (target != null ? target : "the device of " + device.text()) + " to the factory", somePaths,
         onDevice == null ? null : Fix.replace("create it on the device", factory.getLeaf(), onDevice));
     return true;
   }

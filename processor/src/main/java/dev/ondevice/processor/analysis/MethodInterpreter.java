@@ -312,7 +312,54 @@ final class MethodInterpreter {
     if (t.getElseStatement() != null) {
       statement(new TreePath(path, t.getElseStatement()));
     }
+    Element ensured = t.getElseStatement() == null ? movedUnlessThere(path, t) : null;
+    Value moved = ensured == null ? null : afterThen.get(ensured);
     env = joinChoosing(t, afterThen, env);
+    if (moved != null && env.reachable()) {
+      env.put(ensured, moved); // if (!h.device().equals(d)) h = h.to(d);: on d either way
+    }
+  }
+
+  /**
+   * The local that {@code if (!h.device().equals(d)) h = h.to(d);} moves to {@code d} unless it is
+   * there already, so that it is on {@code d} after the statement whichever branch ran; or null.
+   */
+  private Element movedUnlessThere(TreePath path, IfTree t) {
+    if (!(skipParens(t.getCondition()) instanceof UnaryTree not) || not.getKind() != Tree.Kind.LOGICAL_COMPLEMENT
+        || !(skipParens(not.getExpression()) instanceof MethodInvocationTree equals)
+        || equals.getArguments().size() != 1 || !(equals.getMethodSelect() instanceof MemberSelectTree eq)
+        || !eq.getIdentifier().contentEquals("equals")) {
+      return null;
+    }
+    StatementTree then = t.getThenStatement();
+    if (then instanceof BlockTree b && b.getStatements().size() == 1) {
+      then = b.getStatements().get(0);
+    }
+    if (!(then instanceof ExpressionStatementTree s) || !(s.getExpression() instanceof AssignmentTree a)
+        || !(a.getVariable() instanceof IdentifierTree target)
+        || !(skipParens(a.getExpression()) instanceof MethodInvocationTree move) || move.getArguments().size() != 1
+        || !(move.getMethodSelect() instanceof MemberSelectTree to) || !to.getIdentifier().contentEquals("to")
+        || !(skipParens(to.getExpression()) instanceof IdentifierTree source)
+        || !source.getName().equals(target.getName())) {
+      return null;
+    }
+    String device = move.getArguments().get(0).toString();
+    ExpressionTree left = skipParens(eq.getExpression());
+    ExpressionTree right = skipParens(equals.getArguments().get(0));
+    boolean matches = (isDeviceOf(left, target) && right.toString().equals(device))
+        || (isDeviceOf(right, target) && left.toString().equals(device));
+    if (!matches) {
+      return null;
+    }
+    Element e = ctx.trees().getElement(new TreePath(new TreePath(new TreePath(path, s), a), target));
+    return e != null && isLocal(e) ? e : null;
+  }
+
+  /** {@code h.device()}. */
+  private static boolean isDeviceOf(ExpressionTree e, IdentifierTree variable) {
+    return e instanceof MethodInvocationTree call && call.getArguments().isEmpty()
+        && call.getMethodSelect() instanceof MemberSelectTree select && select.getIdentifier().contentEquals("device")
+        && skipParens(select.getExpression()) instanceof IdentifierTree id && id.getName().equals(variable.getName());
   }
 
   /**

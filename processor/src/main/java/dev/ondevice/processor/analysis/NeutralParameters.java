@@ -641,7 +641,7 @@ final class NeutralParameters {
    * {@code x.to(device())}, {@code x.to(Device.cuda(0))}, {@code x.to(y.device())}: a move to a device
    * the source names as one; any other {@code to} may be a conversion ({@code x.to(FLOAT32)}).
    */
-  private static boolean isMoveToDevice(MethodInvocationTree call) {
+  static boolean isMoveToDevice(MethodInvocationTree call) {
     if (call.getArguments().isEmpty()
         || !(ModelMethodSource.skipParensAndCasts(call.getArguments().get(0)) instanceof MethodInvocationTree target)) {
       return false;

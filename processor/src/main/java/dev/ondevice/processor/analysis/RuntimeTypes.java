@@ -128,7 +128,10 @@ final class RuntimeTypes {
       for (Element member : superType.getEnclosedElements()) {
         if (member instanceof ExecutableElement candidate && member.getSimpleName().equals(m.getSimpleName())
             && elements.overrides(m, candidate, owner)) {
-          return returnDevice(candidate);
+          String declared = declaredDevice(candidate);
+          if (declared != null) {
+            return declared;
+          }
         }
       }
       String inherited = overriddenReturnDevice(m, owner, s);

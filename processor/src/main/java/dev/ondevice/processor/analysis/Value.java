@@ -141,9 +141,11 @@ final class Value {
         && (origin == Origin.BATCH_ITERATOR || sameLeaf(originPath, other.originPath));
     Value factory = sameOrigin ? null : isDefaultDeviceFactory() ? this : other.isDefaultDeviceFactory() ? other : null;
     if (factory != null) {
+      // Two factories without a device (c ? Tensor.zeros(n) : Tensor.ones(n)): on the CPU on every path.
+      Origin o = isDefaultDeviceFactory() && other.isDefaultDeviceFactory() && Place.CPU.equals(place.join(other.place))
+          ? Origin.DEFAULT_DEVICE_FACTORY : Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS;
       return new Value(place.join(other.place), zeroDim && other.zeroDim, pinned.join(other.pinned),
-          pendingHostCopy && other.pendingHostCopy, Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS, factory.originPath,
-          null);
+          pendingHostCopy && other.pendingHostCopy, o, factory.originPath, null);
     }
     return new Value(place.join(other.place), zeroDim && other.zeroDim, pinned.join(other.pinned),
         pendingHostCopy && other.pendingHostCopy, sameOrigin ? origin : Origin.NONE,
