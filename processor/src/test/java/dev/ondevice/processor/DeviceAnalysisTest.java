@@ -508,6 +508,75 @@ class DeviceAnalysisTest {
   }
 
   @Test
+  void idiomsOfPortedProgramsThatAreCorrect() {
+    check("Ported", """
+        class Ported {
+          static class Bag extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x) {
+              return x.mul(w);
+            }
+
+            Tensor meanOver(Tensor x, Tensor lengths) {
+              Device dev = device();
+              return forward(x).mul(lengths.to(dev));
+            }
+
+            Tensor masked(Tensor x, Tensor hostLengths) {
+              Tensor mask = hostLengths.add(Tensor.randn(2, 2));
+              mask = mask.to(x.device());
+              return forward(x).mul(mask);
+            }
+
+            double correct(Tensor x, Tensor hostLabels) {
+              return forward(x).cpu().add(hostLabels).sum().item();
+            }
+
+            Tensor hostLengths(Tensor ids) {
+              if (ids.item() == 0) {
+                return Tensor.zeros(0);
+              }
+              return forward(ids).sum().cpu();
+            }
+          }
+
+          static class Placed extends Model {
+            dev.ondevice.Parameter w;
+
+            Placed(String spec) {
+              toDevice(Device.parse(spec));
+            }
+
+            Tensor forward(Tensor x) {
+              return x.mul(w);
+            }
+          }
+
+          double run(Device device, Loader loader, Loss loss, int last) {
+            Bag bag = new Bag();
+            bag.toDevice(device);
+            Tensor x = Tensor.randn(2, 2, device);
+            Tensor host = Tensor.randn(2, 2);
+            Tensor a = bag.meanOver(x, host).add(bag.masked(x, host));
+            double b = bag.correct(x, host);
+            Tensor c = bag.hostLengths(x);
+            Placed placed = new Placed("cuda:0");
+            Tensor d = placed.forward(Tensor.randn(2, 2, Device.cuda(0)));
+            int i = 0;
+            for (Loader.Batch batch : loader) {
+              Tensor l = loss.forward(batch.inputs().to(device), batch.targets().to(device));
+              if (++i % 10 == 0 || i == last) {
+                System.out.println(l.item());
+              }
+            }
+            return b;
+          }
+        }\
+        """);
+  }
+
+  @Test
   void modelMethodParametersThatMeetTheModelsDeviceThroughOtherParametersAndLocals() {
     JavaFileObject f = source("MeetState", IMPORTS + """
         class MeetState {

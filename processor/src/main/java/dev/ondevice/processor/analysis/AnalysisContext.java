@@ -124,6 +124,28 @@ final class AnalysisContext {
   }
 
   /**
+   * Whether a constructor of a model class of the user's moves the model it builds, or a part of
+   * it ({@code toDevice(Device.parse(spec))}, {@code net1.toDevice(Device.cuda(0))} in PyTorch's
+   * model-parallel tutorial): a model so built is not on the CPU for certain.
+   */
+  boolean constructorMovesModel(ExecutableElement constructor) {
+    Element owner = constructor.getEnclosingElement();
+    if (constructor.getKind() != ElementKind.CONSTRUCTOR || !(owner instanceof TypeElement type)
+        || !runtimeTypes.isModel(owner.asType()) || runtimeTypes.isModelBase(owner.asType()) || isRuntime(owner)) {
+      return false;
+    }
+    Boolean known = facts.movesItsModel.get(constructor);
+    if (known == null) {
+      facts.movesItsModel.put(constructor, false);
+      MethodTree method = trees.getTree(constructor);
+      known = method != null && method.getBody() != null && TreeSearch.contains(method.getBody(),
+          t -> t instanceof MethodInvocationTree call && callMayMove(call, type), t -> false);
+      facts.movesItsModel.put(constructor, known);
+    }
+    return known;
+  }
+
+  /**
    * Where the tensors {@code m}, an instance method of a model class of the user's, returns are, as
    * its source shows: on the model's device unless it moves some to the CPU; on the CPU where every
    * return does and no subclass can override it ({@code predict(x)} ending in {@code .cpu()} in a

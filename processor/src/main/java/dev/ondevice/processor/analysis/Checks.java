@@ -1,14 +1,17 @@
 package dev.ondevice.processor.analysis;
 
 import com.sun.source.tree.BinaryTree;
+import com.sun.source.tree.ClassTree;
 import com.sun.source.tree.CompoundAssignmentTree;
 import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.IdentifierTree;
+import com.sun.source.tree.LambdaExpressionTree;
 import com.sun.source.tree.MemberReferenceTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.MethodTree;
 import com.sun.source.tree.ParenthesizedTree;
+import com.sun.source.tree.ReturnTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.tree.TypeCastTree;
 import com.sun.source.util.TreePath;
@@ -674,7 +677,8 @@ final class Checks {
    */
   void returned(TreePath expression, Value v, ExecutableElement method) {
     if (!v.isDefaultDeviceFactory() || !scope.isModelInstanceMethod()
-        || !interpreter.isCpuFactory(v.originPath().getLeaf()) || CallersOfMethod.takeItOnTheCpu(expression, method, ctx.trees())) {
+        || !interpreter.isCpuFactory(v.originPath().getLeaf()) || returnsCpuElsewhere(expression)
+        || CallersOfMethod.takeItOnTheCpu(expression, method, ctx.trees())) {
       return;
     }
     boolean somePaths = v.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS;
@@ -704,6 +708,20 @@ final class Checks {
       }
     }
     return ctx.types().hasState(method.getEnclosingElement().asType()) ? "device()" : null;
+  }
+
+  /**
+   * Whether the method at {@code inMethod} has a {@code return} that copies a tensor to the host
+   * ({@code return ids.ne(0).sum(1).cpu();}): it means to return host tensors.
+   */
+  private static boolean returnsCpuElsewhere(TreePath inMethod) {
+    TreePath m = inMethod;
+    while (m != null && !(m.getLeaf() instanceof MethodTree)) {
+      m = m.getParentPath();
+    }
+    return m != null && TreeSearch.contains(m.getLeaf(), t -> t instanceof ReturnTree r && r.getExpression() != null
+        && ModelMethodSource.isMoveToCpu(ModelMethodSource.skipParensAndCasts(r.getExpression()), false),
+        t -> t instanceof ClassTree || t instanceof LambdaExpressionTree);
   }
 
   /** Whether the method at {@code inMethod} compares {@code name} with null ({@code prev == null ? ...}): it may be null. */

@@ -115,6 +115,9 @@ public final class DeviceAnalysis {
         ctx.mayMoveItsModel(m);
         ctx.returns(m);
         ctx.deviceNeutralParameter(m, 0);
+      } else if (member instanceof MethodTree && model && trees.getElement(path) instanceof ExecutableElement constructor
+          && constructor.getKind() == ElementKind.CONSTRUCTOR) {
+        ctx.constructorMovesModel(constructor);
       } else if (member instanceof VariableTree && trees.getElement(path) instanceof VariableElement f) {
         if (runtimeTypes.isDevice(f.asType())) {
           ctx.finalDevice(f);

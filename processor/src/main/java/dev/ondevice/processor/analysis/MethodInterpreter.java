@@ -1023,8 +1023,8 @@ final class MethodInterpreter {
       if (device != null) {
         return Value.on(device);
       }
-      if (!rt.hasState(type)) {
-        return Value.UNKNOWN;
+      if (!rt.hasState(type) || (e instanceof ExecutableElement c && ctx.constructorMovesModel(c))) {
+        return Value.UNKNOWN; // no state to move, or moved while it is built
       }
       Place submodules = Place.NONE;
       for (int i = 0; i < args.size(); i++) {

@@ -149,7 +149,7 @@ final class ModelMethodSource {
    * {@code x.cpu()} or {@code x.to(Device.cpu())}: a blocking copy ({@code nonBlockingToo}: or a
    * non-blocking one, {@code x.to(Device.cpu(), true)}, whose result is pending).
    */
-  private static boolean isMoveToCpu(ExpressionTree e, boolean nonBlockingToo) {
+  static boolean isMoveToCpu(ExpressionTree e, boolean nonBlockingToo) {
     if (!(e instanceof MethodInvocationTree call) || !(call.getMethodSelect() instanceof MemberSelectTree select)) {
       return false;
     }

@@ -81,6 +81,8 @@ final class NeutralParameters {
   private final Map<Name, List<ExpressionTree>> givenValues = new HashMap<>();
   /** Locals given {@code x.device()}: {@code Device d = x.device();}. */
   private final Set<Name> deviceLocals = new HashSet<>();
+  /** Locals declared {@code Device} (or {@code var} given a device): moves to them are moves to a device. */
+  private final Set<Name> deviceTypedLocals = new HashSet<>();
   private final Set<Name> locals = new HashSet<>();
   private final Map<Name, VariableElement> fields = new HashMap<>();
   private final Map<Name, TypeMirror> parameters = new HashMap<>();
@@ -133,6 +135,11 @@ final class NeutralParameters {
           if (isDeviceOf(node.getInitializer())) {
             deviceLocals.add(node.getName());
           }
+        }
+        String declared = node.getType() == null ? "" : node.getType().toString();
+        if (declared.equals("Device") || declared.endsWith(".Device") || (node.getInitializer() != null
+            && (declared.isEmpty() || declared.equals("var")) && names(node.getInitializer()))) {
+          deviceTypedLocals.add(node.getName());
         }
         return super.visitVariable(node, null);
       }
@@ -201,7 +208,7 @@ final class NeutralParameters {
   }
 
   private boolean usesEnd(Name name) {
-    MoveBack movedBack = isParameter(name) ? moveBack(name) : null;
+    MoveBack movedBack = moveBack(name);
     for (TreePath use : uses.getOrDefault(name, List.of())) {
       if (movedBack != null && movedBack.isBefore(use)) {
         continue; // on the device it was moved to
@@ -241,7 +248,7 @@ final class NeutralParameters {
           p = up;
           continue;
         }
-        if (NEUTRAL_CALLS.contains(called) && (!called.equals("to") || isMoveToDevice(call))) {
+        if (NEUTRAL_CALLS.contains(called) && (!called.equals("to") || movesToDevice(call))) {
           return true;
         }
         if (!call.getArguments().stream().allMatch(this::free)) {
@@ -284,11 +291,7 @@ final class NeutralParameters {
         continue; // parts[0]: an element of it
       }
       if (parent instanceof ConditionalExpressionTree choice && choice.getCondition() != child) {
-        Tree other = choice.getTrueExpression() == child ? choice.getFalseExpression() : choice.getTrueExpression();
-        if (!free(other)) {
-          return false;
-        }
-        continue; // lengths != null ? lengths : fallback
+        continue; // lengths != null ? lengths : fallback: either, followed further
       }
       if (parent instanceof VariableTree local && local.getInitializer() == child) {
         return followed(local.getName());
@@ -297,7 +300,7 @@ final class NeutralParameters {
         return followed(loop.getVariable().getName());
       }
       if (parent instanceof AssignmentTree assignment) {
-        return assignedOnAnyDevice(assignment, child);
+        return assignedOnAnyDevice(p, assignment, child);
       }
       if (parent instanceof ExpressionStatementTree) {
         return true; // Objects.requireNonNull(x): a result nobody uses
@@ -315,8 +318,8 @@ final class NeutralParameters {
     return false;
   }
 
-  /** Where a value assigned at {@code assignment} ({@code child} being one side of it) ends. */
-  private boolean assignedOnAnyDevice(AssignmentTree assignment, Tree child) {
+  /** Where a value assigned at {@code assignment} (at {@code path}; {@code child} being one side of it) ends. */
+  private boolean assignedOnAnyDevice(TreePath path, AssignmentTree assignment, Tree child) {
     if (assignment.getVariable() == child) {
       return true; // written, not read: what it is given is followed where it is given
     }
@@ -328,8 +331,9 @@ final class NeutralParameters {
       return false; // stored in a field
     }
     Name to = id.getName();
-    if (isParameter(to) && moveBack(to) != null) {
-      return false; // a parameter moved to the model's device
+    MoveBack moved = isParameter(to) ? moveBack(to) : null;
+    if (moved != null && moved.isBefore(path)) {
+      return false; // given to a parameter already moved to the model's device
     }
     return followed(to);
   }
@@ -438,8 +442,8 @@ final class NeutralParameters {
         if (node.getMethodSelect() instanceof IdentifierTree) {
           bound[0] = true; // forward(x), a method of the model
         } else if (node.getMethodSelect() instanceof MemberSelectTree select
-            && HOST_VALUES.contains(select.getIdentifier().toString())) {
-          return scan(node.getArguments(), null); // ids.size(1): a number on the host, wherever ids is
+            && (HOST_VALUES.contains(select.getIdentifier().toString()) || isMoveToCpu(node, select))) {
+          return scan(node.getArguments(), null); // ids.size(1), forward(x).argmax(1).cpu(): on the host
         }
         return super.visitMethodInvocation(node, null);
       }
@@ -515,6 +519,46 @@ final class NeutralParameters {
         && l.getValue() instanceof String, t -> !(t instanceof BinaryTree || t instanceof ParenthesizedTree));
   }
 
+  /** {@code device()}, {@code x.device()}, {@code Device.cuda(0)}: an expression that names a device. */
+  private static boolean names(ExpressionTree e) {
+    return ModelMethodSource.skipParensAndCasts(e) instanceof MethodInvocationTree call
+        && (call.getMethodSelect() instanceof IdentifierTree id ? id.getName().contentEquals("device")
+            : call.getMethodSelect() instanceof MemberSelectTree select && (select.getIdentifier().contentEquals("device")
+                || (select.getExpression() instanceof IdentifierTree owner && owner.getName().contentEquals("Device"))));
+  }
+
+  /**
+   * {@code x.to(device())}, {@code x.to(dev)} with {@code dev} a {@code Device} local, parameter or
+   * field: a move to a device.
+   */
+  private boolean movesToDevice(MethodInvocationTree call) {
+    if (isMoveToDevice(call)) {
+      return true;
+    }
+    if (call.getArguments().isEmpty()
+        || !(ModelMethodSource.skipParensAndCasts(call.getArguments().get(0)) instanceof IdentifierTree id)) {
+      return false;
+    }
+    Name n = id.getName();
+    if (locals.contains(n)) {
+      return deviceTypedLocals.contains(n);
+    }
+    TypeMirror t = parameters.containsKey(n) ? parameters.get(n) : fields.containsKey(n) ? fields.get(n).asType() : null;
+    return t != null && rt.isDevice(t);
+  }
+
+  /** {@code x.cpu()} or {@code x.to(Device.cpu())}: a copy on the host, wherever {@code x} is. */
+  private static boolean isMoveToCpu(MethodInvocationTree call, MemberSelectTree select) {
+    if (select.getIdentifier().contentEquals("cpu")) {
+      return call.getArguments().isEmpty();
+    }
+    return select.getIdentifier().contentEquals("to") && call.getArguments().size() == 1
+        && ModelMethodSource.skipParensAndCasts(call.getArguments().get(0)) instanceof MethodInvocationTree target
+        && target.getArguments().isEmpty() && target.getMethodSelect() instanceof MemberSelectTree cpu
+        && cpu.getIdentifier().contentEquals("cpu") && cpu.getExpression() instanceof IdentifierTree owner
+        && owner.getName().contentEquals("Device");
+  }
+
   /** {@code x.device()}: the device of a tensor. */
   private static boolean isDeviceOf(ExpressionTree e) {
     return ModelMethodSource.skipParensAndCasts(e) instanceof MethodInvocationTree call && call.getArguments().isEmpty()
@@ -587,10 +631,10 @@ final class NeutralParameters {
         && beforeMove.stream().allMatch(call -> call.getArguments().stream().allMatch(this::free));
   }
 
-  private static boolean isMove(MethodInvocationTree call, MemberSelectTree select) {
+  private boolean isMove(MethodInvocationTree call, MemberSelectTree select) {
     String method = select.getIdentifier().toString();
     return ((method.equals("cpu") || method.equals("cuda")) && call.getArguments().isEmpty())
-        || (method.equals("to") && isMoveToDevice(call));
+        || (method.equals("to") && movesToDevice(call));
   }
 
   /**

@@ -273,8 +273,8 @@ final class SomeBatchesOnly {
         yield either ? everyNthWhen(at, b.getLeftOperand(), value) || everyNthWhen(at, b.getRightOperand(), value)
             : everyNthWhen(at, b.getLeftOperand(), value) && everyNthWhen(at, b.getRightOperand(), value);
       }
-      case EQUAL_TO -> value && comparesSteppedRemainder((BinaryTree) e);
-      case NOT_EQUAL_TO -> !value && comparesSteppedRemainder((BinaryTree) e);
+      case EQUAL_TO -> value && comparesStepped((BinaryTree) e);
+      case NOT_EQUAL_TO -> !value && comparesStepped((BinaryTree) e);
       case IDENTIFIER -> {
         ExpressionTree given = localCondition(at, ((IdentifierTree) e).getName().toString());
         yield given != null && everyNthWhen(at, given, value);
@@ -283,8 +283,23 @@ final class SomeBatchesOnly {
     };
   }
 
-  private boolean comparesSteppedRemainder(BinaryTree comparison) {
-    return isSteppedRemainder(comparison.getLeftOperand()) || isSteppedRemainder(comparison.getRightOperand());
+  /**
+   * {@code step % 100 == 0}, or {@code step == last}, {@code ++i == n}: a stepped remainder, or a
+   * stepped counter itself, which equals a value on one batch.
+   */
+  private boolean comparesStepped(BinaryTree comparison) {
+    return isSteppedRemainder(comparison.getLeftOperand()) || isSteppedRemainder(comparison.getRightOperand())
+        || isSteppedCounter(comparison.getLeftOperand()) || isSteppedCounter(comparison.getRightOperand());
+  }
+
+  private boolean isSteppedCounter(ExpressionTree e) {
+    ExpressionTree x = MethodInterpreter.skipParens(e);
+    if (x instanceof UnaryTree u && isStep(u)) {
+      return true;
+    }
+    String name = x instanceof IdentifierTree id ? id.getName().toString()
+        : x instanceof MemberSelectTree select ? select.getIdentifier().toString() : null;
+    return name != null && (loop == null || steppedInLoop().contains(name));
   }
 
   /**
