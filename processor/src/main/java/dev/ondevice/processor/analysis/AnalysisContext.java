@@ -129,17 +129,15 @@ final class AnalysisContext {
    * model-parallel tutorial): a model so built is not on the CPU for certain.
    */
   boolean constructorMovesModel(ExecutableElement constructor) {
-    Element owner = constructor.getEnclosingElement();
-    if (constructor.getKind() != ElementKind.CONSTRUCTOR || !(owner instanceof TypeElement type)
-        || !runtimeTypes.isModel(owner.asType()) || runtimeTypes.isModelBase(owner.asType()) || isRuntime(owner)) {
-      return false;
-    }
     Boolean known = facts.movesItsModel.get(constructor);
     if (known == null) {
       facts.movesItsModel.put(constructor, false);
-      MethodTree method = trees.getTree(constructor);
+      Element owner = constructor.getEnclosingElement();
+      MethodTree method = constructor.getKind() != ElementKind.CONSTRUCTOR || !(owner instanceof TypeElement)
+          || !runtimeTypes.isModel(owner.asType()) || runtimeTypes.isModelBase(owner.asType()) || isRuntime(owner)
+          ? null : trees.getTree(constructor);
       known = method != null && method.getBody() != null && TreeSearch.contains(method.getBody(),
-          t -> t instanceof MethodInvocationTree call && callMayMove(call, type), t -> false);
+          t -> t instanceof MethodInvocationTree call && callMayMove(call, (TypeElement) owner), t -> false);
       facts.movesItsModel.put(constructor, known);
     }
     return known;

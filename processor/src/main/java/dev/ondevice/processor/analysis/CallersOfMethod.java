@@ -105,10 +105,8 @@ final class CallersOfMethod {
       return false;
     }
     if (p.getLeaf() instanceof MemberSelectTree select && select.getExpression() == child) {
-      String name = select.getIdentifier().toString();
       return p.getParentPath().getLeaf() instanceof MethodInvocationTree move && move.getMethodSelect() == select
-          && (((name.equals("cuda") || name.equals("cpu")) && move.getArguments().isEmpty())
-              || (name.equals("to") && NeutralParameters.isMoveToDevice(move)));
+          && NeutralParameters.isMove(move, select);
     }
     return p.getLeaf() instanceof MethodInvocationTree outer && outer.getArguments().contains(child)
         && outer.getMethodSelect() instanceof MemberSelectTree select

@@ -715,26 +715,28 @@ final class Checks {
    * ({@code return ids.ne(0).sum(1).cpu();}): it means to return host tensors.
    */
   private static boolean returnsCpuElsewhere(TreePath inMethod) {
-    TreePath m = inMethod;
-    while (m != null && !(m.getLeaf() instanceof MethodTree)) {
-      m = m.getParentPath();
-    }
-    return m != null && TreeSearch.contains(m.getLeaf(), t -> t instanceof ReturnTree r && r.getExpression() != null
+    Tree m = enclosingMethod(inMethod);
+    return m != null && TreeSearch.contains(m, t -> t instanceof ReturnTree r && r.getExpression() != null
         && ModelMethodSource.isMoveToCpu(ModelMethodSource.skipParensAndCasts(r.getExpression()), false),
         t -> t instanceof ClassTree || t instanceof LambdaExpressionTree);
   }
 
   /** Whether the method at {@code inMethod} compares {@code name} with null ({@code prev == null ? ...}): it may be null. */
   private static boolean comparedWithNull(CharSequence name, TreePath inMethod) {
-    TreePath m = inMethod;
-    while (m != null && !(m.getLeaf() instanceof MethodTree)) {
-      m = m.getParentPath();
-    }
-    return m != null && TreeSearch.contains(m.getLeaf(), t -> t instanceof BinaryTree b
+    Tree m = enclosingMethod(inMethod);
+    return m != null && TreeSearch.contains(m, t -> t instanceof BinaryTree b
         && (b.getKind() == Tree.Kind.EQUAL_TO || b.getKind() == Tree.Kind.NOT_EQUAL_TO)
         && (isNamed(b.getLeftOperand(), name) || isNamed(b.getRightOperand(), name))
         && (b.getLeftOperand().getKind() == Tree.Kind.NULL_LITERAL || b.getRightOperand().getKind() == Tree.Kind.NULL_LITERAL),
         t -> false);
+  }
+
+  private static Tree enclosingMethod(TreePath path) {
+    TreePath m = path;
+    while (m != null && !(m.getLeaf() instanceof MethodTree)) {
+      m = m.getParentPath();
+    }
+    return m == null ? null : m.getLeaf();
   }
 
   private static boolean isNamed(ExpressionTree e, CharSequence name) {

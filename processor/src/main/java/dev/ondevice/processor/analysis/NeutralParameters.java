@@ -442,7 +442,7 @@ final class NeutralParameters {
         if (node.getMethodSelect() instanceof IdentifierTree) {
           bound[0] = true; // forward(x), a method of the model
         } else if (node.getMethodSelect() instanceof MemberSelectTree select
-            && (HOST_VALUES.contains(select.getIdentifier().toString()) || isMoveToCpu(node, select))) {
+            && (HOST_VALUES.contains(select.getIdentifier().toString()) || ModelMethodSource.isMoveToCpu(node, false))) {
           return scan(node.getArguments(), null); // ids.size(1), forward(x).argmax(1).cpu(): on the host
         }
         return super.visitMethodInvocation(node, null);
@@ -547,18 +547,6 @@ final class NeutralParameters {
     return t != null && rt.isDevice(t);
   }
 
-  /** {@code x.cpu()} or {@code x.to(Device.cpu())}: a copy on the host, wherever {@code x} is. */
-  private static boolean isMoveToCpu(MethodInvocationTree call, MemberSelectTree select) {
-    if (select.getIdentifier().contentEquals("cpu")) {
-      return call.getArguments().isEmpty();
-    }
-    return select.getIdentifier().contentEquals("to") && call.getArguments().size() == 1
-        && ModelMethodSource.skipParensAndCasts(call.getArguments().get(0)) instanceof MethodInvocationTree target
-        && target.getArguments().isEmpty() && target.getMethodSelect() instanceof MemberSelectTree cpu
-        && cpu.getIdentifier().contentEquals("cpu") && cpu.getExpression() instanceof IdentifierTree owner
-        && owner.getName().contentEquals("Device");
-  }
-
   /** {@code x.device()}: the device of a tensor. */
   private static boolean isDeviceOf(ExpressionTree e) {
     return ModelMethodSource.skipParensAndCasts(e) instanceof MethodInvocationTree call && call.getArguments().isEmpty()
@@ -619,7 +607,7 @@ final class NeutralParameters {
     ExpressionTree r = ModelMethodSource.skipParensAndCasts(a.getExpression());
     List<MethodInvocationTree> beforeMove = new ArrayList<>();
     while (r instanceof MethodInvocationTree call && call.getMethodSelect() instanceof MemberSelectTree select) {
-      if (isMove(call, select)) {
+      if (movesBackTo(call, select)) {
         moved = true;
         beforeMove.clear();
       } else {
@@ -631,10 +619,9 @@ final class NeutralParameters {
         && beforeMove.stream().allMatch(call -> call.getArguments().stream().allMatch(this::free));
   }
 
-  private boolean isMove(MethodInvocationTree call, MemberSelectTree select) {
-    String method = select.getIdentifier().toString();
-    return ((method.equals("cpu") || method.equals("cuda")) && call.getArguments().isEmpty())
-        || (method.equals("to") && movesToDevice(call));
+  /** A move ({@link #isMove}), also to a {@code Device} variable ({@code x.to(dev)}). */
+  private boolean movesBackTo(MethodInvocationTree call, MemberSelectTree select) {
+    return isMove(call, select) || (select.getIdentifier().contentEquals("to") && movesToDevice(call));
   }
 
   /**
@@ -686,15 +673,16 @@ final class NeutralParameters {
    * the source names as one; any other {@code to} may be a conversion ({@code x.to(FLOAT32)}).
    */
   static boolean isMoveToDevice(MethodInvocationTree call) {
-    if (call.getArguments().isEmpty()
-        || !(ModelMethodSource.skipParensAndCasts(call.getArguments().get(0)) instanceof MethodInvocationTree target)) {
-      return false;
-    }
-    if (target.getMethodSelect() instanceof IdentifierTree name) {
-      return name.getName().contentEquals("device");
-    }
-    return target.getMethodSelect() instanceof MemberSelectTree select
-        && (select.getIdentifier().contentEquals("device")
-            || (select.getExpression() instanceof IdentifierTree owner && owner.getName().contentEquals("Device")));
+    return !call.getArguments().isEmpty() && names(call.getArguments().get(0));
+  }
+
+  /**
+   * {@code x.cpu()}, {@code x.cuda()} or {@code x.to(device())} (a {@code to} whose argument names a
+   * device): a move, {@code select} being the call's method select.
+   */
+  static boolean isMove(MethodInvocationTree call, MemberSelectTree select) {
+    String method = select.getIdentifier().toString();
+    return ((method.equals("cpu") || method.equals("cuda")) && call.getArguments().isEmpty())
+        || (method.equals("to") && isMoveToDevice(call));
   }
 }

@@ -139,17 +139,19 @@ final class Value {
     // Iterators of batches stay so through a join (it = loader.iterator() again at an epoch's end).
     boolean sameOrigin = origin == other.origin
         && (origin == Origin.BATCH_ITERATOR || sameLeaf(originPath, other.originPath));
+    Place joined = place.join(other.place);
+    Origin o = sameOrigin ? origin : Origin.NONE;
+    TreePath path = sameOrigin ? originPath : null;
+    String name = sameOrigin ? originName : null;
     Value factory = sameOrigin ? null : isDefaultDeviceFactory() ? this : other.isDefaultDeviceFactory() ? other : null;
     if (factory != null) {
       // Two factories without a device (c ? Tensor.zeros(n) : Tensor.ones(n)): on the CPU on every path.
-      Origin o = isDefaultDeviceFactory() && other.isDefaultDeviceFactory() && Place.CPU.equals(place.join(other.place))
+      o = isDefaultDeviceFactory() && other.isDefaultDeviceFactory() && Place.CPU.equals(joined)
           ? Origin.DEFAULT_DEVICE_FACTORY : Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS;
-      return new Value(place.join(other.place), zeroDim && other.zeroDim, pinned.join(other.pinned),
-          pendingHostCopy && other.pendingHostCopy, o, factory.originPath, null);
+      path = factory.originPath;
     }
-    return new Value(place.join(other.place), zeroDim && other.zeroDim, pinned.join(other.pinned),
-        pendingHostCopy && other.pendingHostCopy, sameOrigin ? origin : Origin.NONE,
-        sameOrigin ? originPath : null, sameOrigin ? originName : null);
+    return new Value(joined, zeroDim && other.zeroDim, pinned.join(other.pinned),
+        pendingHostCopy && other.pendingHostCopy, o, path, name);
   }
 
   /** A tensor (not 0-dim) made by a factory without a device in a model, on every path or on some. */
