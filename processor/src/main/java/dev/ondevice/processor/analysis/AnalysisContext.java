@@ -50,8 +50,6 @@ final class AnalysisContext {
   private final ClassFacts facts;
   private final Deque<List<Pending>> buffers = new ArrayDeque<>();
   private final Map<String, Finding> committed = new LinkedHashMap<>();
-  private final Name thisName;
-  private final Name superName;
   private CharSequence source;
 
   AnalysisContext(Trees trees, CompilationUnitTree unit, Elements elements, RuntimeTypes runtimeTypes,
@@ -63,14 +61,11 @@ final class AnalysisContext {
     this.runtimeTypes = runtimeTypes;
     this.options = options;
     this.semantics = semantics;
-    this.thisName = elements.getName("this");
-    this.superName = elements.getName("super");
   }
 
   /** Whether a field is the implicit {@code this} or {@code super} of its class, compared by name without decoding it. */
   boolean isThisOrSuper(Element field) {
-    Name name = field.getSimpleName();
-    return name.equals(thisName) || name.equals(superName);
+    return runtimeTypes.isThisOrSuper(field.getSimpleName());
   }
 
   Trees trees() {
@@ -272,7 +267,7 @@ final class AnalysisContext {
   }
 
   private boolean isThisOrSuperTree(Tree t) {
-    return t instanceof IdentifierTree id && (id.getName().equals(thisName) || id.getName().equals(superName));
+    return t instanceof IdentifierTree id && runtimeTypes.isThisOrSuper(id.getName());
   }
 
   /** The source text of a tree, whitespace collapsed. */

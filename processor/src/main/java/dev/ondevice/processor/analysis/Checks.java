@@ -19,6 +19,7 @@ import com.sun.source.util.TreePathScanner;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
@@ -596,7 +597,8 @@ final class Checks {
         continue; // forward(ids, lengths) reading lengths on the host, load(vectors) copying them in
       }
       if (declared != null && !declared.equals(dev.ondevice.annotations.OnDevice.MODEL)) {
-        contract(ap, arg, scope.declaredPlace(declared, model), "parameter " + params.get(i).getSimpleName() + " of "
+        VariableElement param = params.get(i);
+        contract(ap, arg, scope.declaredPlace(declared, model), () -> "parameter " + param.getSimpleName() + " of "
             + c.method.getSimpleName() + " (@OnDevice(\"" + declared + "\"))");
       } else if (!arg.cpuScalarLike()) {
         if (declared == null && !c.method.getSimpleName().contentEquals("forward") && ctx.isUserModelMethod(c.method)) {
@@ -661,10 +663,11 @@ final class Checks {
       }
       TreePath ap = new TreePath(path, argumentTrees.get(i));
       if (ctx.types().isTensor(ctx.trees().getTypeMirror(ap))) {
-        CharSequence name = m.getKind() == ElementKind.CONSTRUCTOR ? m.getEnclosingElement().getSimpleName()
-            : m.getSimpleName();
-        contract(ap, arguments.get(i), scope.declaredPlace(declared[p], receiver), "parameter "
-            + params.get(p).getSimpleName() + " of " + name + " (@OnDevice(\"" + declared[p] + "\"))");
+        VariableElement param = params.get(p);
+        String declaredDevice = declared[p];
+        contract(ap, arguments.get(i), scope.declaredPlace(declaredDevice, receiver), () -> "parameter "
+            + param.getSimpleName() + " of " + (m.getKind() == ElementKind.CONSTRUCTOR
+            ? m.getEnclosingElement().getSimpleName() : m.getSimpleName()) + " (@OnDevice(\"" + declaredDevice + "\"))");
       }
     }
   }
@@ -744,14 +747,14 @@ final class Checks {
   }
 
   /** Checks a value against a declared place ({@code @OnDevice} on a parameter, return or variable). */
-  void contract(TreePath path, Value v, Place declared, String what) {
+  void contract(TreePath path, Value v, Place declared, Supplier<String> what) {
     Place.Conflict level = Place.conflict(declared, v.place());
     if (level == Place.Conflict.NONE || v.cpuScalarLike()) {
       return;
     }
     String text = ctx.shortText(path.getLeaf());
     // hostIds.to(device) given where the CPU is wanted: hostIds.to(Device.cpu()), not a second move.
-    report(CheckId.MIXED_DEVICES, path, text + " is on " + v.place().describe() + ", but " + what + " must be on "
+    report(CheckId.MIXED_DEVICES, path, text + " is on " + v.place().describe() + ", but " + what.get() + " must be on "
         + declared.describe() + "; move it there: " + movedFrom(path, deviceText(declared, null)),
         level == Place.Conflict.POSSIBLE);
   }

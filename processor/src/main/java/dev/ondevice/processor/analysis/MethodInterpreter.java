@@ -222,7 +222,7 @@ final class MethodInterpreter {
     String on = rt.declaredDevice(e);
     if (on != null && rt.isTensor(e.asType())) {
       Place declared = checks.scope().declaredPlace(on);
-      checks.contract(init, value, declared, "the variable " + e.getSimpleName() + " (@OnDevice(\""
+      checks.contract(init, value, declared, () -> "the variable " + e.getSimpleName() + " (@OnDevice(\""
           + on + "\"))");
       value = value.withPlace(declared);
     }
@@ -451,7 +451,7 @@ final class MethodInterpreter {
       Value v = expression(ep);
       String on = method == null ? null : rt.returnDevice(method);
       if (on != null && rt.isTensor(method.getReturnType())) {
-        checks.contract(ep, v, checks.scope().declaredPlace(on), "the result of " + method.getSimpleName()
+        checks.contract(ep, v, checks.scope().declaredPlace(on), () -> "the result of " + method.getSimpleName()
             + " (@OnDevice(\"" + on + "\"))");
       } else if (method != null && rt.isTensor(method.getReturnType())) {
         checks.returned(ep, v, method);
@@ -902,7 +902,7 @@ final class MethodInterpreter {
       String on = rt.declaredDevice(e);
       if (on != null && rt.isTensor(e.asType())) {
         Place declared = checks.scope().declaredPlace(on);
-        checks.contract(rhs, v, declared, "the variable " + e.getSimpleName() + " (@OnDevice(\""
+        checks.contract(rhs, v, declared, () -> "the variable " + e.getSimpleName() + " (@OnDevice(\""
             + on + "\"))");
         v = v.withPlace(declared);
       }

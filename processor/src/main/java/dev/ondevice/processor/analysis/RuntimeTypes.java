@@ -13,6 +13,7 @@ import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
+import javax.lang.model.element.Name;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
 import javax.lang.model.type.DeclaredType;
@@ -27,7 +28,8 @@ import javax.lang.model.util.Types;
 /**
  * The runtime types the analysis recognises (looked up by name) and type tests on them. One
  * instance per compilation: what a class is (a tensor, a model, ...) and which annotations it
- * inherits are computed once per class, as the analysis asks on every call.
+ * inherits are computed once per class, as the analysis asks on every call. The names of the
+ * implicit receivers ({@code this}, {@code super}) are looked up once too.
  */
 final class RuntimeTypes {
   private static final int TENSOR = 1;
@@ -58,6 +60,8 @@ final class RuntimeTypes {
   private final Elements elements;
   /** Per method: the device its result is declared on, its own or an overridden method's; "" for none. */
   private final IdentityHashMap<ExecutableElement, String> returnDevices = new IdentityHashMap<>();
+  private final Name thisName;
+  private final Name superName;
 
   RuntimeTypes(Elements elements, Types types) {
     this.elements = elements;
@@ -72,6 +76,13 @@ final class RuntimeTypes {
     this.modelElement = model == null ? null : types.asElement(model);
     this.stringElement = elements.getTypeElement("java.lang.String");
     this.shapeElement = elements.getTypeElement("dev.ondevice.Shape");
+    this.thisName = elements.getName("this");
+    this.superName = elements.getName("super");
+  }
+
+  /** Whether a name is {@code this} or {@code super}, compared without decoding it. */
+  boolean isThisOrSuper(Name name) {
+    return name.equals(thisName) || name.equals(superName);
   }
 
   private TypeMirror erasure(Elements elements, String name) {
