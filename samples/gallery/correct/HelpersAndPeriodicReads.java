@@ -19,7 +19,8 @@ import java.util.List;
 /**
  * More idioms a review found reported by mistake, all correct on any device: host lengths handed
  * on to the model's own {@code forward}, a {@code predict} that moves its input before anything
- * else, a hidden state made on the model's device, and host reads under every-n-th conditions
+ * else, a helper that puts host tensors in a dataset (whose constructor declares them on the CPU),
+ * a hidden state made on the model's device, and host reads under every-n-th conditions
  * written in several ways (with {@code &&}, in a {@code ?:}, in the {@code else} of a {@code !=}
  * test, as the guard of a {@code @Step} method, as a blocking copy).
  */
@@ -52,6 +53,11 @@ public final class HelpersAndPeriodicReads {
       try (Autograd.Scope ignored = Autograd.noGrad()) {
         return score(ids, lengths).argmax(1, false).cpu();
       }
+    }
+
+    /** Batches of host ids and lengths to predict on: the dataset keeps them on the host, where it wants them. */
+    DataLoader loaderFor(Tensor ids, Tensor lengths) {
+      return DataLoader.builder(new TensorDataset(ids, lengths)).batchSize(4).build();
     }
 
     /** A first hidden state for a recurrent head, on the model's device. */
@@ -105,8 +111,12 @@ public final class HelpersAndPeriodicReads {
       }
     }
     Tensor predicted = model.predict(ids, Tensor.of(lengths));
+    long scored = 0;
+    for (Batch b : model.loaderFor(ids, Tensor.of(lengths))) {
+      scored += model.predict(b.inputs(), b.targets()).numel();
+    }
     Tensor hidden = model.initHidden(8);
-    System.out.println("predicted " + predicted + ", hidden " + hidden.shape());
+    System.out.println("predicted " + predicted + ", " + scored + " scored in batches, hidden " + hidden.shape());
     return best;
   }
 }

@@ -577,6 +577,54 @@ class DeviceAnalysisTest {
   }
 
   @Test
+  void modelMethodParametersPassedWhereADeviceIsDeclaredAreCheckedThereNotOnTheModelsDevice() {
+    check("HostTables", """
+        class HostTables {
+          static final class Table {
+            Table(@OnDevice("cpu") Tensor... columns) {}
+
+            static Table of(@OnDevice("cpu") Tensor column) {
+              return new Table(column);
+            }
+          }
+
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x) {
+              return x.mul(w);
+            }
+
+            Table table(Tensor xs, Tensor ys) {
+              return new Table(xs, ys);
+            }
+
+            Table single(Tensor xs) {
+              return HostTables.Table.of(xs);
+            }
+
+            Table scored(Tensor xs) {
+              return new Table(xs.mul(w)); // expect: MixedDevices
+            }
+
+            Table both(Tensor xs) {
+              Tensor scores = forward(xs);
+              return new Table(xs, scores.cpu()); // expect: MixedDevices
+            }
+          }
+
+          static void run(Device device) {
+            Net net = new Net();
+            net.toDevice(device);
+            net.table(Tensor.randn(2, 2), Tensor.randn(2, 2));
+            net.single(Tensor.randn(2, 2));
+            net.scored(Tensor.randn(2, 2)); // expect: MixedDevices
+          }
+        }\
+        """);
+  }
+
+  @Test
   void modelMethodParametersThatMeetTheModelsDeviceThroughOtherParametersAndLocals() {
     JavaFileObject f = source("MeetState", IMPORTS + """
         class MeetState {

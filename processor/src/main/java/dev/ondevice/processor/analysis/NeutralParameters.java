@@ -4,17 +4,21 @@ import com.sun.source.tree.ArrayAccessTree;
 import com.sun.source.tree.AssignmentTree;
 import com.sun.source.tree.BinaryTree;
 import com.sun.source.tree.BlockTree;
+import com.sun.source.tree.CompilationUnitTree;
 import com.sun.source.tree.ConditionalExpressionTree;
 import com.sun.source.tree.EnhancedForLoopTree;
 import com.sun.source.tree.ExpressionStatementTree;
 import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.IfTree;
+import com.sun.source.tree.ImportTree;
 import com.sun.source.tree.LiteralTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.MethodTree;
 import com.sun.source.tree.NewArrayTree;
+import com.sun.source.tree.NewClassTree;
+import com.sun.source.tree.ParameterizedTypeTree;
 import com.sun.source.tree.ParenthesizedTree;
 import com.sun.source.tree.StatementTree;
 import com.sun.source.tree.SynchronizedTree;
@@ -25,6 +29,7 @@ import com.sun.source.tree.VariableTree;
 import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
 import com.sun.source.util.TreeScanner;
+import dev.ondevice.annotations.OnDevice;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -44,6 +49,7 @@ import javax.lang.model.type.ArrayType;
 import javax.lang.model.type.DeclaredType;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
+import javax.lang.model.util.ElementFilter;
 import javax.lang.model.util.Elements;
 import javax.lang.model.util.Types;
 
@@ -87,6 +93,7 @@ final class NeutralParameters {
   private final Map<Name, VariableElement> fields = new HashMap<>();
   private final Map<Name, TypeMirror> parameters = new HashMap<>();
   private final MethodTree method;
+  private final CompilationUnitTree unit;
   private final TypeElement type;
   private final Elements elements;
   private final Types types;
@@ -107,6 +114,7 @@ final class NeutralParameters {
   private NeutralParameters(TreePath methodPath, ExecutableElement element, TypeElement type, Elements elements,
       RuntimeTypes rt, OtherMethods others) {
     this.method = (MethodTree) methodPath.getLeaf();
+    this.unit = methodPath.getCompilationUnit();
     this.type = type;
     this.elements = elements;
     this.types = rt.types();
@@ -267,6 +275,11 @@ final class NeutralParameters {
         if (callees != null) {
           return !device && allUseOnAnyDevice(callees, call.getArguments().indexOf(child));
         }
+        if (!device && call.getMethodSelect() instanceof MemberSelectTree select && isTypeName(select.getExpression())
+            && allDeclareDevice(executables(select.getExpression(), select.getIdentifier(), call.getArguments().size()),
+                call.getArguments().indexOf(child))) {
+          return true; // Tables.of(xs), declared @OnDevice("cpu"): where it must be is checked where it is passed
+        }
         // Tensor.stack(List.of(x)), vectors.div(norms): computed from it and from values free of the
         // model's state, where the call has a receiver (a class, such as Tensor or List, or such a
         // value) and its other arguments are free of it too.
@@ -278,6 +291,10 @@ final class NeutralParameters {
         }
         device = false;
         continue;
+      }
+      if (parent instanceof NewClassTree created && created.getArguments().contains(child)) {
+        return !device && created.getClassBody() == null && allDeclareDevice(executables(created.getIdentifier(), null,
+            created.getArguments().size()), created.getArguments().indexOf(child)); // new TensorDataset(xs, ys)
       }
       if (parent instanceof NewArrayTree array && array.getInitializers() != null
           && array.getInitializers().contains(child)) {
@@ -411,6 +428,112 @@ final class NeutralParameters {
       any = true;
     }
     return any;
+  }
+
+  /**
+   * Whether every constructor or method a call may invoke declares {@code @OnDevice} with a device
+   * of its own ({@code "cpu"}, not {@value OnDevice#MODEL}) for argument {@code index}: the argument
+   * is then used on that device, which the interpretation checks where it is passed, not on the
+   * model's. False when there is no candidate.
+   */
+  private boolean allDeclareDevice(List<ExecutableElement> candidates, int index) {
+    for (ExecutableElement m : candidates) {
+      VariableElement p = m.getParameters().get(Math.min(index, m.getParameters().size() - 1));
+      String declared = rt.declaredDevice(p);
+      if (declared == null || declared.equals(OnDevice.MODEL)) {
+        return false;
+      }
+    }
+    return !candidates.isEmpty();
+  }
+
+  /**
+   * The constructors ({@code name} null) or static-call candidates named {@code name} of the class
+   * that {@code classTree} names, that take {@code arity} arguments; empty when the class is not
+   * found by {@link #classNamed}.
+   */
+  private List<ExecutableElement> executables(Tree classTree, Name name, int arity) {
+    TypeElement owner = classNamed(classTree);
+    List<ExecutableElement> out = new ArrayList<>();
+    if (owner == null) {
+      return out;
+    }
+    for (Element member : owner.getEnclosedElements()) {
+      if (member instanceof ExecutableElement m && (name == null ? m.getKind() == ElementKind.CONSTRUCTOR
+          : m.getKind() == ElementKind.METHOD && m.getSimpleName().equals(name))
+          && (m.getParameters().size() == arity || (m.isVarArgs() && arity >= m.getParameters().size() - 1))) {
+        out.add(m);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The class a type name in the method's source names, read from the source alone: a qualified
+   * name, or a simple one found among the member classes of the model and of the classes around it,
+   * the single-type imports, the package, and the on-demand imports, in that order. Null otherwise.
+   */
+  private TypeElement classNamed(Tree classTree) {
+    Tree t = classTree instanceof ParameterizedTypeTree generic ? generic.getType() : classTree;
+    if (t instanceof MemberSelectTree select) {
+      TypeElement outer = classNamed(select.getExpression());
+      if (outer != null) {
+        return memberClass(outer, select.getIdentifier());
+      }
+      return elements.getTypeElement(select.toString());
+    }
+    if (!(t instanceof IdentifierTree id)) {
+      return null;
+    }
+    Name simple = id.getName();
+    for (Element e = type; e instanceof TypeElement enclosing; e = e.getEnclosingElement()) {
+      if (enclosing.getSimpleName().equals(simple)) {
+        return enclosing;
+      }
+      TypeElement member = memberClass(enclosing, simple);
+      if (member != null) {
+        return member;
+      }
+    }
+    List<String> onDemand = new ArrayList<>();
+    for (ImportTree i : unit.getImports()) {
+      String imported = i.getQualifiedIdentifier().toString();
+      if (i.isStatic()) {
+        continue;
+      }
+      if (imported.endsWith(".*")) {
+        onDemand.add(imported.substring(0, imported.length() - 1));
+      } else if (imported.endsWith("." + simple)) {
+        return elements.getTypeElement(imported);
+      }
+    }
+    String pkg = unit.getPackageName() == null ? "" : unit.getPackageName() + ".";
+    TypeElement inPackage = elements.getTypeElement(pkg + simple);
+    if (inPackage != null) {
+      return inPackage;
+    }
+    for (String prefix : onDemand) {
+      TypeElement found = elements.getTypeElement(prefix + simple);
+      if (found != null) {
+        return found;
+      }
+    }
+    return null;
+  }
+
+  private static TypeElement memberClass(TypeElement outer, Name simple) {
+    for (TypeElement member : ElementFilter.typesIn(outer.getEnclosedElements())) {
+      if (member.getSimpleName().equals(simple)) {
+        return member;
+      }
+    }
+    return null;
+  }
+
+  /** A class name, simple ({@code Tables}) or qualified ({@code HostTables.Table}), by the Java convention. */
+  private boolean isTypeName(ExpressionTree e) {
+    return isClassName(e) || (e instanceof MemberSelectTree select
+        && Character.isUpperCase(select.getIdentifier().charAt(0)) && classNamed(select) != null);
   }
 
   private boolean isLocalOrParameter(Name name) {
