@@ -960,6 +960,103 @@ class DeviceAnalysisTest {
   }
 
   @Test
+  void readsOnSomeBatchesOnlyThroughSumsArraysIteratorsFlagsMasksAndSwitchExpressions() {
+    check("MorePeriodic", """
+        class MorePeriodic {
+          double run(Device device, Loader loader, Loss loss, int accum, int n) {
+            int i = 0;
+            int[] step = {0};
+            boolean first = true;
+            boolean done = false;
+            double seen = 0;
+            for (Loader.Batch b : loader) {
+              Tensor l = loss.forward(b.inputs().to(device), b.targets().to(device));
+              step[0]++;
+              if ((i + 1) % accum == 0 || i + 1 == n) {
+                seen += l.item();
+              }
+              if (i - 1 == n + i) {
+                seen += l.item(); // expect: warning HostSyncInLoop
+              }
+              if (step[0] % 5 == 0) {
+                seen += l.item();
+              }
+              if (first) {
+                seen += l.item();
+                first = false;
+              }
+              if (!done) {
+                seen += l.item();
+                done = true;
+              }
+              boolean again = true;
+              if (again) {
+                seen += l.item(); // expect: warning HostSyncInLoop
+                again = false;
+              }
+              int phase = i % 3;
+              if (phase == 0) {
+                seen += l.item();
+              }
+              if ((i & 7) == 0) {
+                seen += l.item();
+              }
+              seen += switch (i % 4) {
+                case 0 -> l.item();
+                default -> 0;
+              };
+              seen += switch (n) {
+                case 0 -> l.item(); // expect: warning HostSyncInLoop
+                default -> 0;
+              };
+              i++;
+            }
+            Loader.Batches it = loader.iterator();
+            while (it.hasNext()) {
+              Loader.Batch b = it.next();
+              Tensor l = loss.forward(b.inputs().to(device), b.targets().to(device));
+              if (!it.hasNext()) {
+                seen += l.item();
+              }
+              if (it.hasNext()) {
+                seen += l.item(); // expect: warning HostSyncInLoop
+              }
+            }
+            return seen;
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void aModelMovedByAFunctionItIsGivenIsNotReportedAsNeverMoved() {
+    check("Applied", """
+        class Applied {
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x) {
+              return x.mul(w);
+            }
+
+            void each(java.util.function.Consumer<Net> f) {
+              f.accept(this);
+            }
+          }
+
+          void run(Device device) {
+            Net moved = new Net();
+            moved.each(m -> m.toDevice(device));
+            moved.forward(Tensor.randn(2, 2, device));
+            Net printed = new Net();
+            printed.each(m -> System.out.println(m));
+            printed.forward(Tensor.randn(2, 2, device)); // expect: ModelNotMoved
+          }
+        }\
+        """);
+  }
+
+  @Test
   void readsOnSomeBatchesOnlyThroughLambdasLocalsSwitchesAndExits() {
     check("Periodic", """
         class Periodic {
@@ -1173,6 +1270,96 @@ class DeviceAnalysisTest {
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
     assertThat(c).hadErrorContaining("create it on the model's device, passing x.device() to the factory");
+  }
+
+  @Test
+  void privateHelpersWhoseCpuResultsTheirCallersMoveOrReadThroughLocals() {
+    check("Helpers", """
+        class Helpers {
+          static class Masks extends Model {
+            dev.ondevice.Parameter w;
+
+            private Tensor local(int n) {
+              return Tensor.randn(n, n);
+            }
+
+            private Tensor atUse(int n) {
+              return Tensor.randn(n, n);
+            }
+
+            private Tensor guarded(int n) {
+              return Tensor.randn(n, n);
+            }
+
+            private Tensor rows(int n) {
+              return Tensor.randn(n, 1);
+            }
+
+            private Tensor summed(int n) {
+              return Tensor.randn(n, n);
+            }
+
+            private Tensor leaked(int n) {
+              return Tensor.randn(n, n); // expect: DefaultDeviceInModel
+            }
+
+            private Tensor late(int n) {
+              return Tensor.randn(n, n); // expect: DefaultDeviceInModel
+            }
+
+            Tensor forward(Tensor x) {
+              Tensor a = local(2);
+              a = a.to(x.device());
+              Tensor b = atUse(2);
+              Tensor c = guarded(2);
+              if (!c.device().equals(x.device())) {
+                c = c.to(x.device());
+              }
+              float[] r = rows(2).toFloatArray();
+              Tensor s = summed(2).sum().to(x.device());
+              Tensor d = leaked(2);
+              Tensor y = x.mul(w).add(d);
+              Tensor e = late(2);
+              Tensor z = y.add(e);
+              e = e.to(x.device());
+              return z.add(a).add(b.to(x.device())).add(c).add(s).add(e);
+            }
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void modelMethodParametersMeetingOrStoredInFieldsPinnedToTheCpuAreNotOnTheModelsDevice() {
+    check("Pinned", """
+        class Pinned {
+          static class Offloaded extends Model {
+            @OnDevice("cpu") Tensor table;
+            @OnDevice("cpu") Tensor lastIds;
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor ids) {
+              return table.indexSelect(0, ids).to(device()).mul(w);
+            }
+
+            void remember(Tensor ids) {
+              this.lastIds = ids;
+            }
+
+            Tensor scored(Tensor ids) {
+              return table.indexSelect(0, ids).mul(w); // expect: MixedDevices
+            }
+          }
+
+          void run(Device device) {
+            Offloaded model = new Offloaded();
+            model.toDevice(device);
+            model.forward(Tensor.of(1f, 2f));
+            model.remember(Tensor.of(1f, 2f));
+            model.scored(Tensor.of(1f, 2f)); // expect: MixedDevices
+          }
+        }\
+        """);
   }
 
   @Test

@@ -1,14 +1,23 @@
 package dev.ondevice.processor.analysis;
 
+import com.sun.source.tree.AssignmentTree;
 import com.sun.source.tree.BlockTree;
 import com.sun.source.tree.ClassTree;
+import com.sun.source.tree.CompilationUnitTree;
+import com.sun.source.tree.ExpressionStatementTree;
+import com.sun.source.tree.ExpressionTree;
+import com.sun.source.tree.IdentifierTree;
+import com.sun.source.tree.IfTree;
 import com.sun.source.tree.LambdaExpressionTree;
+import com.sun.source.tree.LiteralTree;
 import com.sun.source.tree.MemberReferenceTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.MethodTree;
 import com.sun.source.tree.ParenthesizedTree;
+import com.sun.source.tree.StatementTree;
 import com.sun.source.tree.Tree;
+import com.sun.source.tree.UnaryTree;
 import com.sun.source.tree.VariableTree;
 import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
@@ -18,6 +27,7 @@ import java.util.List;
 import java.util.Set;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
+import javax.lang.model.element.Name;
 
 /**
  * How a private method of a model is called within its class, where all its calls are: whether
@@ -34,8 +44,11 @@ final class CallersOfMethod {
    * Whether the tensor {@code method} returns may stay on the CPU for its callers: it is a private
    * helper of its class, called there, and only while the model is built (in constructors and
    * initializers, where its state is on the CPU until the model moves) or where the result is
-   * moved to a device or copied right away ({@code causalMask(n).to(x.device())}, {@code
-   * w.copyFrom(init(8, 8))}). A method others may call is not: they may use its result anywhere.
+   * moved to a device, copied or read on the host before it meets anything else ({@code
+   * causalMask(n).to(x.device())}, {@code causalMask(n).t().to(x.device())}, {@code
+   * w.copyFrom(init(8, 8))}, {@code rows(n).toLongArray()}), also through a local it is given
+   * ({@code Tensor m = mask(n); m = m.to(x.device());}). A method others may call is not: they may
+   * use its result anywhere.
    *
    * @param inMethod a path inside the method, under its class
    */
@@ -66,7 +79,7 @@ final class CallersOfMethod {
       }
     }.scan(classPath, null);
     return !calls.isEmpty() && !referenced[0]
-        && calls.stream().allMatch(c -> whileBuilding(c, classTree) || movedOrCopied(c));
+        && calls.stream().allMatch(c -> whileBuilding(c, classTree) || new Uses(c, trees).endOffTheModel(c, true));
   }
 
   private static TreePath enclosingClass(TreePath path) {
@@ -93,23 +106,126 @@ final class CallersOfMethod {
     return false;
   }
 
-  /** {@code causalMask(n).to(x.device())}, {@code w.copyFrom(init(8, 8))}: not a conversion ({@code to(DType.FLOAT32)}). */
-  private static boolean movedOrCopied(TreePath call) {
-    Tree child = call.getLeaf();
-    TreePath p = call.getParentPath();
-    while (p != null && p.getLeaf() instanceof ParenthesizedTree) {
-      child = p.getLeaf();
-      p = p.getParentPath();
+  /**
+   * Where the value of an expression goes, in the method around it: whether it is moved to a
+   * device, copied or read on the host (its shape, its elements, its device) before it meets
+   * anything else, directly or after ops that take only constants ({@code t()}, {@code
+   * view(-1, 4)}, {@code to(DType.FLOAT32)}), or through a local it is given.
+   */
+  private static final class Uses {
+    private final Trees trees;
+    private final CompilationUnitTree unit;
+
+    Uses(TreePath at, Trees trees) {
+      this.trees = trees;
+      this.unit = at.getCompilationUnit();
     }
-    if (p == null) {
+
+    /** Whether the value at {@code path} ends off the model's tensors; {@code followLocal}: also through a local given it. */
+    boolean endOffTheModel(TreePath path, boolean followLocal) {
+      Tree child = path.getLeaf();
+      for (TreePath p = path.getParentPath(); p != null; child = p.getLeaf(), p = p.getParentPath()) {
+        Tree t = p.getLeaf();
+        if (t instanceof ParenthesizedTree) {
+          continue;
+        }
+        if (t instanceof MemberSelectTree select && select.getExpression() == child) {
+          if (!(p.getParentPath().getLeaf() instanceof MethodInvocationTree call) || call.getMethodSelect() != select) {
+            return false;
+          }
+          String name = select.getIdentifier().toString();
+          if (NeutralParameters.isMove(call, select) || NeutralParameters.HOST_VALUES.contains(name)
+              || name.equals("device")) {
+            return true;
+          }
+          if (!call.getArguments().stream().allMatch(Uses::constant)) {
+            return false;
+          }
+          p = p.getParentPath(); // mask.t(): followed further
+          child = select;
+          continue;
+        }
+        if (t instanceof MethodInvocationTree outer && outer.getArguments().contains(child)) {
+          return outer.getMethodSelect() instanceof MemberSelectTree select
+              && COPIES.contains(select.getIdentifier().toString());
+        }
+        if (followLocal && t instanceof VariableTree local && local.getInitializer() == child) {
+          return localEndsOffTheModel(p, local.getName());
+        }
+        return false;
+      }
       return false;
     }
-    if (p.getLeaf() instanceof MemberSelectTree select && select.getExpression() == child) {
-      return p.getParentPath().getLeaf() instanceof MethodInvocationTree move && move.getMethodSelect() == select
-          && NeutralParameters.isMove(move, select);
+
+    /** A literal, a constant of a class ({@code DType.FLOAT32}), or minus a literal: no tensor. */
+    private static boolean constant(ExpressionTree e) {
+      ExpressionTree x = MethodInterpreter.skipParens(e);
+      return x instanceof LiteralTree || (x instanceof UnaryTree u && u.getExpression() instanceof LiteralTree)
+          || (x instanceof MemberSelectTree select && select.getExpression() instanceof IdentifierTree owner
+              && Character.isUpperCase(owner.getName().charAt(0)));
     }
-    return p.getLeaf() instanceof MethodInvocationTree outer && outer.getArguments().contains(child)
-        && outer.getMethodSelect() instanceof MemberSelectTree select
-        && COPIES.contains(select.getIdentifier().toString());
+
+    /**
+     * Whether every use of the local declared at {@code declaration} ends off the model's tensors, a
+     * use after a statement of its block that moves it back ({@code m = m.to(x.device());}, also
+     * under an {@code if} without {@code else}) being on that device.
+     */
+    private boolean localEndsOffTheModel(TreePath declaration, Name name) {
+      if (!(declaration.getParentPath().getLeaf() instanceof BlockTree block)) {
+        return false;
+      }
+      long movedBackAt = Long.MAX_VALUE;
+      boolean after = false;
+      for (StatementTree s : block.getStatements()) {
+        if (s == declaration.getLeaf()) {
+          after = true;
+        } else if (after && movesBack(new TreePath(declaration.getParentPath(), s), name)) {
+          movedBackAt = trees.getSourcePositions().getEndPosition(unit, s);
+          break;
+        }
+      }
+      long end = movedBackAt;
+      boolean[] offTheModel = {true};
+      new TreePathScanner<Void, Void>() {
+        @Override
+        public Void visitIdentifier(IdentifierTree node, Void unused) {
+          TreePath use = getCurrentPath();
+          if (node.getName().equals(name) && trees.getSourcePositions().getStartPosition(unit, node) < end
+              && !written(use) && !endOffTheModel(use, false)) {
+            offTheModel[0] = false;
+          }
+          return null;
+        }
+      }.scan(new TreePath(declaration.getParentPath(), block), null);
+      return offTheModel[0];
+    }
+
+    /** {@code m = m.to(d);}, or that statement as the only or last one of an {@code if} without {@code else}. */
+    private boolean movesBack(TreePath statement, Name name) {
+      Tree s = statement.getLeaf();
+      if (s instanceof IfTree guard && guard.getElseStatement() == null) {
+        StatementTree then = guard.getThenStatement();
+        if (then instanceof BlockTree b && !b.getStatements().isEmpty()) {
+          then = b.getStatements().get(b.getStatements().size() - 1);
+        }
+        return movesBack(new TreePath(statement, then), name);
+      }
+      return s instanceof ExpressionStatementTree e && e.getExpression() instanceof AssignmentTree a
+          && a.getVariable() instanceof IdentifierTree target && target.getName().equals(name)
+          && TreeSearch.contains(a.getExpression(), t -> t instanceof IdentifierTree id && id.getName().equals(name),
+              t -> false)
+          && endsInMove(a.getExpression());
+    }
+
+    /** An expression whose outermost call is a move: {@code m.t().to(d)}. */
+    private static boolean endsInMove(ExpressionTree e) {
+      return MethodInterpreter.skipParens(e) instanceof MethodInvocationTree call
+          && call.getMethodSelect() instanceof MemberSelectTree select && NeutralParameters.isMove(call, select);
+    }
+
+    /** The variable of an assignment: written, not read. */
+    private static boolean written(TreePath use) {
+      return use.getParentPath().getLeaf() instanceof AssignmentTree a && a.getVariable() == use.getLeaf();
+    }
   }
 }

@@ -1175,9 +1175,10 @@ final class MethodInterpreter {
     MethodSemantics s = ctx.semantics(m);
     checks.printedArguments(path, m, t.getArguments(), args);
     if (receiverTree != null && receiver.origin() == Value.Origin.UNMOVED_MODEL
-        && (s.kind == MethodSemantics.Kind.OTHER || s.kind == MethodSemantics.Kind.MODEL_CALL)
-        && ctx.mayMoveItsModel(m)) {
-      // net.deploy(device) or net.fit(x, device): a method of the model that may move it first.
+        && (((s.kind == MethodSemantics.Kind.OTHER || s.kind == MethodSemantics.Kind.MODEL_CALL)
+        && ctx.mayMoveItsModel(m)) || t.getArguments().stream().anyMatch(MethodInterpreter::movesWhatItIsGiven))) {
+      // net.deploy(device), net.fit(x, device): a method of the model that may move it first;
+      // net.apply(m -> m.toDevice(device)): a function given to the model that moves what it is given.
       escaped(new TreePath(new TreePath(path, select), receiverTree));
       receiver = Value.UNKNOWN;
     }
@@ -1198,6 +1199,17 @@ final class MethodInterpreter {
     lastCall = t;
     lastCallSemantics = s;
     return result;
+  }
+
+  /** A function that moves a model it is given: {@code m -> m.toDevice(device)}, {@code Model::toDevice} with a device bound. */
+  private static boolean movesWhatItIsGiven(ExpressionTree argument) {
+    ExpressionTree a = skipParens(argument);
+    if (a instanceof MemberReferenceTree reference) {
+      return reference.getName().contentEquals("toDevice");
+    }
+    return a instanceof LambdaExpressionTree lambda && TreeSearch.contains(lambda.getBody(),
+        x -> x instanceof MethodInvocationTree call && call.getMethodSelect() instanceof MemberSelectTree select
+            && select.getIdentifier().contentEquals("toDevice"), x -> x instanceof com.sun.source.tree.ClassTree);
   }
 
   /** One evaluated call: the method, its semantics, its receiver and arguments with their values. */

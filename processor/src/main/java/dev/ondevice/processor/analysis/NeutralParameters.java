@@ -72,7 +72,7 @@ final class NeutralParameters {
       "toDoubleArray", "toBooleanArray", "item", "itemAsLong", "itemAsBoolean", "shape", "size", "dim", "device",
       "dtype", "numel", "isPinned", "pinMemory", "isReady");
   /** Methods on a tensor whose result is a value on the host: its shape, or its elements read there. */
-  private static final Set<String> HOST_VALUES = Set.of("size", "shape", "dim", "numel", "dtype", "item",
+  static final Set<String> HOST_VALUES = Set.of("size", "shape", "dim", "numel", "dtype", "item",
       "itemAsLong", "itemAsBoolean", "toLongArray", "toFloatArray", "toDoubleArray", "toBooleanArray");
   /** Methods that copy their tensor argument in place, from any device. */
   private static final Set<String> COPIES = Set.of("assign", "copyFrom");
@@ -344,6 +344,15 @@ final class NeutralParameters {
     if (target instanceof ArrayAccessTree access && access.getExpression() instanceof IdentifierTree array) {
       target = array; // p[1] = x: an element of p
     }
+    if (target instanceof MemberSelectTree select && select.getExpression() instanceof IdentifierTree self
+        && self.getName().contentEquals("this")) {
+      target = select; // this.lastLengths = lengths
+    }
+    Name stored = target instanceof IdentifierTree id ? id.getName()
+        : target instanceof MemberSelectTree select ? select.getIdentifier() : null;
+    if (stored != null && pinnedField(stored) && !(target instanceof IdentifierTree id && isLocalOrParameter(id.getName()))) {
+      return true; // lastLengths = lengths, an @OnDevice("cpu") field: checked against its declaration
+    }
     if (!(target instanceof IdentifierTree id) || !(locals.contains(id.getName()) || isParameter(id.getName()))) {
       return false; // stored in a field
     }
@@ -521,6 +530,13 @@ final class NeutralParameters {
     return null;
   }
 
+  /** A field of the model declared on a device of its own ({@code @OnDevice("cpu")}), which does not move with the model. */
+  private boolean pinnedField(Name name) {
+    VariableElement f = fields.get(name);
+    String declared = f == null ? null : rt.declaredDevice(f);
+    return declared != null && !declared.equals(OnDevice.MODEL);
+  }
+
   private static TypeElement memberClass(TypeElement outer, Name simple) {
     for (TypeElement member : ElementFilter.typesIn(outer.getEnclosedElements())) {
       if (member.getSimpleName().equals(simple)) {
@@ -585,6 +601,9 @@ final class NeutralParameters {
   }
 
   private boolean freeName(Name n, Set<Name> visiting) {
+    if (pinnedField(n) && !isLocalOrParameter(n)) {
+      return true; // an @OnDevice("cpu") table: on its own device, not the model's (table.indexSelect(0, ids))
+    }
     if (n.contentEquals("this") || n.contentEquals("super") || fields.containsKey(n)) {
       return false; // the model, a field (or a local or a lambda parameter named as one: not told apart here)
     }

@@ -1,5 +1,6 @@
 package dev.ondevice.processor.analysis;
 
+import com.sun.source.tree.ArrayAccessTree;
 import com.sun.source.tree.AssignmentTree;
 import com.sun.source.tree.BinaryTree;
 import com.sun.source.tree.BlockTree;
@@ -9,21 +10,25 @@ import com.sun.source.tree.CompoundAssignmentTree;
 import com.sun.source.tree.ConditionalExpressionTree;
 import com.sun.source.tree.ContinueTree;
 import com.sun.source.tree.EnhancedForLoopTree;
+import com.sun.source.tree.ExpressionStatementTree;
 import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.ForLoopTree;
 import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.IfTree;
 import com.sun.source.tree.LabeledStatementTree;
 import com.sun.source.tree.LambdaExpressionTree;
+import com.sun.source.tree.LiteralTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.ReturnTree;
 import com.sun.source.tree.StatementTree;
+import com.sun.source.tree.SwitchExpressionTree;
 import com.sun.source.tree.SwitchTree;
 import com.sun.source.tree.ThrowTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.tree.UnaryTree;
 import com.sun.source.tree.VariableTree;
+import com.sun.source.tree.WhileLoopTree;
 import com.sun.source.util.TreePath;
 import com.sun.source.util.TreeScanner;
 import java.util.HashSet;
@@ -34,7 +39,9 @@ import java.util.Set;
  * Whether code in the batch loop runs on some batches only, by the look of it, so that a host read
  * there is not one per batch: under a condition that holds on every n-th batch only ({@code if (step
  * % 100 == 0)}, the usual logging, also as the left operand of {@code &&}, a {@code ?:}, a local
- * {@code boolean} given such a condition, or the case of a {@code switch} on such a remainder),
+ * {@code boolean} given such a condition, or the case of a {@code switch} on such a remainder; the
+ * last batch, {@code !it.hasNext()}; a flag its branch clears, {@code if (first) {...; first =
+ * false;}}),
  * after a guard that skips the other batches ({@code if (step % 100 != 0) continue;}, or {@code
  * return} in a {@code @Step} method or a lambda run per batch), in or followed by a statement that
  * leaves the batch loop ({@code return}, {@code throw}, {@code break}: a last read before stopping).
@@ -192,7 +199,8 @@ final class SomeBatchesOnly {
   private boolean onEveryNthBranch(TreePath at, Tree child) {
     Tree t = at.getLeaf();
     if (t instanceof IfTree branch) {
-      return (child == branch.getThenStatement() && everyNthWhen(at, branch.getCondition(), true))
+      return (child == branch.getThenStatement() && (everyNthWhen(at, branch.getCondition(), true)
+          || clearsItsFlag(branch)))
           || (child == branch.getElseStatement() && everyNthWhen(at, branch.getCondition(), false));
     }
     if (t instanceof ConditionalExpressionTree choice) {
@@ -203,8 +211,11 @@ final class SomeBatchesOnly {
       return (t.getKind() == Tree.Kind.CONDITIONAL_AND && everyNthWhen(at, b.getLeftOperand(), true))
           || (t.getKind() == Tree.Kind.CONDITIONAL_OR && everyNthWhen(at, b.getLeftOperand(), false));
     }
-    if (t instanceof CaseTree c && !c.getExpressions().isEmpty() && at.getParentPath().getLeaf() instanceof SwitchTree s) {
-      return isSteppedRemainder(s.getExpression()); // switch (step % 3) { case 0: ... }
+    if (t instanceof CaseTree c && !c.getExpressions().isEmpty()) {
+      Tree around = at.getParentPath().getLeaf();
+      ExpressionTree selector = around instanceof SwitchTree s ? s.getExpression()
+          : around instanceof SwitchExpressionTree e ? e.getExpression() : null;
+      return selector != null && isSteppedRemainder(at, selector); // switch (step % 3) { case 0: ... }
     }
     return false;
   }
@@ -259,7 +270,8 @@ final class SomeBatchesOnly {
    * Whether {@code condition} (at {@code at}) having the value {@code value} means the batch is an
    * n-th one: it compares a stepped remainder ({@code step % 100 == 0} true, {@code step % 100 != 0}
    * false), through {@code !}, parentheses, {@code &&}, {@code ||} and a local {@code boolean} given
-   * such a condition. {@code a && b} true and {@code a || b} false need one such operand; {@code a
+   * such a condition, or asks the batch loop's own iterator whether a batch is left ({@code
+   * !it.hasNext()}: the last batch). {@code a && b} true and {@code a || b} false need one such operand; {@code a
    * && b} false and {@code a || b} true need both ({@code step % 100 == 0 || verbose} holds on every
    * batch when {@code verbose}).
    */
@@ -273,10 +285,11 @@ final class SomeBatchesOnly {
         yield either ? everyNthWhen(at, b.getLeftOperand(), value) || everyNthWhen(at, b.getRightOperand(), value)
             : everyNthWhen(at, b.getLeftOperand(), value) && everyNthWhen(at, b.getRightOperand(), value);
       }
-      case EQUAL_TO -> value && comparesStepped((BinaryTree) e);
-      case NOT_EQUAL_TO -> !value && comparesStepped((BinaryTree) e);
+      case EQUAL_TO -> value && comparesStepped(at, (BinaryTree) e);
+      case NOT_EQUAL_TO -> !value && comparesStepped(at, (BinaryTree) e);
+      case METHOD_INVOCATION -> !value && asksTheLoopsIterator((MethodInvocationTree) e);
       case IDENTIFIER -> {
-        ExpressionTree given = localCondition(at, ((IdentifierTree) e).getName().toString());
+        ExpressionTree given = localInitializer(at, ((IdentifierTree) e).getName().toString());
         yield given != null && everyNthWhen(at, given, value);
       }
       default -> false;
@@ -284,35 +297,104 @@ final class SomeBatchesOnly {
   }
 
   /**
-   * {@code step % 100 == 0}, or {@code step == last}, {@code ++i == n}: a stepped remainder, or a
-   * stepped counter itself, which equals a value on one batch.
+   * {@code step % 100 == 0}, or {@code step == last}, {@code ++i == n}, {@code i + 1 == n}: a stepped
+   * remainder (also through a local given it), or a stepped counter itself, which equals a value
+   * that does not change with it on one batch.
    */
-  private boolean comparesStepped(BinaryTree comparison) {
-    return isSteppedRemainder(comparison.getLeftOperand()) || isSteppedRemainder(comparison.getRightOperand())
-        || isSteppedCounter(comparison.getLeftOperand()) || isSteppedCounter(comparison.getRightOperand());
+  private boolean comparesStepped(TreePath at, BinaryTree comparison) {
+    ExpressionTree left = comparison.getLeftOperand();
+    ExpressionTree right = comparison.getRightOperand();
+    return isSteppedRemainder(at, left) || isSteppedRemainder(at, right)
+        || (isSteppedCounter(left) && !mentionsStepped(right)) || (isSteppedCounter(right) && !mentionsStepped(left));
   }
 
+  /** A counter stepped once per batch ({@code step}, {@code s.step}, {@code step[0]}), or it plus or minus a value that is not. */
   private boolean isSteppedCounter(ExpressionTree e) {
     ExpressionTree x = MethodInterpreter.skipParens(e);
     if (x instanceof UnaryTree u && isStep(u)) {
       return true;
     }
-    String name = x instanceof IdentifierTree id ? id.getName().toString()
-        : x instanceof MemberSelectTree select ? select.getIdentifier().toString() : null;
+    if (x instanceof BinaryTree sum && (x.getKind() == Tree.Kind.PLUS || x.getKind() == Tree.Kind.MINUS)) {
+      return (isSteppedCounter(sum.getLeftOperand()) && !mentionsStepped(sum.getRightOperand()))
+          || (isSteppedCounter(sum.getRightOperand()) && !mentionsStepped(sum.getLeftOperand()));
+    }
+    String name = counterName(x);
     return name != null && (loop == null || steppedInLoop().contains(name));
   }
 
+  /** The name a counter is stepped by: {@code step}, the field of {@code s.step}, the array of {@code step[0]}. */
+  private static String counterName(ExpressionTree e) {
+    ExpressionTree x = e instanceof ArrayAccessTree element ? element.getExpression() : e;
+    return x instanceof IdentifierTree id ? id.getName().toString()
+        : x instanceof MemberSelectTree select ? select.getIdentifier().toString() : null;
+  }
+
+  /** Whether an expression changes with the batch loop's counters: {@code n + i}, not {@code n - 1}. */
+  private boolean mentionsStepped(ExpressionTree e) {
+    return loop != null && TreeSearch.contains(e, t -> t instanceof UnaryTree u ? isStep(u)
+        : t instanceof IdentifierTree id && steppedInLoop().contains(id.getName().toString()), t -> false);
+  }
+
   /**
-   * {@code step % n} or {@code Math.floorMod(step, n)} where {@code step} changes from batch to
+   * {@code it.hasNext()}, where the batch loop is a {@code while} or {@code for} whose condition asks
+   * the same iterator: false on the last batch only.
+   */
+  private boolean asksTheLoopsIterator(MethodInvocationTree call) {
+    ExpressionTree loopCondition = loop instanceof WhileLoopTree w ? w.getCondition()
+        : loop instanceof ForLoopTree f ? f.getCondition() : null;
+    if (loopCondition == null || !call.getArguments().isEmpty()
+        || !(call.getMethodSelect() instanceof MemberSelectTree select) || !select.getIdentifier().contentEquals("hasNext")
+        || !(select.getExpression() instanceof IdentifierTree iterator)) {
+      return false;
+    }
+    return TreeSearch.contains(loopCondition, t -> t instanceof MethodInvocationTree c && c.getArguments().isEmpty()
+        && c.getMethodSelect() instanceof MemberSelectTree s && s.getIdentifier().contentEquals("hasNext")
+        && s.getExpression() instanceof IdentifierTree i && i.getName().equals(iterator.getName()), t -> false);
+  }
+
+  /**
+   * {@code if (first) { ...; first = false; }} (or {@code if (!done) { ...; done = true; }}): a flag
+   * the branch clears as its last statement and the batch loop never sets again, so the branch runs
+   * once at most until code outside the loop sets it.
+   */
+  private boolean clearsItsFlag(IfTree branch) {
+    ExpressionTree c = MethodInterpreter.skipParens(branch.getCondition());
+    boolean negated = c.getKind() == Tree.Kind.LOGICAL_COMPLEMENT;
+    ExpressionTree flag = negated ? MethodInterpreter.skipParens(((UnaryTree) c).getExpression()) : c;
+    if (loop == null || !(flag instanceof IdentifierTree id) || !(branch.getThenStatement() instanceof BlockTree b)
+        || b.getStatements().isEmpty()) {
+      return false;
+    }
+    String name = id.getName().toString();
+    StatementTree last = b.getStatements().get(b.getStatements().size() - 1);
+    if (!(last instanceof ExpressionStatementTree s) || !(s.getExpression() instanceof AssignmentTree clear)
+        || !(clear.getVariable() instanceof IdentifierTree target) || !target.getName().contentEquals(name)
+        || !(clear.getExpression() instanceof LiteralTree literal) || !Boolean.valueOf(negated).equals(literal.getValue())) {
+      return false;
+    }
+    return !TreeSearch.contains(loop, t -> (t instanceof VariableTree v && v.getName().contentEquals(name))
+        || (t != clear && t instanceof AssignmentTree a && a.getVariable() instanceof IdentifierTree assigned
+            && assigned.getName().contentEquals(name)), t -> false); // declared in the loop, or set again there
+  }
+
+  /**
+   * {@code step % n}, {@code step & mask} or {@code Math.floorMod(step, n)}, or a local given one,
+   * where {@code step} changes from batch to
    * batch: it is stepped in the expression itself ({@code ++step % 100}), a counter stepped in the
    * batch loop outside any inner loop, or the result of a call ({@code step.incrementAndGet()}); in
    * a {@code @Step} method, any value (the step is usually its parameter).
    */
-  private boolean isSteppedRemainder(ExpressionTree e) {
+  private boolean isSteppedRemainder(TreePath at, ExpressionTree e) {
     ExpressionTree r = MethodInterpreter.skipParens(e);
+    if (r instanceof IdentifierTree local) {
+      ExpressionTree given = localInitializer(at, local.getName().toString());
+      return given != null && isSteppedRemainder(at, given); // int phase = ++step % 5; if (phase == 0)
+    }
     ExpressionTree dividend;
     if (r.getKind() == Tree.Kind.REMAINDER) {
       dividend = ((BinaryTree) r).getLeftOperand();
+    } else if (r.getKind() == Tree.Kind.AND && ((BinaryTree) r).getRightOperand() instanceof LiteralTree) {
+      dividend = ((BinaryTree) r).getLeftOperand(); // (++step & 3) == 0: every 4th
     } else if (r instanceof MethodInvocationTree call && call.getArguments().size() == 2
         && call.getMethodSelect() instanceof MemberSelectTree select && select.getIdentifier().contentEquals("floorMod")) {
       dividend = call.getArguments().get(0);
@@ -359,10 +441,9 @@ final class SomeBatchesOnly {
         ExpressionTree target = t instanceof UnaryTree u && isStep(u) ? u.getExpression()
             : t instanceof AssignmentTree a ? a.getVariable()
             : t instanceof CompoundAssignmentTree c ? c.getVariable() : null;
-        if (target instanceof IdentifierTree id) {
-          names.add(id.getName().toString());
-        } else if (target instanceof MemberSelectTree select) {
-          names.add(select.getIdentifier().toString());
+        String name = target == null ? null : counterName(target);
+        if (name != null) {
+          names.add(name);
         }
       }
     }.scan(loop instanceof ForLoopTree f ? f : loop instanceof EnhancedForLoopTree ef ? ef.getStatement() : loop, null);
@@ -385,11 +466,11 @@ final class SomeBatchesOnly {
   }
 
   /**
-   * The condition a local {@code boolean} named {@code name} is given, where it is declared in a
-   * block around {@code at}, before it, and never assigned again: {@code boolean logStep = ++step %
-   * 100 == 0;}.
+   * The value a local named {@code name} is given, where it is declared in a block around {@code
+   * at}, before it, and never assigned again: {@code boolean logStep = ++step % 100 == 0;}, {@code
+   * int phase = ++step % 5;}.
    */
-  private static ExpressionTree localCondition(TreePath at, String name) {
+  private static ExpressionTree localInitializer(TreePath at, String name) {
     Tree child = at.getLeaf();
     for (TreePath p = at.getParentPath(); p != null; child = p.getLeaf(), p = p.getParentPath()) {
       if (endsTheSearch(p.getLeaf())) {
