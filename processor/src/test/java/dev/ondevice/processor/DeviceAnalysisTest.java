@@ -625,6 +625,78 @@ class DeviceAnalysisTest {
   }
 
   @Test
+  void modelMethodParametersReadOnTheHostByStaticHelpersOfOtherClasses() {
+    check("HostLengths", """
+        class HostLengths {
+          static final class SeqUtils {
+            static float[] toList(Tensor lengths) {
+              return lengths.toFloatArray();
+            }
+
+            static Tensor mask(Tensor lengths) {
+              return lengths;
+            }
+          }
+
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x, Tensor lengths) {
+              float[] l = SeqUtils.toList(lengths);
+              return x.mul(w);
+            }
+
+            Tensor masked(Tensor x, Tensor lengths) {
+              return x.mul(w).mul(SeqUtils.mask(lengths));
+            }
+          }
+
+          static void run(Device device) {
+            Net net = new Net();
+            net.toDevice(device);
+            Tensor x = Tensor.randn(2, 2, device);
+            net.forward(x, Tensor.of(3f, 2f));
+            net.masked(x, Tensor.of(3f, 2f)); // expect: MixedDevices
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void aPrivateHelpersDeviceParameterEveryCallGivesTheModelsDeviceIsTheModelsDevice() {
+    check("Caches", """
+        class Caches {
+          static class Rotary extends Model {
+            @dev.ondevice.annotations.Buffer Tensor freq;
+            @dev.ondevice.annotations.Buffer Tensor cos;
+
+            Rotary() {
+              setCache(4, freq.device());
+            }
+
+            private void setCache(long n, Device device) {
+              cos = Tensor.zeros(n, 4, device).mul(freq);
+            }
+
+            private Tensor noise(Device device) {
+              return Tensor.randn(2, 2, device).mul(freq); // expect: warning MixedDevices
+            }
+
+            Tensor shared(Device device) {
+              return Tensor.randn(2, 2, device).mul(freq); // expect: warning MixedDevices
+            }
+
+            Tensor forward(Tensor x, Device other) {
+              setCache(4, x.device());
+              setCache(2, device());
+              return x.mul(cos).add(noise(x.device())).add(noise(other));
+            }
+          }
+        }\
+        """);
+  }
+
+  @Test
   void modelMethodParametersThatMeetTheModelsDeviceThroughOtherParametersAndLocals() {
     JavaFileObject f = source("MeetState", IMPORTS + """
         class MeetState {

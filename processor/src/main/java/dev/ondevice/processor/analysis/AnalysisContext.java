@@ -221,6 +221,60 @@ final class AnalysisContext {
     return facts.judgedFromSource.contains(m);
   }
 
+  /**
+   * Whether {@code Device} parameter {@code i} of {@code m}, a private instance method of a model
+   * class of the user's, is the model's device at every call: {@code device()}, or {@code
+   * x.device()} of one of the model's tensor fields or of a tensor parameter on the model's device
+   * ({@code setCache(n, x.device())} in {@code forward(x)}, {@code setCache(n, invFreq.device())} in
+   * the constructor).
+   */
+  boolean givenTheModelsDevice(ExecutableElement m, int i) {
+    boolean[] known = facts.modelsDeviceParameters.get(m);
+    if (known == null) {
+      known = new boolean[m.getParameters().size()];
+      facts.modelsDeviceParameters.put(m, known); // while judged (a recursive call): not known to be
+      TreePath path = userModelMethod(m);
+      for (int p = 0; path != null && p < known.length; p++) {
+        int index = p;
+        known[p] = runtimeTypes.isDevice(m.getParameters().get(p).asType())
+            && CallersOfMethod.giveTheModelsDevice(path, m, index, trees, this::isTheModelsDevice);
+      }
+    }
+    return i >= 0 && i < known.length && known[i];
+  }
+
+  /** {@code device()} of the model, or {@code t.device()} of a tensor field or parameter on the model's device. */
+  private boolean isTheModelsDevice(TreePath argument) {
+    if (!(argument.getLeaf() instanceof MethodInvocationTree call) || !call.getArguments().isEmpty()) {
+      return false;
+    }
+    if (call.getMethodSelect() instanceof IdentifierTree id) {
+      return id.getName().contentEquals("device") && trees.getElement(argument) instanceof ExecutableElement own
+          && own.getEnclosingElement() instanceof TypeElement owner && runtimeTypes.isModel(owner.asType());
+    }
+    if (!(call.getMethodSelect() instanceof MemberSelectTree select) || !select.getIdentifier().contentEquals("device")) {
+      return false;
+    }
+    TreePath receiver = new TreePath(new TreePath(argument, select), select.getExpression());
+    if (isThisOrSuperTree(select.getExpression())) {
+      return true; // this.device()
+    }
+    if (!(trees.getElement(receiver) instanceof VariableElement v) || !runtimeTypes.isTensor(v.asType())) {
+      return false;
+    }
+    String declared = runtimeTypes.declaredDevice(v);
+    if (declared != null && !declared.equals(dev.ondevice.annotations.OnDevice.MODEL)) {
+      return false; // an @OnDevice("cpu") table
+    }
+    if (v.getKind() == ElementKind.FIELD) {
+      return !v.getModifiers().contains(Modifier.STATIC) && v.getEnclosingElement() instanceof TypeElement owner
+          && runtimeTypes.isModel(owner.asType());
+    }
+    return v.getKind() == ElementKind.PARAMETER && v.getEnclosingElement() instanceof ExecutableElement method
+        && !method.getModifiers().contains(Modifier.STATIC) && userModelMethod(method) != null
+        && !deviceNeutralParameter(method, method.getParameters().indexOf(v));
+  }
+
   /** The path of the source of an instance method of a model class outside the runtime, or null. */
   private TreePath userModelMethod(ExecutableElement m) {
     return userModelMethod(m, false);

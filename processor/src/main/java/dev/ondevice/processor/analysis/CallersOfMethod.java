@@ -25,13 +25,15 @@ import com.sun.source.util.Trees;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.Name;
 
 /**
  * How a private method of a model is called within its class, where all its calls are: whether
- * every caller takes the tensor it returns where a CPU tensor is fine. Asked only where a finding
+ * every caller takes the tensor it returns where a CPU tensor is fine, and whether every caller
+ * passes the model's device for one of its {@code Device} parameters. Asked only where a finding
  * is about to be reported, while the class's trees are attributed.
  */
 final class CallersOfMethod {
@@ -57,10 +59,32 @@ final class CallersOfMethod {
       return false;
     }
     TreePath classPath = enclosingClass(inMethod);
-    if (classPath == null) {
+    List<TreePath> calls = classPath == null ? null : calls(classPath, method, trees);
+    Tree classTree = classPath == null ? null : classPath.getLeaf();
+    return calls != null && !calls.isEmpty()
+        && calls.stream().allMatch(c -> whileBuilding(c, classTree) || new Uses(c, trees).endOffTheModel(c, true));
+  }
+
+  /**
+   * Whether every call of {@code method}, a private method of its class, passes as argument {@code
+   * index} a device that {@code modelsDevice} says is the model's ({@code setCache(n, x.device())}
+   * from {@code forward(x)}): inside the method, that parameter is then the model's device.
+   *
+   * @param inMethod a path inside the method, under its class
+   */
+  static boolean giveTheModelsDevice(TreePath inMethod, ExecutableElement method, int index, Trees trees,
+      Predicate<TreePath> modelsDevice) {
+    if (!method.getModifiers().contains(Modifier.PRIVATE)) {
       return false;
     }
-    Tree classTree = classPath.getLeaf();
+    TreePath classPath = enclosingClass(inMethod);
+    List<TreePath> calls = classPath == null ? null : calls(classPath, method, trees);
+    return calls != null && !calls.isEmpty() && calls.stream().allMatch(c -> c.getLeaf() instanceof MethodInvocationTree call
+        && index < call.getArguments().size() && modelsDevice.test(new TreePath(c, call.getArguments().get(index))));
+  }
+
+  /** The calls of {@code method} in the class at {@code classPath}; null where it is also used through a method reference. */
+  private static List<TreePath> calls(TreePath classPath, ExecutableElement method, Trees trees) {
     List<TreePath> calls = new ArrayList<>();
     boolean[] referenced = {false};
     new TreePathScanner<Void, Void>() {
@@ -78,8 +102,7 @@ final class CallersOfMethod {
         return super.visitMemberReference(node, null);
       }
     }.scan(classPath, null);
-    return !calls.isEmpty() && !referenced[0]
-        && calls.stream().allMatch(c -> whileBuilding(c, classTree) || new Uses(c, trees).endOffTheModel(c, true));
+    return referenced[0] ? null : calls;
   }
 
   private static TreePath enclosingClass(TreePath path) {

@@ -21,6 +21,8 @@ final class ClassFacts {
   final IdentityHashMap<ExecutableElement, ModelMethodSource.Returns> returns = new IdentityHashMap<>();
   /** Per model method: for each parameter, whether it is a tensor the method uses on any device. */
   final IdentityHashMap<ExecutableElement, boolean[]> deviceNeutralParameters = new IdentityHashMap<>();
+  /** Per private model method: for each parameter, whether it is a {@code Device} every call gives the model's device. */
+  final IdentityHashMap<ExecutableElement, boolean[]> modelsDeviceParameters = new IdentityHashMap<>();
   /** The model methods whose parameters were judged from their source (the others have none here). */
   final Set<ExecutableElement> judgedFromSource = Collections.newSetFromMap(new IdentityHashMap<>());
   /** Per final {@code Device} field: its initializer's device, or null where that is not known. */

@@ -163,6 +163,10 @@ final class MethodInterpreter {
       return Value.on(thisValue.place());
     }
     if (rt.isDevice(t)) {
+      if (scope.isModelInstanceMethod() && p.getEnclosingElement() instanceof ExecutableElement m
+          && ctx.givenTheModelsDevice(m, m.getParameters().indexOf(p))) {
+        return Value.on(thisValue.place()); // setCache(n, x.device()) from every call: the model's device
+      }
       return Value.on(Place.symbol(p, p.getSimpleName().toString()));
     }
     return Value.UNKNOWN;

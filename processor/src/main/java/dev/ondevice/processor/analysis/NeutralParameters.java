@@ -280,10 +280,15 @@ final class NeutralParameters {
                 call.getArguments().indexOf(child))) {
           return true; // Tables.of(xs), declared @OnDevice("cpu"): where it must be is checked where it is passed
         }
+        Tree argument = child;
+        if (!device && call.getMethodSelect() instanceof MemberSelectTree select && isTypeName(select.getExpression())
+            && call.getArguments().stream().allMatch(a -> a == argument || free(a))
+            && returnHostValues(executables(select.getExpression(), select.getIdentifier(), call.getArguments().size()))) {
+          return true; // long[] l = SeqUtils.toList(lengths): values on the host, computed from it
+        }
         // Tensor.stack(List.of(x)), vectors.div(norms): computed from it and from values free of the
         // model's state, where the call has a receiver (a class, such as Tensor or List, or such a
         // value) and its other arguments are free of it too.
-        Tree argument = child;
         if (!(call.getMethodSelect() instanceof MemberSelectTree select)
             || !(isClassName(select.getExpression()) || free(select.getExpression()))
             || !call.getArguments().stream().allMatch(a -> a == argument || free(a))) {
@@ -456,6 +461,11 @@ final class NeutralParameters {
     return !candidates.isEmpty();
   }
 
+  /** Whether every candidate returns values on no device ({@code long[]}, {@code int}, {@code String}); false for none. */
+  private boolean returnHostValues(List<ExecutableElement> candidates) {
+    return !candidates.isEmpty() && candidates.stream().allMatch(m -> isPlainValue(m.getReturnType()));
+  }
+
   /**
    * The constructors ({@code name} null) or static-call candidates named {@code name} of the class
    * that {@code classTree} names, that take {@code arity} arguments; empty when the class is not
@@ -615,6 +625,8 @@ final class NeutralParameters {
       if (!isTensorLike(t)) {
         return isPlainValue(t);
       }
+      // One being judged further out counts as on the model's device: two parameters that meet
+      // (correct(logits, labels) given forward(x)) are where the model's output is.
       return lineages.stream().noneMatch(l -> l.root().equals(n)) && moveBack(n) == null && usedOnAnyDevice(n);
     }
     if (!locals.contains(n) || !visiting.add(n)) {
