@@ -6,10 +6,14 @@ import dev.ondevice.data.Batch;
 import dev.ondevice.data.DataLoader;
 import dev.ondevice.nn.CrossEntropyLoss;
 import dev.ondevice.nn.Linear;
+import dev.ondevice.nn.Model;
 import dev.ondevice.nn.ReLU;
 import dev.ondevice.nn.Sequential;
 
-/** Batches moved to the device, the model left on the CPU. */
+/**
+ * Batches moved to the device, the model left on the CPU: never moved, as a builder method returns
+ * it, or given a new part after its move.
+ */
 public final class ModelNotMoved {
   private ModelNotMoved() {}
 
@@ -29,5 +33,33 @@ public final class ModelNotMoved {
   static Tensor probe(Device device) {
     Linear layer = new Linear(3, 2);
     return layer.forward(Tensor.randn(4, 3, device)); // expect: ModelNotMoved
+  }
+
+  /** The network as a builder method returns it: on the CPU. */
+  static Sequential buildModel() {
+    return new Sequential(new Linear(3, 8), new ReLU(), new Linear(8, 2));
+  }
+
+  /** A model from the builder, used as it comes. */
+  static Tensor built(Device device) {
+    Sequential model = buildModel();
+    return model.forward(Tensor.randn(4, 3, device)); // expect: ModelNotMoved
+  }
+
+  /** A classifier whose head a fine-tuning run replaces. */
+  static final class Classifier extends Model {
+    Linear head = new Linear(3, 2);
+
+    Tensor forward(Tensor x) {
+      return head.forward(x);
+    }
+  }
+
+  /** Fine-tuning: the head replaced after the move, as {@code model.fc = nn.Linear(...)} after {@code .to(device)}. */
+  static Tensor newHead(Device device) {
+    Classifier classifier = new Classifier();
+    classifier.toDevice(device);
+    classifier.head = new Linear(3, 4);
+    return classifier.forward(Tensor.randn(4, 3, device)); // expect: ModelNotMoved
   }
 }

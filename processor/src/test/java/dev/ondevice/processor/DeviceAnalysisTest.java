@@ -1101,6 +1101,104 @@ class DeviceAnalysisTest {
   }
 
   @Test
+  void aModelThatAMethodBuildsAndReturnsIsOnTheCpuUntilMoved() {
+    check("Builders", """
+        class Builders {
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x) {
+              return x.mul(w);
+            }
+          }
+
+          static Net build() {
+            return new Net();
+          }
+
+          static Net buildLocal() {
+            Net net = new Net();
+            net.forward(Tensor.randn(2, 2));
+            return net;
+          }
+
+          static Net buildMoved(Device device) {
+            Net net = new Net();
+            net.toDevice(device);
+            return net;
+          }
+
+          Net overridable() {
+            return new Net();
+          }
+
+          void run(Device device) {
+            Net a = build();
+            a.forward(Tensor.randn(2, 2, device)); // expect: ModelNotMoved
+            Net b = buildLocal();
+            b.forward(Tensor.randn(2, 2, device)); // expect: ModelNotMoved
+            Net c = build();
+            c.toDevice(device);
+            c.forward(Tensor.randn(2, 2, device));
+            Net d = buildMoved(device);
+            d.forward(Tensor.randn(2, 2, device));
+            Net e = overridable();
+            e.forward(Tensor.randn(2, 2, device));
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void aPartReplacedAfterTheModelMovedIsOnTheCpu() {
+    JavaFileObject f = source("Finetune", IMPORTS + """
+        class Finetune {
+          static class Head extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x) {
+              return x.mul(w);
+            }
+          }
+
+          static class Net extends Model {
+            Head fc = new Head();
+
+            Tensor forward(Tensor x) {
+              return fc.forward(x);
+            }
+          }
+
+          void run(Device device) {
+            Net stale = new Net();
+            stale.toDevice(device);
+            stale.fc = new Head();
+            stale.forward(Tensor.randn(2, 2, device)); // expect: ModelNotMoved
+            Net again = new Net();
+            again.toDevice(device);
+            again.fc = new Head();
+            again.toDevice(device);
+            again.forward(Tensor.randn(2, 2, device));
+            Net part = new Net();
+            part.toDevice(device);
+            part.fc = new Head();
+            part.fc.toDevice(device);
+            part.forward(Tensor.randn(2, 2, device));
+            Net before = new Net();
+            before.fc = new Head();
+            before.toDevice(device);
+            before.forward(Tensor.randn(2, 2, device));
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c).hadErrorContaining("stale.fc was replaced by a new part made on the CPU after stale was moved: its"
+        + " parameters are on the CPU while Tensor.randn(2, 2, device) is on device; move the model again after"
+        + " replacing it: stale.toDevice(device)");
+  }
+
+  @Test
   void aModelMovedByAFunctionItIsGivenIsNotReportedAsNeverMoved() {
     check("Applied", """
         class Applied {

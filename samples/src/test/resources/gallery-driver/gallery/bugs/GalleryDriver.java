@@ -90,6 +90,8 @@ public final class GalleryDriver {
     check(failures, "NonBlockingCopies.clipped",
         () -> NonBlockingCopies.clipped(model, Tensor.randn(Shape.of(2, 1, 28, 28)), device));
     check(failures, "ModelNotMoved.probe", () -> ModelNotMoved.probe(device));
+    check(failures, "ModelNotMoved.built", () -> ModelNotMoved.built(device));
+    check(failures, "ModelNotMoved.newHead", () -> ModelNotMoved.newHead(device));
     check(failures, "ModelNotMoved.train", () -> {
       TensorDataset flat = new TensorDataset(Tensor.randn(Shape.of(16, 784)), Tensor.randint(0, 10, Shape.of(16)));
       ModelNotMoved.train(DataLoader.builder(flat).batchSize(8).build(), device);

@@ -80,6 +80,11 @@ final class AnalysisContext {
     return runtimeTypes;
   }
 
+  /** What the analysis has learnt about the classes of the compilation. */
+  ClassFacts facts() {
+    return facts;
+  }
+
   Elements elements() {
     return elements;
   }

@@ -825,6 +825,17 @@ final class Checks {
       boolean modelCall) {
     Operand cpu = Place.CPU.equals(a.value.place()) ? a : Place.CPU.equals(b.value.place()) ? b : null;
     Operand device = cpu == a ? b : a;
+    if (modelCall && a.value.origin() == Value.Origin.REPLACED_PART && cpu == a) {
+      String target = deviceText(b.value.place(), b);
+      String model = variableText(a.named);
+      String again = model == null ? "move the model again after replacing the part"
+          : "move the model again after replacing it: " + model + ".toDevice(" + target + ")";
+      report(CheckId.MODEL_NOT_MOVED, at, a.text() + "." + a.value.originName() + " was replaced by a new part made on"
+          + " the CPU after " + a.text() + " was moved: its parameters are on the CPU while " + b.text() + " is on "
+          + b.value.place().describe() + "; " + again, false, model == null ? null : StatementFixes.after(ctx,
+              a.value.originPath(), model + ".toDevice(" + target + ");", "move the model again after replacing the part"));
+      return true;
+    }
     if (modelCall && a.value.origin() == Value.Origin.UNMOVED_MODEL && cpu == a) {
       String target = deviceText(b.value.place(), b);
       String model = variableText(a.named);

@@ -769,7 +769,7 @@ final class MethodInterpreter {
     if (t.getInitializers() != null) {
       for (ExpressionTree i : t.getInitializers()) {
         TreePath ip = new TreePath(path, i);
-        if (expression(ip).origin() == Value.Origin.UNMOVED_MODEL) {
+        if (expression(ip).partlyUnmoved()) {
           escaped(ip);
         }
       }
@@ -899,6 +899,10 @@ final class MethodInterpreter {
     } else if (!(a.getVariable() instanceof IdentifierTree)) {
       skipped(a.getVariable());
     }
+    if (a.getVariable() instanceof MemberSelectTree part && v.origin() == Value.Origin.UNMOVED_MODEL
+        && skipParens(a.getExpression()) instanceof NewClassTree) {
+      replacedPart(new TreePath(lhs, part.getExpression()), part.getIdentifier().toString(), path);
+    }
     if (e != null && isLocal(e) && rt.isDevice(e.asType())) {
       v = deviceVariable(v, e, a, a.getExpression());
     }
@@ -913,6 +917,27 @@ final class MethodInterpreter {
       env.put(e, named(v, e));
     }
     return v;
+  }
+
+  /**
+   * {@code model.fc = new Linear(512, 10);} where {@code model} is a local holding a model on a
+   * device: the new part is on the CPU until the model moves again.
+   */
+  private void replacedPart(TreePath owner, String field, TreePath assignment) {
+    Element e = skipParens((ExpressionTree) owner.getLeaf()) instanceof IdentifierTree ? ctx.trees().getElement(owner) : null;
+    Value model = e != null && isLocal(e) ? env.get(e) : null;
+    if (model != null && rt.isModel(e.asType()) && model.place().isKnown() && !Place.CPU.equals(model.place())) {
+      env.put(e, Value.on(Place.CPU).withOrigin(Value.Origin.REPLACED_PART, assignment, field));
+    }
+  }
+
+  /** {@code model.fc.toDevice(d)} after {@code model.fc} was replaced: where the model's parts are is no longer known. */
+  private void forgetReplacedPart(TreePath owner) {
+    Element e = skipParens((ExpressionTree) owner.getLeaf()) instanceof IdentifierTree ? ctx.trees().getElement(owner) : null;
+    Value model = e != null && isLocal(e) ? env.get(e) : null;
+    if (model != null && model.origin() == Value.Origin.REPLACED_PART) {
+      env.put(e, Value.UNKNOWN);
+    }
   }
 
   private static boolean isLocal(Element e) {
@@ -1068,7 +1093,7 @@ final class MethodInterpreter {
       Value v = expression(ap);
       record(a, v);
       out.add(v);
-      if (v.origin() == Value.Origin.UNMOVED_MODEL && !keepsDevice(callee, i)) {
+      if (v.partlyUnmoved() && !keepsDevice(callee, i)) {
         escaped(ap);
       }
     }
@@ -1128,7 +1153,7 @@ final class MethodInterpreter {
   private boolean forgetUnmovedModel(TreePath identifier) {
     Element e = ctx.trees().getElement(identifier);
     Value v = e != null && isLocal(e) ? env.get(e) : null;
-    if (v == null || v.origin() != Value.Origin.UNMOVED_MODEL) {
+    if (v == null || !v.partlyUnmoved()) {
       return false;
     }
     env.put(e, Value.UNKNOWN);
@@ -1178,7 +1203,7 @@ final class MethodInterpreter {
     }
     MethodSemantics s = ctx.semantics(m);
     checks.printedArguments(path, m, t.getArguments(), args);
-    if (receiverTree != null && receiver.origin() == Value.Origin.UNMOVED_MODEL
+    if (receiverTree != null && receiver.partlyUnmoved()
         && (((s.kind == MethodSemantics.Kind.OTHER || s.kind == MethodSemantics.Kind.MODEL_CALL)
         && ctx.mayMoveItsModel(m)) || t.getArguments().stream().anyMatch(MethodInterpreter::movesWhatItIsGiven))) {
       // net.deploy(device), net.fit(x, device): a method of the model that may move it first;
@@ -1325,6 +1350,8 @@ final class MethodInterpreter {
       if (re != null && isLocal(re)) {
         env.put(re, Value.on(device));
         changedInPlace(re, Value.on(device));
+      } else if (skipParens(c.receiverTree) instanceof MemberSelectTree part) {
+        forgetReplacedPart(new TreePath(new TreePath(rp, part), part.getExpression())); // model.fc.toDevice(d)
       }
     }
     if (s.returnDevice != null) {
@@ -1336,6 +1363,9 @@ final class MethodInterpreter {
     }
     if (c.receiver != null && c.receiver.origin() == Value.Origin.BATCH && s.returnsTensor) {
       return Value.on(Place.CPU).withOrigin(Value.Origin.BATCH, c.path, c.receiver.originName());
+    }
+    if (rt.isModel(c.method.getReturnType()) && NewModels.returnsOne(c.method, c.path, ctx)) {
+      return Value.on(Place.CPU).withOrigin(Value.Origin.UNMOVED_MODEL, c.path, null); // Net model = buildModel();
     }
     return Value.UNKNOWN;
   }

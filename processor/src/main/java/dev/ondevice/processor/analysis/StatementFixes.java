@@ -26,6 +26,20 @@ final class StatementFixes {
         List.of(imports));
   }
 
+  /** Inserts {@code statement} after the statement that contains {@code at}, where a statement follows it in its block. */
+  static Fix after(AnalysisContext ctx, TreePath at, String statement, String description) {
+    TreePath s = enclosingStatement(at);
+    if (s == null || !(s.getParentPath().getLeaf() instanceof BlockTree block)) {
+      return null;
+    }
+    int i = block.getStatements().indexOf(s.getLeaf());
+    if (i < 0 || i + 1 >= block.getStatements().size()) {
+      return null;
+    }
+    StatementTree next = block.getStatements().get(i + 1);
+    return new Fix(description, List.of(Fix.prefixEdit(next, statement + "\n" + indent(ctx, next))));
+  }
+
   /**
    * Inserts {@code statement} right after the declaration of the local variable {@code variable}
    * refers to, when it is declared in a block of the same method.

@@ -25,6 +25,12 @@ final class Value {
     STATIC_CONSTANT,
     /** A model created on the CPU and never moved. */
     UNMOVED_MODEL,
+    /**
+     * A model moved, then given a new part made on the CPU ({@code model.fc = new Linear(512, 10);}
+     * after {@code model.toDevice(device)}): that part is on the CPU until the model moves again.
+     * The origin's name is the field replaced.
+     */
+    REPLACED_PART,
     /** An iterator over batches, from a {@code @BatchSource} ({@code loader.iterator()}). */
     BATCH_ITERATOR,
     /**
@@ -100,6 +106,11 @@ final class Value {
 
   Origin origin() {
     return origin;
+  }
+
+  /** Whether this is a model with parameters on the CPU that its variable's next move would move: never moved, or given a new part since. */
+  boolean partlyUnmoved() {
+    return origin == Origin.UNMOVED_MODEL || origin == Origin.REPLACED_PART;
   }
 
   /** The expression the origin refers to (the factory call, the static field, the model creation). */

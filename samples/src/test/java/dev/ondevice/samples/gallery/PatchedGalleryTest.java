@@ -118,8 +118,9 @@ class PatchedGalleryTest {
         .collect(Collectors.toCollection(TreeSet::new));
     assertEquals(new TreeSet<>(List.of("DefaultDeviceInModel.Masked", "DefaultDeviceInModel.Noisy",
         "DefaultDeviceInModel.Positional", "DefaultDeviceInModel.Recurrent", "DefaultDeviceInModel.DefaultHidden",
-        "DiscardedMoves.train", "MixedDevices.addNoise",
-        "MixedDevices.crossGpu", "MixedDevices.features", "ModelNotMoved.probe", "ModelNotMoved.train", "TargetsNotMoved.accuracy",
+        "DiscardedMoves.train", "MixedDevices.addNoise", "MixedDevices.crossGpu", "MixedDevices.features",
+        "ModelNotMoved.built", "ModelNotMoved.newHead", "ModelNotMoved.probe", "ModelNotMoved.train",
+        "TargetsNotMoved.accuracy",
         "TargetsNotMoved.train", "TargetsNotMoved.trainWithFloatTargets", "DiscardedOps.Block",
         "DiscardedOps.normalize")), failed, String.join("\n", original));
 
