@@ -1150,6 +1150,44 @@ class DeviceAnalysisTest {
   }
 
   @Test
+  void staticHelpersThatMakeTensorsOnTheCpuForWantOfADeviceReturnThemThere() {
+    check("StaticMasks", """
+        class StaticMasks {
+          static final class Masks {
+            static Tensor causal(long n) {
+              return Tensor.ones(dev.ondevice.Shape.of(n, n));
+            }
+
+            static Tensor table() {
+              return Tensor.of(1f, 2f);
+            }
+
+            static Tensor on(long n, Device device) {
+              return Tensor.ones(dev.ondevice.Shape.of(n, n), device);
+            }
+          }
+
+          static class Attn extends Model {
+            dev.ondevice.Parameter w;
+
+            static Tensor causalMask(long n) {
+              return Tensor.ones(dev.ondevice.Shape.of(n, n));
+            }
+
+            Tensor forward(Tensor x) {
+              Tensor a = x.mul(w).mul(causalMask(2)); // expect: MixedDevices
+              Tensor b = x.mul(w).mul(Masks.causal(2)); // expect: MixedDevices
+              Tensor c = x.mul(w).mul(causalMask(2).to(x.device()));
+              Tensor d = x.mul(w).mul(Masks.on(2, x.device()));
+              float[] e = Masks.table().toFloatArray();
+              return a.add(b).add(c).add(d);
+            }
+          }
+        }\
+        """);
+  }
+
+  @Test
   void aPartReplacedAfterTheModelMovedIsOnTheCpu() {
     JavaFileObject f = source("Finetune", IMPORTS + """
         class Finetune {

@@ -23,8 +23,10 @@ final class ClassFacts {
   final IdentityHashMap<ExecutableElement, boolean[]> deviceNeutralParameters = new IdentityHashMap<>();
   /** Per private model method: for each parameter, whether it is a {@code Device} every call gives the model's device. */
   final IdentityHashMap<ExecutableElement, boolean[]> modelsDeviceParameters = new IdentityHashMap<>();
-  /** Per method: whether every call returns a model it has just made and not moved ({@link NewModels}). */
+  /** Per method: whether every call returns a model it has just made and not moved ({@link HelperResults}). */
   final IdentityHashMap<ExecutableElement, Boolean> returnsNewModel = new IdentityHashMap<>();
+  /** Per method: whether every call returns a tensor a factory made on the CPU for want of a device ({@link HelperResults}). */
+  final IdentityHashMap<ExecutableElement, Boolean> returnsCpuFactoryTensor = new IdentityHashMap<>();
   /** The model methods whose parameters were judged from their source (the others have none here). */
   final Set<ExecutableElement> judgedFromSource = Collections.newSetFromMap(new IdentityHashMap<>());
   /** Per final {@code Device} field: its initializer's device, or null where that is not known. */

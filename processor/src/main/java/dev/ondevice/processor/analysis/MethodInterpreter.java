@@ -1364,8 +1364,12 @@ final class MethodInterpreter {
     if (c.receiver != null && c.receiver.origin() == Value.Origin.BATCH && s.returnsTensor) {
       return Value.on(Place.CPU).withOrigin(Value.Origin.BATCH, c.path, c.receiver.originName());
     }
-    if (rt.isModel(c.method.getReturnType()) && NewModels.returnsOne(c.method, c.path, ctx)) {
+    if (rt.isModel(c.method.getReturnType()) && HelperResults.newUnmovedModel(c.method, c.path, ctx)) {
       return Value.on(Place.CPU).withOrigin(Value.Origin.UNMOVED_MODEL, c.path, null); // Net model = buildModel();
+    }
+    if (s.returnsTensor && c.method.getModifiers().contains(Modifier.STATIC)
+        && HelperResults.cpuFactoryTensor(c.method, c.path, ctx)) {
+      return Value.on(Place.CPU); // causalMask(n), a static helper making it on the CPU
     }
     return Value.UNKNOWN;
   }

@@ -20,39 +20,99 @@ import javax.lang.model.element.Modifier;
 import javax.lang.model.type.TypeMirror;
 
 /**
- * Methods that build a model and return it without moving it ({@code static Sequential buildModel()
- * { return new Sequential(new Linear(4, 8), new ReLU()); }}): their result is on the CPU until the
- * caller moves it, as a model made with {@code new} is. Only methods of the class being analysed
- * (its outermost class, whose trees are attributed) that cannot be overridden are read, so that the
+ * What the helpers of the class being analysed return, read from their source: a model they build
+ * and do not move ({@code static Sequential buildModel() { return new Sequential(new Linear(4, 8),
+ * new ReLU()); }}), on the CPU until the caller moves it, as a model made with {@code new} is; or a
+ * tensor a factory makes on the CPU for want of a device ({@code static Tensor causalMask(long n) {
+ * return Tensor.ones(Shape.of(n, n)).triu(1); }}). Only methods of the analysed class (its
+ * outermost class, whose trees are attributed) that cannot be overridden are read, so that the
  * answer does not depend on the order of the source files.
  */
-final class NewModels {
-  private NewModels() {}
+final class HelperResults {
+  private HelperResults() {}
 
   /** Whether every call of {@code m} (called at {@code call}) returns a model it made and did not move. */
-  static boolean returnsOne(ExecutableElement m, TreePath call, AnalysisContext ctx) {
+  static boolean newUnmovedModel(ExecutableElement m, TreePath call, AnalysisContext ctx) {
     Boolean known = ctx.facts().returnsNewModel.get(m);
     if (known == null) {
-      known = read(m, call, ctx);
+      List<TreePath> returned = returned(m, call, ctx);
+      TreePath body = returned.isEmpty() ? null : bodyOf(returned.get(0));
+      known = !returned.isEmpty() && !TreeSearch.contains(body.getLeaf(), t -> t instanceof MethodInvocationTree c
+          && c.getMethodSelect() instanceof MemberSelectTree select && select.getIdentifier().contentEquals("toDevice"),
+          t -> false) // it may move what it returns
+          && returned.stream().allMatch(r -> newUnmoved(r, body, ctx));
       ctx.facts().returnsNewModel.put(m, known);
     }
     return known;
   }
 
-  private static boolean read(ExecutableElement m, TreePath call, AnalysisContext ctx) {
+  /**
+   * Whether every call of {@code m} returns a tensor that a factory makes on the CPU for want of a
+   * device, or ops without tensor arguments on one ({@code Tensor.ones(Shape.of(n, n)).triu(1)}):
+   * not host data ({@code Tensor.of(ids)}), not a 0-dim scalar.
+   */
+  static boolean cpuFactoryTensor(ExecutableElement m, TreePath call, AnalysisContext ctx) {
+    Boolean known = ctx.facts().returnsCpuFactoryTensor.get(m);
+    if (known == null) {
+      List<TreePath> returned = returned(m, call, ctx);
+      known = !returned.isEmpty() && returned.stream().allMatch(r -> madeOnTheCpu(r, ctx));
+      ctx.facts().returnsCpuFactoryTensor.put(m, known);
+    }
+    return known;
+  }
+
+  private static boolean madeOnTheCpu(TreePath expression, AnalysisContext ctx) {
+    ExpressionTree e = MethodInterpreter.skipParens((ExpressionTree) expression.getLeaf());
+    TreePath at = new TreePath(expression, e);
+    while (e instanceof MethodInvocationTree call && ctx.trees().getElement(at) instanceof ExecutableElement m) {
+      MethodSemantics s = ctx.semantics(m);
+      if (!noTensorOrDevice(at, call.getArguments(), ctx) || s.inPlace) {
+        return false;
+      }
+      if (s.kind == MethodSemantics.Kind.FACTORY) {
+        return !s.fromHostData && !s.zeroDim(call.getArguments().size());
+      }
+      if (s.kind != MethodSemantics.Kind.SAME_DEVICE || !(call.getMethodSelect() instanceof MemberSelectTree select)) {
+        return false;
+      }
+      e = MethodInterpreter.skipParens(select.getExpression()); // .triu(1) on it
+      at = new TreePath(new TreePath(at, select), e);
+    }
+    return false;
+  }
+
+  private static boolean noTensorOrDevice(TreePath call, List<? extends ExpressionTree> arguments, AnalysisContext ctx) {
+    for (ExpressionTree a : arguments) {
+      TypeMirror t = ctx.trees().getTypeMirror(new TreePath(call, a));
+      if (t == null || ctx.types().isTensor(t) || ctx.types().isDevice(t) || ctx.types().isTensorIterable(t)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static TreePath bodyOf(TreePath inBody) {
+    TreePath p = inBody;
+    while (p.getParentPath() != null && !(p.getParentPath().getLeaf() instanceof MethodTree)) {
+      p = p.getParentPath();
+    }
+    return p;
+  }
+
+  /**
+   * The expressions the method returns, where it is one whose source is in the analysed class and
+   * that cannot be overridden (static, private or final); empty otherwise.
+   */
+  private static List<TreePath> returned(ExecutableElement m, TreePath call, AnalysisContext ctx) {
+    List<TreePath> returned = new ArrayList<>();
     boolean fixed = m.getModifiers().contains(Modifier.STATIC) || m.getModifiers().contains(Modifier.PRIVATE)
         || m.getModifiers().contains(Modifier.FINAL) || m.getEnclosingElement().getModifiers().contains(Modifier.FINAL);
     TreePath method = fixed ? ctx.trees().getPath(m) : null;
     if (method == null || !(method.getLeaf() instanceof MethodTree tree) || tree.getBody() == null
         || outermost(method) != outermost(call) || outermost(call) == null) {
-      return false;
+      return returned;
     }
     TreePath body = new TreePath(method, tree.getBody());
-    if (TreeSearch.contains(tree.getBody(), t -> t instanceof MethodInvocationTree c && c.getMethodSelect()
-        instanceof MemberSelectTree select && select.getIdentifier().contentEquals("toDevice"), t -> false)) {
-      return false; // it may move what it returns
-    }
-    List<TreePath> returned = new ArrayList<>();
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitReturn(ReturnTree node, Void unused) {
@@ -72,7 +132,7 @@ final class NewModels {
         return null;
       }
     }.scan(body, null);
-    return !returned.isEmpty() && returned.stream().allMatch(r -> newUnmoved(r, body, ctx));
+    return returned;
   }
 
   /** {@code new Net()}, or a local given one and used after only as the receiver of a call. */
