@@ -1188,6 +1188,41 @@ class DeviceAnalysisTest {
   }
 
   @Test
+  void finalTensorFieldsOfOrdinaryClassesMadeOnTheCpuStayThere() {
+    check("Trainers", """
+        class Trainers {
+          static final class Trainer {
+            final Device device;
+            final Tensor classWeights = Tensor.of(1f, 5f, 1f);
+            final Tensor scale = Tensor.scalar(0.5);
+            Tensor cache = Tensor.of(1f);
+
+            Trainer(Device device) {
+              this.device = device;
+            }
+
+            Tensor weighted(Tensor loss, Tensor targets) {
+              Tensor yb = targets.to(device);
+              return loss.to(device).mul(classWeights.indexSelect(0, yb)); // expect: MixedDevices
+            }
+
+            Tensor onTheHost(Tensor targets) {
+              return classWeights.indexSelect(0, targets.cpu());
+            }
+
+            Tensor scaled(Tensor loss) {
+              return loss.to(device).mul(scale).mul(cache);
+            }
+
+            Tensor moved(Tensor loss) {
+              return loss.to(device).mul(classWeights.to(device));
+            }
+          }
+        }\
+        """);
+  }
+
+  @Test
   void aPartReplacedAfterTheModelMovedIsOnTheCpu() {
     JavaFileObject f = source("Finetune", IMPORTS + """
         class Finetune {

@@ -505,6 +505,24 @@ final class AnalysisContext {
   }
 
   /**
+   * Whether a final tensor field of a class that is not a model is given a tensor made on the CPU
+   * ({@code final Tensor classWeights = Tensor.of(new float[] {1f, 5f});} in a trainer): it stays
+   * there, a tensor never moving in place. 0-dim tensors do not count.
+   */
+  boolean finalFieldOnTheCpu(VariableElement field) {
+    Boolean known = facts.finalFieldsOnTheCpu.get(field);
+    if (known == null) {
+      facts.finalFieldsOnTheCpu.put(field, false);
+      TreePath path = trees.getPath(field);
+      Value v = path != null && path.getLeaf() instanceof VariableTree variable && variable.getInitializer() != null
+          ? initializerValue(field) : null;
+      known = v != null && Place.CPU.equals(v.place()) && !v.cpuScalarLike();
+      facts.finalFieldsOnTheCpu.put(field, known);
+    }
+    return known;
+  }
+
+  /**
    * The value of a field's initializer, interpreted without reporting; unknown for a mutable field
    * without one, null when its source is not in this compilation or it is final without one.
    */

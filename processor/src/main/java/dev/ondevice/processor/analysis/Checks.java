@@ -443,6 +443,7 @@ final class Checks {
     }
     Operand reference = null;
     boolean reported = false;
+    Place movedTo = null;
     for (Operand o : operands) {
       if (!o.value.place().isKnown()) {
         continue;
@@ -455,6 +456,9 @@ final class Checks {
         continue;
       }
       reported = conflict(c.method.getSimpleName(), c.path, reference, o, false);
+      if (reported && Place.CPU.equals(reference.value.place())) {
+        movedTo = o.value.place();
+      }
     }
     if (!reported && reference != null && !reference.cpuScalar()) {
       for (Operand o : operands) {
@@ -464,7 +468,10 @@ final class Checks {
         }
       }
     }
-    Place place = reference == null ? Place.UNKNOWN : reference.value.place();
+    // Reported with a CPU operand first, the result is where the other operand is, as the fix moves
+    // the CPU one there: what is computed from it is not reported again
+    // (classWeights.indexSelect(0, yb).mul(loss)).
+    Place place = reference == null ? Place.UNKNOWN : movedTo != null ? movedTo : reference.value.place();
     if (reference != null && reference.cpuScalar()) {
       place = Place.CPU;
       for (Operand o : operands) {

@@ -31,6 +31,8 @@ final class ClassFacts {
   final Set<ExecutableElement> judgedFromSource = Collections.newSetFromMap(new IdentityHashMap<>());
   /** Per final {@code Device} field: its initializer's device, or null where that is not known. */
   final IdentityHashMap<VariableElement, Place> finalDevices = new IdentityHashMap<>();
+  /** Per final instance tensor field of a class that is not a model: whether its initializer makes it on the CPU. */
+  final IdentityHashMap<VariableElement, Boolean> finalFieldsOnTheCpu = new IdentityHashMap<>();
   /** Per static tensor field: its value. */
   final IdentityHashMap<VariableElement, Value> staticFields = new IdentityHashMap<>();
 }

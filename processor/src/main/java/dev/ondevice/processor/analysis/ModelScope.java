@@ -131,6 +131,9 @@ final class ModelScope {
     Element owner = f.getEnclosingElement();
     boolean modelState = owner instanceof TypeElement && rt.isModel(owner.asType())
         && (model || rt.annotations().has(f, Buffer.class) || rt.isTensor(f.asType()));
+    if (!modelState && tensor && f.getModifiers().contains(Modifier.FINAL)) {
+      return ctx.finalFieldOnTheCpu(f) ? Value.on(Place.CPU) : Value.UNKNOWN; // a trainer's class weights
+    }
     return modelState && receiver != null ? Value.on(receiver.place()) : Value.UNKNOWN;
   }
 }
