@@ -513,9 +513,7 @@ final class AnalysisContext {
     Boolean known = facts.finalFieldsOnTheCpu.get(field);
     if (known == null) {
       facts.finalFieldsOnTheCpu.put(field, false);
-      TreePath path = trees.getPath(field);
-      Value v = path != null && path.getLeaf() instanceof VariableTree variable && variable.getInitializer() != null
-          ? initializerValue(field) : null;
+      Value v = initializerValue(field); // null for a final field without an initializer
       known = v != null && Place.CPU.equals(v.place()) && !v.cpuScalarLike();
       facts.finalFieldsOnTheCpu.put(field, known);
     }

@@ -35,8 +35,8 @@ final class HelperResults {
   static boolean newUnmovedModel(ExecutableElement m, TreePath call, AnalysisContext ctx) {
     Boolean known = ctx.facts().returnsNewModel.get(m);
     if (known == null) {
-      List<TreePath> returned = returned(m, call, ctx);
-      TreePath body = returned.isEmpty() ? null : bodyOf(returned.get(0));
+      TreePath body = body(m, call, ctx);
+      List<TreePath> returned = body == null ? List.of() : returned(body);
       known = !returned.isEmpty() && !TreeSearch.contains(body.getLeaf(), t -> t instanceof MethodInvocationTree c
           && c.getMethodSelect() instanceof MemberSelectTree select && select.getIdentifier().contentEquals("toDevice"),
           t -> false) // it may move what it returns
@@ -54,7 +54,8 @@ final class HelperResults {
   static boolean cpuFactoryTensor(ExecutableElement m, TreePath call, AnalysisContext ctx) {
     Boolean known = ctx.facts().returnsCpuFactoryTensor.get(m);
     if (known == null) {
-      List<TreePath> returned = returned(m, call, ctx);
+      TreePath body = body(m, call, ctx);
+      List<TreePath> returned = body == null ? List.of() : returned(body);
       known = !returned.isEmpty() && returned.stream().allMatch(r -> madeOnTheCpu(r, ctx));
       ctx.facts().returnsCpuFactoryTensor.put(m, known);
     }
@@ -91,28 +92,24 @@ final class HelperResults {
     return true;
   }
 
-  private static TreePath bodyOf(TreePath inBody) {
-    TreePath p = inBody;
-    while (p.getParentPath() != null && !(p.getParentPath().getLeaf() instanceof MethodTree)) {
-      p = p.getParentPath();
-    }
-    return p;
-  }
-
   /**
-   * The expressions the method returns, where it is one whose source is in the analysed class and
-   * that cannot be overridden (static, private or final); empty otherwise.
+   * The body of {@code m}, where its source is in the analysed class (the one around {@code call})
+   * and it cannot be overridden (static, private or final); null otherwise.
    */
-  private static List<TreePath> returned(ExecutableElement m, TreePath call, AnalysisContext ctx) {
-    List<TreePath> returned = new ArrayList<>();
+  private static TreePath body(ExecutableElement m, TreePath call, AnalysisContext ctx) {
     boolean fixed = m.getModifiers().contains(Modifier.STATIC) || m.getModifiers().contains(Modifier.PRIVATE)
         || m.getModifiers().contains(Modifier.FINAL) || m.getEnclosingElement().getModifiers().contains(Modifier.FINAL);
     TreePath method = fixed ? ctx.trees().getPath(m) : null;
     if (method == null || !(method.getLeaf() instanceof MethodTree tree) || tree.getBody() == null
         || outermost(method) != outermost(call) || outermost(call) == null) {
-      return returned;
+      return null;
     }
-    TreePath body = new TreePath(method, tree.getBody());
+    return new TreePath(method, tree.getBody());
+  }
+
+  /** The expressions a body returns, outside the lambdas and classes it declares. */
+  private static List<TreePath> returned(TreePath body) {
+    List<TreePath> returned = new ArrayList<>();
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitReturn(ReturnTree node, Void unused) {

@@ -924,8 +924,8 @@ final class MethodInterpreter {
    * device: the new part is on the CPU until the model moves again.
    */
   private void replacedPart(TreePath owner, String field, TreePath assignment) {
-    Element e = skipParens((ExpressionTree) owner.getLeaf()) instanceof IdentifierTree ? ctx.trees().getElement(owner) : null;
-    Value model = e != null && isLocal(e) ? env.get(e) : null;
+    Element e = namedLocal(owner);
+    Value model = e == null ? null : env.get(e);
     if (model != null && rt.isModel(e.asType()) && model.place().isKnown() && !Place.CPU.equals(model.place())) {
       env.put(e, Value.on(Place.CPU).withOrigin(Value.Origin.REPLACED_PART, assignment, field));
     }
@@ -933,11 +933,18 @@ final class MethodInterpreter {
 
   /** {@code model.fc.toDevice(d)} after {@code model.fc} was replaced: where the model's parts are is no longer known. */
   private void forgetReplacedPart(TreePath owner) {
-    Element e = skipParens((ExpressionTree) owner.getLeaf()) instanceof IdentifierTree ? ctx.trees().getElement(owner) : null;
-    Value model = e != null && isLocal(e) ? env.get(e) : null;
+    Element e = namedLocal(owner);
+    Value model = e == null ? null : env.get(e);
     if (model != null && model.origin() == Value.Origin.REPLACED_PART) {
       env.put(e, Value.UNKNOWN);
     }
+  }
+
+  /** The local variable an expression names ({@code model}, {@code (model)}), or null. */
+  private Element namedLocal(TreePath expression) {
+    Element e = skipParens((ExpressionTree) expression.getLeaf()) instanceof IdentifierTree
+        ? ctx.trees().getElement(expression) : null;
+    return e != null && isLocal(e) ? e : null;
   }
 
   private static boolean isLocal(Element e) {

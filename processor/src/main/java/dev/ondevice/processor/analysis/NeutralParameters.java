@@ -275,15 +275,14 @@ final class NeutralParameters {
         if (callees != null) {
           return !device && allUseOnAnyDevice(callees, call.getArguments().indexOf(child));
         }
-        if (!device && call.getMethodSelect() instanceof MemberSelectTree select && isTypeName(select.getExpression())
-            && allDeclareDevice(executables(select.getExpression(), select.getIdentifier(), call.getArguments().size()),
-                call.getArguments().indexOf(child))) {
+        Tree argument = child;
+        List<ExecutableElement> statics = !device && call.getMethodSelect() instanceof MemberSelectTree select
+            && looksLikeTypeName(select.getExpression())
+            ? executables(select.getExpression(), select.getIdentifier(), call.getArguments().size()) : List.of();
+        if (allDeclareDevice(statics, call.getArguments().indexOf(child))) {
           return true; // Tables.of(xs), declared @OnDevice("cpu"): where it must be is checked where it is passed
         }
-        Tree argument = child;
-        if (!device && call.getMethodSelect() instanceof MemberSelectTree select && isTypeName(select.getExpression())
-            && call.getArguments().stream().allMatch(a -> a == argument || free(a))
-            && returnHostValues(executables(select.getExpression(), select.getIdentifier(), call.getArguments().size()))) {
+        if (returnHostValues(statics) && call.getArguments().stream().allMatch(a -> a == argument || free(a))) {
           return true; // long[] l = SeqUtils.toList(lengths): values on the host, computed from it
         }
         // Tensor.stack(List.of(x)), vectors.div(norms): computed from it and from values free of the
@@ -556,10 +555,12 @@ final class NeutralParameters {
     return null;
   }
 
-  /** A class name, simple ({@code Tables}) or qualified ({@code HostTables.Table}), by the Java convention. */
-  private boolean isTypeName(ExpressionTree e) {
-    return isClassName(e) || (e instanceof MemberSelectTree select
-        && Character.isUpperCase(select.getIdentifier().charAt(0)) && classNamed(select) != null);
+  /**
+   * A class name by the Java convention, simple ({@code Tables}) or qualified ({@code
+   * HostTables.Table}): worth looking up with {@link #classNamed}.
+   */
+  private boolean looksLikeTypeName(ExpressionTree e) {
+    return isClassName(e) || (e instanceof MemberSelectTree select && Character.isUpperCase(select.getIdentifier().charAt(0)));
   }
 
   private boolean isLocalOrParameter(Name name) {
