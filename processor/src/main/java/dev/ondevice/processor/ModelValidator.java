@@ -49,8 +49,9 @@ final class ModelValidator {
   private boolean failed;
 
   /** @param known the runtime types, looked up on first use (most classes of a compilation need none) */
-  ModelValidator(ProcessingEnvironment env, Supplier<KnownTypes> known, AnnotationReader annotations) {
-    this.messager = env.getMessager();
+  ModelValidator(ProcessingEnvironment env, Messager messager, Supplier<KnownTypes> known,
+      AnnotationReader annotations) {
+    this.messager = messager;
     this.elements = env.getElementUtils();
     this.known = known;
     this.annotations = annotations;

@@ -2,6 +2,7 @@ package dev.ondevice.processor;
 
 import com.google.auto.service.AutoService;
 import com.sun.source.util.JavacTask;
+import com.sun.source.util.Trees;
 import dev.ondevice.processor.analysis.AnalysisOptions;
 import dev.ondevice.processor.analysis.AnnotationReader;
 import java.util.ArrayList;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import javax.annotation.processing.AbstractProcessor;
+import javax.annotation.processing.Messager;
 import javax.annotation.processing.ProcessingEnvironment;
 import javax.annotation.processing.Processor;
 import javax.annotation.processing.RoundEnvironment;
@@ -50,6 +52,8 @@ public final class OnDeviceProcessor extends AbstractProcessor {
   private KnownTypes known;
   private AnnotationReader annotationReader;
   private Name object;
+  /** Where model-declaration errors go: held until their class is analysed (javac), or javac's messager. */
+  private Messager messager;
 
   @Override
   public SourceVersion getSupportedSourceVersion() {
@@ -61,10 +65,20 @@ public final class OnDeviceProcessor extends AbstractProcessor {
     return AnalysisOptions.supportedOptions();
   }
 
-  /** Registers the device analysis with javac, which runs it after each class is attributed. */
+  /**
+   * Registers the device analysis with javac, which runs it after each class is attributed, and
+   * holds the model-declaration errors until then ({@link HeldErrors}).
+   */
   @Override
   public synchronized void init(ProcessingEnvironment env) {
     super.init(env);
+    messager = env.getMessager();
+    JavacTask task = JavacTasks.of(env);
+    if (task != null) {
+      HeldErrors held = new HeldErrors(Trees.instance(task), messager);
+      task.addTaskListener(held);
+      messager = held;
+    }
     AnalysisOptions options;
     try {
       options = AnalysisOptions.from(env.getOptions());
@@ -75,7 +89,6 @@ public final class OnDeviceProcessor extends AbstractProcessor {
     if (!options.enabled()) {
       return;
     }
-    JavacTask task = JavacTasks.of(env);
     if (task == null) {
       env.getMessager().printMessage(Diagnostic.Kind.NOTE, "The ondevice device analysis is off: this compiler"
           + " is not javac (or hides it), so the processor cannot see method bodies");
@@ -107,7 +120,7 @@ public final class OnDeviceProcessor extends AbstractProcessor {
     if (known != null) {
       known.newRound();
     }
-    ModelValidator validator = new ModelValidator(processingEnv, this::known, annotationReader);
+    ModelValidator validator = new ModelValidator(processingEnv, messager, this::known, annotationReader);
     List<TypeElement> candidates = new ArrayList<>();
     for (String name : deferred) {
       TypeElement t = processingEnv.getElementUtils().getTypeElement(name);
@@ -155,7 +168,7 @@ public final class OnDeviceProcessor extends AbstractProcessor {
       handled.add(generated); // the generated class, a root of the next round, needs no look
       return true;
     }
-    processingEnv.getMessager().printMessage(Diagnostic.Kind.ERROR, String.format(Messages.GENERATED_NAME_CLASH,
+    messager.printMessage(Diagnostic.Kind.ERROR, String.format(Messages.GENERATED_NAME_CLASH,
         description.type().getSimpleName(), first, generated), description.type());
     return false;
   }
@@ -258,7 +271,7 @@ public final class OnDeviceProcessor extends AbstractProcessor {
   }
 
   private void internalError(Element element, Exception e) {
-    processingEnv.getMessager().printMessage(Diagnostic.Kind.ERROR,
+    messager.printMessage(Diagnostic.Kind.ERROR,
         String.format(Messages.INTERNAL_ERROR, element, e), element);
   }
 }

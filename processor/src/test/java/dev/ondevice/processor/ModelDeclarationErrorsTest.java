@@ -244,4 +244,24 @@ class ModelDeclarationErrorsTest {
     JavaFileObject f = net("  @OnDevice(\"cpu:0\") Tensor table;", "  @Buffer @OnDevice(\"cpu:0\") Tensor vocabulary;");
     assertThat(compile(f)).succeededWithoutWarnings();
   }
+
+  /**
+   * A model-declaration error is held until javac has analysed its class: the method-body findings
+   * of the same class and of the other classes, and javac's own errors, come in the same build.
+   */
+  @Test
+  void declarationErrorHidesNoOtherFinding() {
+    JavaFileObject net = net(
+        "  Tensor scale;",
+        "  Tensor forward(Tensor x) { x.to(dev.ondevice.Device.cpu()); return x; }");
+    JavaFileObject other = source("Other", HEADER + "class Other {\n"
+        + "  static void f(Tensor y, dev.ondevice.Device d) { y.to(d); }\n"
+        + "  int broken() { return \"javac's own error\"; }\n}\n");
+    Compilation c = compile(net, other);
+    assertThat(c).hadErrorCount(4);
+    assertThat(c).hadErrorContaining(String.format(Messages.UNREGISTERED_TENSOR, "scale")).inFile(net).onLine(10);
+    assertThat(c).hadErrorContaining("[DiscardedMove] x.to(").inFile(net).onLine(11);
+    assertThat(c).hadErrorContaining("[DiscardedMove] y.to(d)").inFile(other).onLine(10);
+    assertThat(c).hadErrorContaining("incompatible types").inFile(other).onLine(11);
+  }
 }
