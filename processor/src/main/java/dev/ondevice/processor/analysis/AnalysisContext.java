@@ -80,6 +80,11 @@ final class AnalysisContext {
     return runtimeTypes;
   }
 
+  /** Which types are containers of tensors, for the whole compilation. */
+  TensorContainers containers() {
+    return runtimeTypes.containers();
+  }
+
   /** What the analysis has learnt about the classes of the compilation. */
   ClassFacts facts() {
     return facts;
@@ -141,6 +146,40 @@ final class AnalysisContext {
       facts.movesItsModel.put(constructor, known);
     }
     return known;
+  }
+
+  /**
+   * Whether a model class of the user's, or a superclass of it, places its parts on devices of its
+   * own while it is built ({@code net1.toDevice(Device.parse("cuda:0")); net2.toDevice(
+   * Device.parse("cuda:1"));}, PyTorch's model-parallel tutorial): such a model has no one device,
+   * so neither its state nor its outputs are taken to be on "the model's device".
+   */
+  boolean placesPartsItself(TypeElement type) {
+    for (TypeElement t = type; t != null && runtimeTypes.isModel(t.asType()) && !runtimeTypes.isModelBase(t.asType());
+        t = t.getSuperclass() instanceof javax.lang.model.type.DeclaredType d ? (TypeElement) d.asElement() : null) {
+      Boolean known = facts.placesParts.get(t);
+      if (known == null) {
+        known = false;
+        for (Element member : t.getEnclosedElements()) {
+          MethodTree tree = member.getKind() == ElementKind.CONSTRUCTOR ? trees.getTree((ExecutableElement) member) : null;
+          known |= tree != null && tree.getBody() != null && TreeSearch.contains(tree.getBody(),
+              x -> x instanceof MethodInvocationTree call && movesAPart(call), x -> false);
+        }
+        facts.placesParts.put(t, known);
+      }
+      if (known) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** {@code part.toDevice(d)} or {@code this.part.toDevice(d)}: a move of a field, not of the whole model. */
+  private static boolean movesAPart(MethodInvocationTree call) {
+    return call.getMethodSelect() instanceof MemberSelectTree select && select.getIdentifier().contentEquals("toDevice")
+        && (MethodInterpreter.skipParens(select.getExpression()) instanceof IdentifierTree id
+        ? !id.getName().contentEquals("this") && !id.getName().contentEquals("super")
+        : MethodInterpreter.skipParens(select.getExpression()) instanceof MemberSelectTree);
   }
 
   /**

@@ -49,16 +49,19 @@ final class CallersOfMethod {
    * moved to a device, copied or read on the host before it meets anything else ({@code
    * causalMask(n).to(x.device())}, {@code causalMask(n).t().to(x.device())}, {@code
    * w.copyFrom(init(8, 8))}, {@code rows(n).toLongArray()}), also through a local it is given
-   * ({@code Tensor m = mask(n); m = m.to(x.device());}). A method others may call is not: they may
-   * use its result anywhere.
+   * ({@code Tensor m = mask(n); m = m.to(x.device());}). A package-private method's calls are looked
+   * for in its file (PyTorch's {@code _generate_square_subsequent_mask}, a method private by
+   * convention). A public or protected method is not: callers elsewhere may use its result anywhere.
    *
    * @param inMethod a path inside the method, under its class
    */
   static boolean takeItOnTheCpu(TreePath inMethod, ExecutableElement method, Trees trees) {
-    if (!method.getModifiers().contains(Modifier.PRIVATE)) {
+    if (method.getModifiers().contains(Modifier.PUBLIC) || method.getModifiers().contains(Modifier.PROTECTED)) {
       return false;
     }
-    TreePath classPath = enclosingClass(inMethod);
+    // A private method's calls are in its class; a package-private one's are taken to be in its file.
+    TreePath classPath = method.getModifiers().contains(Modifier.PRIVATE) ? enclosingClass(inMethod)
+        : new TreePath(new TreePath(inMethod.getCompilationUnit()), topLevelClass(inMethod));
     List<TreePath> calls = classPath == null ? null : calls(classPath, method, trees);
     Tree classTree = classPath == null ? null : classPath.getLeaf();
     return calls != null && !calls.isEmpty()
@@ -81,6 +84,17 @@ final class CallersOfMethod {
     List<TreePath> calls = classPath == null ? null : calls(classPath, method, trees);
     return calls != null && !calls.isEmpty() && calls.stream().allMatch(c -> c.getLeaf() instanceof MethodInvocationTree call
         && index < call.getArguments().size() && modelsDevice.test(new TreePath(c, call.getArguments().get(index))));
+  }
+
+  /** The top-level class around {@code path}. */
+  private static Tree topLevelClass(TreePath path) {
+    Tree top = null;
+    for (TreePath p = path; p != null; p = p.getParentPath()) {
+      if (p.getLeaf() instanceof com.sun.source.tree.ClassTree) {
+        top = p.getLeaf();
+      }
+    }
+    return top;
   }
 
   /** The calls of {@code method} in the class at {@code classPath}; null where it is also used through a method reference. */

@@ -225,7 +225,18 @@ final class Checks {
     boolean onHost = c.receiver != null && Place.CPU.equals(c.receiver.place());
     if (interpreter.inBatchLoop() && !onHost && !runsOnceOrPeriodically(c.path)) {
       hostSyncInLoop(c);
+    } else if (!interpreter.inBatchLoop() && interpreter.forwardStep() != null && c.receiver != null
+        && c.receiverTree != null && onADevice(c.receiver.place()) && c.semantics.kind != MethodSemantics.Kind.MOVE) {
+      // A read the step's own computation waits for; not a copy of a result to the host (predict's cpu()).
+      report(CheckId.HOST_SYNC_IN_LOOP, c.path, ctx.shortText(c.tree) + " makes the host wait for the device on every"
+          + " step (" + interpreter.forwardStep() + "); keep the values on the device (a mask, a count, an index as a"
+          + " tensor: where(), maskedFill(), indexSelect()), or compute them once outside the step", false);
     }
+  }
+
+  /** Whether a place is a device other than the CPU: the model's, a device variable's, a fixed GPU. */
+  private static boolean onADevice(Place p) {
+    return p.kind() == Place.Kind.SYMBOL || p.kind() == Place.Kind.FIXED;
   }
 
   /** Whether the code at {@code path} runs on some batches only ({@link SomeBatchesOnly}). */
@@ -251,8 +262,10 @@ final class Checks {
     } else {
       advice = "keep the values on the device in the loop and read them once per epoch";
     }
-    report(CheckId.HOST_SYNC_IN_LOOP, c.path, text + " makes the host wait for the device on every batch (a"
-        + " synchronisation inside the batch loop); " + advice, false, AccumulateOnDeviceFix.of(ctx, c.path));
+    String where = interpreter.stepReason() == null ? "a synchronisation inside the batch loop"
+        : "a synchronisation on every batch: " + interpreter.stepReason();
+    report(CheckId.HOST_SYNC_IN_LOOP, c.path, text + " makes the host wait for the device on every batch (" + where
+        + "); " + advice, false, AccumulateOnDeviceFix.of(ctx, c.path));
   }
 
   /**
@@ -431,6 +444,8 @@ final class Checks {
               operands.add(new Operand(c.valueOf(element), ep, element, name, Role.JOINED));
             }
           }
+        } else if (c.arguments.get(i).place().isKnown()) {
+          operands.add(new Operand(c.arguments.get(i), ap, c.argumentTrees.get(i), name, Role.JOINED)); // a list's tensors
         }
       }
     }
@@ -635,6 +650,10 @@ final class Checks {
     }
     if (model.place().isKnown()) {
       return Value.fresh(model.place());
+    }
+    if (c.method.getEnclosingElement() instanceof javax.lang.model.element.TypeElement owner
+        && ctx.placesPartsItself(owner)) {
+      return Value.UNKNOWN; // a model spread over devices gives its outputs where its last part is
     }
     Place inputs = Place.NONE;
     for (int i = 0; i < c.argumentTrees.size(); i++) {

@@ -62,6 +62,7 @@ public final class DeviceAnalysis {
       return List.of();
     }
     AnalysisContext ctx = new AnalysisContext(trees, unit, elements, runtimeTypes, options, semantics, facts);
+    facts.steps.scan(classPath, ctx);
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitClass(ClassTree node, Void unused) {
@@ -179,7 +180,8 @@ public final class DeviceAnalysis {
     TypeElement type = enclosingType(body);
     ExecutableElement method = body.getLeaf() instanceof MethodTree
         ? (ExecutableElement) trees.getElement(body) : null;
-    ModelScope scope = new ModelScope(ctx.types(), type, method, !isStatic(body));
+    boolean spread = type != null && ctx.types().isModel(type.asType()) && ctx.placesPartsItself(type);
+    ModelScope scope = new ModelScope(ctx.types(), type, method, !isStatic(body), spread);
     ctx.pushBuffer();
     try {
       MethodInterpreter interpreter = new MethodInterpreter(ctx, scope, method, Env.start());

@@ -96,8 +96,16 @@ final class MethodInterpreter {
   private MethodSemantics lastCallSemantics;
   private final IdentityHashMap<Tree, Boolean> cpuFactories = new IdentityHashMap<>();
   private final BatchIterators batchIterators;
+  private final TensorContainers containers;
   private Env env;
   private int batchDepth;
+  /**
+   * Why the body runs once per batch where no batch loop or {@code @Step} says so ({@code "update
+   * is called in the batch loop of Trainer.fit"}), or null.
+   */
+  private String stepReason;
+  /** Why the body runs on every forward pass of a model ({@link StepMethods}), or null. */
+  private String forwardStep;
   /**
    * The innermost batch loop being interpreted, or the lambda run once per batch by a batch source
    * ({@code loader.forEach(b -> ...)}); null outside one, or in a {@code @Step} method.
@@ -122,6 +130,7 @@ final class MethodInterpreter {
     this.method = method;
     this.env = start;
     this.batchIterators = new BatchIterators(ctx, variable -> env.get(variable));
+    this.containers = ctx.containers();
   }
 
   /** Interprets a method body, its parameters bound by their declarations. */
@@ -136,6 +145,11 @@ final class MethodInterpreter {
     }
     if (method != null && rt.annotations().has(method, Step.class)) {
       batchDepth++;
+    } else if (method != null && ctx.facts().steps.calledPerBatch(method) != null) {
+      batchDepth++;
+      stepReason = method.getSimpleName() + " is " + ctx.facts().steps.calledPerBatch(method);
+    } else if (method != null) {
+      forwardStep = ctx.facts().steps.runsPerForward(method);
     }
     statement(new TreePath(methodPath, m.getBody()));
   }
@@ -161,6 +175,9 @@ final class MethodInterpreter {
         return Value.UNKNOWN; // a tensor the method reads on the host, moves or copies in: on any device
       }
       return Value.on(thisValue.place());
+    }
+    if (containers.holdsTensors(t) && scope.isModelInstanceMethod() && rt.declaredDevice(p) == null) {
+      return Value.on(thisValue.place()); // forward(x, Map<String, Tensor> cache): the model's inputs
     }
     if (rt.isDevice(t)) {
       if (scope.isModelInstanceMethod() && p.getEnclosingElement() instanceof ExecutableElement m
@@ -577,11 +594,13 @@ final class MethodInterpreter {
       }
     } else if (t instanceof EnhancedForLoopTree f) {
       TreePath ep = new TreePath(path, f.getExpression());
-      expression(ep);
+      Value iterated = expression(ep);
       batchLoop = rt.hasInherited(ctx.trees().getTypeMirror(ep), BatchSource.class);
       if (batchLoop) {
         element = Value.on(Place.CPU).withOrigin(Value.Origin.BATCH, new TreePath(path, f.getVariable()),
             f.getVariable().getName().toString());
+      } else if (containers.holdsTensors(ctx.trees().getTypeMirror(ep))) {
+        element = Value.on(iterated.place()); // for (Tensor t : tensors): where the list's tensors are
       }
     }
     batchLoop |= batchIterators.loopTakesBatches(path, t);
@@ -957,6 +976,7 @@ final class MethodInterpreter {
   private void lambda(TreePath path, LambdaExpressionTree l) {
     MethodInterpreter inner = new MethodInterpreter(ctx, checks.scope(), null, env.copy());
     inner.batchDepth = batchDepth;
+    inner.stepReason = stepReason;
     // loader.forEach(b -> ...) runs its lambda once per batch; any other lambda runs where it is written.
     inner.batchLoopTree = batchSourceCall != null && path.getParentPath().getLeaf() == batchSourceCall ? l
         : batchLoopTree;
@@ -1073,6 +1093,16 @@ final class MethodInterpreter {
         return Value.on(submodules);
       }
       return Value.on(Place.CPU).withOrigin(Value.Origin.UNMOVED_MODEL, path, null);
+    }
+    if (containers.holdsTensors(type) && t.getClassBody() == null) {
+      Place joined = Place.NONE; // new ArrayList<>(), new HashMap<>(other)
+      for (int i = 0; i < args.size(); i++) {
+        TypeMirror argType = ctx.trees().getTypeMirror(new TreePath(path, t.getArguments().get(i)));
+        if (containers.holdsTensors(argType)) {
+          joined = joined.join(args.get(i).place());
+        }
+      }
+      return Value.on(joined);
     }
     return Value.UNKNOWN;
   }
@@ -1336,6 +1366,10 @@ final class MethodInterpreter {
 
   private Value other(Call c) {
     MethodSemantics s = c.semantics;
+    Value held = containerCall(c);
+    if (held != null) {
+      return held;
+    }
     if (s.zeroDim(c.argumentTrees.size()) && rt.isShape(c.method.getReturnType())) {
       return Value.UNKNOWN.withZeroDim(true); // Shape s = Shape.scalar(): the shape of a 0-dim tensor
     }
@@ -1379,6 +1413,71 @@ final class MethodInterpreter {
       return Value.on(Place.CPU); // causalMask(n), a static helper making it on the CPU
     }
     return Value.UNKNOWN;
+  }
+
+  /**
+   * A call that puts tensors into a container or takes them out ({@link TensorContainers}): the
+   * value it returns, or null for any other call. A container local given to a method that is not
+   * the JDK's, or to a function ({@code list.replaceAll(t -> t.to(d))}), may change there: where
+   * its tensors are is no longer known.
+   */
+  private Value containerCall(Call c) {
+    boolean jdk = TensorContainers.isJdkContainerMethod(c.method);
+    boolean takesFunction = false;
+    for (int i = 0; i < c.argumentTrees.size(); i++) {
+      ExpressionTree a = skipParens(c.argumentTrees.get(i));
+      takesFunction |= a instanceof LambdaExpressionTree || a instanceof MemberReferenceTree;
+      if (!jdk && containers.holdsTensors(ctx.trees().getTypeMirror(c.argumentPath(i)))) {
+        forgetContainer(c.argumentPath(i));
+      }
+    }
+    if (!jdk) {
+      return null;
+    }
+    TypeMirror result = c.method.getReturnType();
+    boolean returnsHeld = rt.isTensor(result) || containers.holdsTensors(result)
+        || (ctx.trees().getTypeMirror(c.path) != null && (rt.isTensor(ctx.trees().getTypeMirror(c.path))
+        || containers.holdsTensors(ctx.trees().getTypeMirror(c.path))));
+    if (c.receiverTree == null || c.method.getModifiers().contains(Modifier.STATIC)) {
+      if (!returnsHeld || takesFunction) {
+        return null;
+      }
+      Place joined = Place.NONE; // List.of(a, b), Map.of("w", w), Optional.of(x), Arrays.asList(...)
+      for (int i = 0; i < c.argumentTrees.size(); i++) {
+        TypeMirror t = ctx.trees().getTypeMirror(c.argumentPath(i));
+        if (rt.isTensor(t) || containers.holdsTensors(t)) {
+          joined = joined.join(c.arguments.get(i).place());
+        }
+      }
+      return Value.on(joined);
+    }
+    if (c.receiver == null || !containers.holdsTensors(ctx.trees().getTypeMirror(c.receiverPath()))) {
+      return null;
+    }
+    if (takesFunction) {
+      forgetContainer(c.receiverPath());
+      return returnsHeld ? Value.UNKNOWN : null;
+    }
+    Element local = namedLocal(c.receiverPath());
+    if (TensorContainers.puts(c.method) && local != null) {
+      Place joined = c.receiver.place();
+      for (int i = 0; i < c.argumentTrees.size(); i++) {
+        TypeMirror t = ctx.trees().getTypeMirror(c.argumentPath(i));
+        if (rt.isTensor(t) || containers.holdsTensors(t)) {
+          joined = joined.join(c.arguments.get(i).place());
+        }
+      }
+      env.put(local, Value.on(joined));
+    }
+    return returnsHeld ? Value.on(c.receiver.place()) : null;
+  }
+
+  /** A container local that something may change out of sight: where its tensors are is no longer known. */
+  private void forgetContainer(TreePath expression) {
+    Element local = namedLocal(expression);
+    if (local != null && env.get(local) != null) {
+      env.put(local, Value.UNKNOWN);
+    }
   }
 
   private Place returnedDevice(Call c) {
@@ -1444,6 +1543,16 @@ final class MethodInterpreter {
   /** Whether the analysis is inside a batch loop or a step method. */
   boolean inBatchLoop() {
     return batchDepth > 0;
+  }
+
+  /** Why the body runs once per batch where no loop or {@code @Step} says so, or null. */
+  String stepReason() {
+    return stepReason;
+  }
+
+  /** Why the body runs on every forward pass of a model, or null. */
+  String forwardStep() {
+    return forwardStep;
   }
 
   /**

@@ -33,13 +33,18 @@ final class ModelScope {
    * {@code this} and the parameters are not on the model's device.
    */
   ModelScope(RuntimeTypes rt, TypeElement type, ExecutableElement method, boolean instance) {
+    this(rt, type, method, instance, false);
+  }
+
+  /** @param spread whether the model places its parts on devices of their own (it has no one device) */
+  ModelScope(RuntimeTypes rt, TypeElement type, ExecutableElement method, boolean instance, boolean spread) {
     this.rt = rt;
     this.modelClass = type != null && rt.isModel(type.asType());
     this.instanceMethod = instance && method != null && method.getKind() == ElementKind.METHOD
         && !method.getModifiers().contains(Modifier.STATIC);
     this.type = type;
     this.method = method;
-    this.thisValue = modelClass && instanceMethod
+    this.thisValue = modelClass && instanceMethod && !spread
         ? Value.on(Place.symbol(type, "the model's device")) : Value.UNKNOWN;
   }
 

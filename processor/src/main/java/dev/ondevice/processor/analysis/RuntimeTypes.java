@@ -61,6 +61,7 @@ final class RuntimeTypes {
   /** Per method: the device its result is declared on, its own or an overridden method's; "" for none. */
   private final IdentityHashMap<ExecutableElement, String> returnDevices = new IdentityHashMap<>();
   private final Name thisName;
+  private TensorContainers containers;
   private final Name superName;
 
   RuntimeTypes(Elements elements, Types types) {
@@ -151,6 +152,14 @@ final class RuntimeTypes {
       }
     }
     return null;
+  }
+
+  /** The containers of tensors of this compilation's types. */
+  TensorContainers containers() {
+    if (containers == null) {
+      containers = new TensorContainers(this);
+    }
+    return containers;
   }
 
   boolean isTensor(TypeMirror t) {

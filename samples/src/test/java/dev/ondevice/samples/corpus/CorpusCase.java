@@ -1,0 +1,90 @@
+package dev.ondevice.samples.corpus;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * One file of the corpus, as its header and markers describe it: where it comes from, the lines a
+ * diagnostic must point at ({@code // bug: category}), and what {@code run(cuda:0)} does.
+ */
+record CorpusCase(Path file, String className, String source, Map<Integer, String> bugLines,
+    Map<Integer, List<String>> costsTime, Outcome outcome) {
+  /** The categories of bug lines, in the order the figures print them. */
+  static final List<String> CATEGORIES = List.of("in-method", "across-methods", "held-outside-models", "per-step",
+      "training-state", "declaration");
+
+  private static final Pattern BUG = Pattern.compile("//\\s*bug:\\s*([a-z-]+)\\s*$");
+  /**
+   * A line of a correct program that costs time as its authors wrote it (a host read every batch,
+   * a tensor created and then moved): the performance check named may warn there.
+   */
+  private static final Pattern COSTS_TIME = Pattern.compile("//\\s*costs time:\\s*([A-Za-z, ]+)$");
+  private static final Pattern SOURCE = Pattern.compile("Source:\\s*(https?://\\S+)");
+  private static final Pattern OUTCOME = Pattern.compile("Outcome:\\s*(throws\\s+(\\w+)|completes|build error)");
+
+  /** What running the case on an emulated {@code cuda:0} does. */
+  record Outcome(Kind kind, String exception) {
+    enum Kind { THROWS, COMPLETES, BUILD_ERROR }
+
+    @Override
+    public String toString() {
+      return kind == Kind.THROWS ? "throws " + exception : kind.name().toLowerCase().replace('_', ' ');
+    }
+  }
+
+  /** The corpus's files in {@code folder} ({@code bugs} or {@code correct}), sorted by name. */
+  static List<CorpusCase> in(Path corpus, String folder) throws IOException {
+    try (Stream<Path> s = Files.list(corpus.resolve(folder))) {
+      List<Path> files = s.filter(p -> p.toString().endsWith(".java")).sorted().toList();
+      List<CorpusCase> out = new java.util.ArrayList<>();
+      for (Path f : files) {
+        out.add(read(f, "corpus." + folder));
+      }
+      return out;
+    }
+  }
+
+  static CorpusCase read(Path file, String pkg) throws IOException {
+    List<String> lines = Files.readAllLines(file);
+    Map<Integer, String> bugs = new TreeMap<>();
+    Map<Integer, List<String>> costsTime = new TreeMap<>();
+    for (int i = 0; i < lines.size(); i++) {
+      Matcher m = BUG.matcher(lines.get(i));
+      if (m.find()) {
+        bugs.put(i + 1, m.group(1));
+      }
+      Matcher t = COSTS_TIME.matcher(lines.get(i));
+      if (t.find()) {
+        costsTime.put(i + 1, List.of(t.group(1).trim().split("\\s*,\\s*")));
+      }
+    }
+    String text = String.join("\n", lines);
+    String source = Optional.of(SOURCE.matcher(text)).filter(Matcher::find).map(m -> m.group(1)).orElse(null);
+    Matcher o = OUTCOME.matcher(text);
+    Outcome outcome = !o.find() ? null
+        : o.group(2) != null ? new Outcome(Outcome.Kind.THROWS, o.group(2))
+        : o.group(1).equals("completes") ? new Outcome(Outcome.Kind.COMPLETES, null)
+        : new Outcome(Outcome.Kind.BUILD_ERROR, null);
+    String name = file.getFileName().toString().replace(".java", "");
+    return new CorpusCase(file, pkg + "." + name, source, bugs, costsTime, outcome);
+  }
+
+  /** Whether {@code r} is a warning of a performance check on a line marked as costing time by it. */
+  boolean costsTime(CorpusCompiler.Report r) {
+    return !r.error() && costsTime.getOrDefault((int) r.line(), List.of()).stream()
+        .anyMatch(id -> r.message().startsWith("[" + id + "]"));
+  }
+
+  /** The file's name, as the figures and the baseline name it. */
+  String name() {
+    return file.getFileName().toString();
+  }
+}
