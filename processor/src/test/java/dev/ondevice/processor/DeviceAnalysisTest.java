@@ -1471,7 +1471,7 @@ class DeviceAnalysisTest {
             }
 
             private Tensor converted(int n) {
-              return Tensor.randn(n, 4); // expect: DefaultDeviceInModel
+              return Tensor.randn(n, 4);
             }
 
             Tensor half(Tensor x) {

@@ -51,6 +51,7 @@ final class AnalysisContext {
   private final Deque<List<Pending>> buffers = new ArrayDeque<>();
   private final Map<String, Finding> committed = new LinkedHashMap<>();
   private CharSequence source;
+  private final CallSites callSites = new CallSites();
 
   AnalysisContext(Trees trees, CompilationUnitTree unit, Elements elements, RuntimeTypes runtimeTypes,
       AnalysisOptions options, IdentityHashMap<ExecutableElement, MethodSemantics> semantics, ClassFacts facts) {
@@ -78,6 +79,11 @@ final class AnalysisContext {
 
   RuntimeTypes types() {
     return runtimeTypes;
+  }
+
+  /** The calls between the bodies of the class being analysed, and the arguments they give. */
+  CallSites callSites() {
+    return callSites;
   }
 
   /** Which types are containers of tensors, for the whole compilation. */

@@ -172,7 +172,7 @@ final class CallersOfMethod {
           }
           String name = select.getIdentifier().toString();
           if (NeutralParameters.isMove(call, select) || NeutralParameters.HOST_VALUES.contains(name)
-              || name.equals("device")) {
+              || name.equals("device") || (name.equals("to") && givenADevice(p.getParentPath(), call))) {
             return true;
           }
           if (!call.getArguments().stream().allMatch(Uses::constant)) {
@@ -192,6 +192,15 @@ final class CallersOfMethod {
         return false;
       }
       return false;
+    }
+
+    /** {@code m.to(dev)} with {@code dev} a {@code Device} variable or expression: a move. */
+    private boolean givenADevice(TreePath callPath, MethodInvocationTree call) {
+      if (call.getArguments().isEmpty()) {
+        return false;
+      }
+      javax.lang.model.type.TypeMirror t = trees.getTypeMirror(new TreePath(callPath, call.getArguments().get(0)));
+      return t != null && t.toString().equals("dev.ondevice.Device");
     }
 
     /** A literal, a constant of a class ({@code DType.FLOAT32}), or minus a literal: no tensor. */

@@ -47,8 +47,9 @@ public final class DeviceAnalysis {
 
   /**
    * Analyses the class at {@code classPath}, its member, local and anonymous classes included;
-   * returns its findings. Each body is interpreted once: the scan descends into a body only to
-   * reach the classes it declares.
+   * returns its findings, in the order of the source. Each body is interpreted once, callers before
+   * the methods they call ({@link CallSites}); the scan descends into a body only to reach the
+   * classes it declares.
    */
   public List<Finding> analyze(TreePath classPath) {
     if (!options.enabled()) {
@@ -63,6 +64,7 @@ public final class DeviceAnalysis {
     }
     AnalysisContext ctx = new AnalysisContext(trees, unit, elements, runtimeTypes, options, semantics, facts);
     facts.steps.scan(classPath, ctx);
+    List<TreePath> bodies = new ArrayList<>();
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitClass(ClassTree node, Void unused) {
@@ -72,15 +74,19 @@ public final class DeviceAnalysis {
 
       @Override
       public Void visitMethod(MethodTree node, Void unused) {
-        boolean declaresClass = node.getBody() != null && analyzeBody(ctx, getCurrentPath());
-        return declaresClass ? super.visitMethod(node, null) : null;
+        if (node.getBody() != null) {
+          bodies.add(getCurrentPath());
+          return containsClass(node.getBody()) ? super.visitMethod(node, null) : null;
+        }
+        return null;
       }
 
       @Override
       public Void visitBlock(BlockTree node, Void unused) {
         TreePath p = getCurrentPath();
         if (p.getParentPath().getLeaf() instanceof ClassTree) {
-          return analyzeBody(ctx, p) ? super.visitBlock(node, null) : null;
+          bodies.add(p);
+          return containsClass(node) ? super.visitBlock(node, null) : null;
         }
         return super.visitBlock(node, null);
       }
@@ -89,13 +95,20 @@ public final class DeviceAnalysis {
       public Void visitVariable(VariableTree node, Void unused) {
         TreePath p = getCurrentPath();
         if (p.getParentPath().getLeaf() instanceof ClassTree && node.getInitializer() != null) {
-          return analyzeBody(ctx, new TreePath(p, node.getInitializer())) ? super.visitVariable(node, null) : null;
+          bodies.add(new TreePath(p, node.getInitializer()));
+          return containsClass(node.getInitializer()) ? super.visitVariable(node, null) : null;
         }
         return super.visitVariable(node, null);
       }
     }.scan(classPath, null);
+    for (TreePath body : ctx.callSites().callersFirst(bodies, trees)) {
+      analyzeBody(ctx, body);
+      ctx.callSites().interpreted(body.getLeaf());
+    }
     recordFacts(ctx, classPath);
-    return ctx.findings();
+    List<Finding> findings = ctx.findings();
+    findings.sort(java.util.Comparator.comparingLong(f -> trees.getSourcePositions().getStartPosition(unit, f.tree())));
+    return findings;
   }
 
   /**
@@ -172,11 +185,8 @@ public final class DeviceAnalysis {
     return TreeSearch.contains(body, t -> t instanceof ClassTree, t -> false);
   }
 
-  /**
-   * Analyses one body; a failure is reported as one warning naming the method, never thrown.
-   * Returns whether the body declares a local or anonymous class.
-   */
-  private boolean analyzeBody(AnalysisContext ctx, TreePath body) {
+  /** Analyses one body; a failure is reported as one warning naming the method, never thrown. */
+  private void analyzeBody(AnalysisContext ctx, TreePath body) {
     TypeElement type = enclosingType(body);
     ExecutableElement method = body.getLeaf() instanceof MethodTree
         ? (ExecutableElement) trees.getElement(body) : null;
@@ -191,12 +201,10 @@ public final class DeviceAnalysis {
         interpreter.body(body);
       }
       ctx.commitBuffer();
-      return interpreter.declaresClass();
     } catch (RuntimeException | StackOverflowError e) {
       ctx.discardBuffer();
       ctx.report(CheckId.ANALYSIS_FAILURE, body, "the device analysis of " + scope.methodName()
           + " failed and skipped it (" + e + "); please report it", false);
-      return containsClass(body.getLeaf());
     }
   }
 

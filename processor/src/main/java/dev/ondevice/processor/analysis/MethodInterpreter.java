@@ -114,8 +114,6 @@ final class MethodInterpreter {
   /** The call on a batch source whose arguments are being evaluated, or null. */
   private Tree batchSourceCall;
   private String pendingLabel;
-  /** Whether the body declares a local or anonymous class, whose own bodies the analysis must visit. */
-  private boolean declaresClass;
   /**
    * The local variables whose device an in-place call changed ({@code model.toDevice(device)}),
    * with their new value: what a lambda does to the variables it captures. Null until one is.
@@ -165,6 +163,11 @@ final class MethodInterpreter {
 
   private Value parameterValue(VariableElement p, ModelScope scope) {
     TypeMirror t = p.asType();
+    Value given = scope.isModelInstanceMethod() || rt.declaredDevice(p) != null || method == null ? null
+        : ctx.callSites().argument(method, method.getParameters().indexOf(p));
+    if (given != null && given.place().isKnown() && (rt.isTensor(t) || containers.holdsTensors(t))) {
+      return Value.on(given.place()); // accuracy(preds, y): where every call in the class gives it
+    }
     if (rt.isTensor(t)) {
       String on = rt.declaredDevice(p);
       if (on != null) {
@@ -193,7 +196,6 @@ final class MethodInterpreter {
 
   private void statement(TreePath path) {
     if (!env.reachable()) {
-      skipped(path.getLeaf());
       return;
     }
     Tree t = path.getLeaf();
@@ -222,14 +224,13 @@ final class MethodInterpreter {
         expression(new TreePath(path, ((SynchronizedTree) t).getExpression()));
         statement(new TreePath(path, ((SynchronizedTree) t).getBlock()));
       }
-      default -> skipped(t);
+      default -> { } // a statement without tensors to follow: a local class's body is analysed on its own
     }
   }
 
   private void variable(TreePath path, VariableTree v) {
     Element e = ctx.trees().getElement(path);
     if (v.getInitializer() == null || e == null) {
-      skipped(v.getInitializer());
       return;
     }
     TreePath init = new TreePath(path, v.getInitializer());
@@ -767,7 +768,6 @@ final class MethodInterpreter {
         yield Value.UNKNOWN;
       }
       case CLASS -> {
-        skipped(t);
         yield Value.UNKNOWN;
       }
       // No tensor yet: joined with the tensor assigned later (Tensor shown = null; ... shown = x.cpu()),
@@ -854,26 +854,9 @@ final class MethodInterpreter {
 
       @Override
       public Void visitClass(com.sun.source.tree.ClassTree node, Void unused) {
-        declaresClass = true;
-        return null;
+        return null; // a class declared here: its bodies are analysed on their own
       }
     }.scan(path.getLeaf(), null);
-  }
-
-  /**
-   * Whether the interpreted body declares a local or anonymous class. Exact: the parts of the body
-   * the interpretation does not visit (unreachable statements, statements and expressions it has
-   * no rule for) are searched for one.
-   */
-  boolean declaresClass() {
-    return declaresClass;
-  }
-
-  /** Notes a subtree the interpretation leaves out, for {@link #declaresClass}. */
-  private void skipped(Tree t) {
-    if (!declaresClass && t != null && DeviceAnalysis.containsClass(t)) {
-      declaresClass = true;
-    }
   }
 
   private Value identifier(TreePath path) {
@@ -916,7 +899,6 @@ final class MethodInterpreter {
     if (a.getVariable() instanceof MemberSelectTree) {
       expression(new TreePath(lhs, ((MemberSelectTree) a.getVariable()).getExpression()));
     } else if (!(a.getVariable() instanceof IdentifierTree)) {
-      skipped(a.getVariable());
     }
     if (a.getVariable() instanceof MemberSelectTree part && v.origin() == Value.Origin.UNMOVED_MODEL
         && skipParens(a.getExpression()) instanceof NewClassTree) {
@@ -988,7 +970,6 @@ final class MethodInterpreter {
     }
     TreePath body = new TreePath(path, l.getBody());
     inner.body(body);
-    declaresClass |= inner.declaresClass;
     if (inner.changedInPlace != null) {
       // The lambda may run at any time, or never: a captured model it moves is on either device.
       inner.changedInPlace.forEach((variable, value) -> {
@@ -1058,11 +1039,9 @@ final class MethodInterpreter {
   // ------------------------------------------------------------------ calls
 
   private Value newClass(TreePath path, NewClassTree t) {
-    declaresClass |= t.getClassBody() != null;
     if (t.getClassBody() != null) {
       capturedModels(new TreePath(path, t.getClassBody()));
     }
-    skipped(t.getEnclosingExpression());
     Element e = ctx.trees().getElement(path);
     List<Value> args = arguments(path, t.getArguments(), e);
     TypeMirror type = ctx.trees().getTypeMirror(path);
@@ -1247,6 +1226,9 @@ final class MethodInterpreter {
       // net.apply(m -> m.toDevice(device)): a function given to the model that moves what it is given.
       escaped(new TreePath(new TreePath(path, select), receiverTree));
       receiver = Value.UNKNOWN;
+    }
+    if (ctx.callSites().records(m)) {
+      ctx.callSites().record(m, args);
     }
     Call call = new Call(path, t, m, s, receiverTree, receiver, t.getArguments(), args);
     Value result = apply(call);

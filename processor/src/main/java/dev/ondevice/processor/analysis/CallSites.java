@@ -1,0 +1,130 @@
+package dev.ondevice.processor.analysis;
+
+import com.sun.source.tree.ClassTree;
+import com.sun.source.tree.MethodInvocationTree;
+import com.sun.source.tree.MethodTree;
+import com.sun.source.tree.Tree;
+import com.sun.source.util.TreePath;
+import com.sun.source.util.TreePathScanner;
+import com.sun.source.util.Trees;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
+
+/**
+ * The calls between the bodies of one top-level class, and the arguments its methods are given.
+ * The bodies are interpreted callers first ({@link #callersFirst}), and each call of a method of
+ * the class records the values of its arguments, so that a method whose every caller has been
+ * interpreted knows where its tensor parameters are: {@code accuracy(preds, y)} called only with
+ * tensors on the device has them there, and {@code log(b.targets())} only with the batch's, on
+ * the CPU. Methods others may call (public or protected ones) and methods in a cycle of calls
+ * have no such knowledge.
+ */
+final class CallSites {
+  private final Map<ExecutableElement, Set<Tree>> callers = new IdentityHashMap<>();
+  private final Set<Tree> interpreted = Collections.newSetFromMap(new IdentityHashMap<>());
+  private final Map<ExecutableElement, Value[]> arguments = new IdentityHashMap<>();
+
+  /**
+   * Orders {@code bodies} (method bodies, initializers, given in the order of the source) so that a
+   * method comes after the bodies that call it, where no cycle of calls prevents it, and records
+   * who calls whom.
+   */
+  List<TreePath> callersFirst(List<TreePath> bodies, Trees trees) {
+    Map<ExecutableElement, TreePath> methods = new LinkedHashMap<>();
+    for (TreePath b : bodies) {
+      if (b.getLeaf() instanceof MethodTree && trees.getElement(b) instanceof ExecutableElement m) {
+        methods.put(m, b);
+      }
+    }
+    Map<Tree, List<TreePath>> callees = new IdentityHashMap<>();
+    for (TreePath b : bodies) {
+      List<TreePath> called = new ArrayList<>();
+      calls(b, trees, m -> {
+        TreePath callee = methods.get(m);
+        if (callee != null) {
+          called.add(callee);
+          callers.computeIfAbsent(m, k -> Collections.newSetFromMap(new IdentityHashMap<>())).add(b.getLeaf());
+        }
+      });
+      callees.put(b.getLeaf(), called);
+    }
+    List<TreePath> postOrder = new ArrayList<>();
+    Set<Tree> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (TreePath b : bodies) {
+      visit(b, callees, seen, postOrder);
+    }
+    Collections.reverse(postOrder);
+    return postOrder;
+  }
+
+  private static void visit(TreePath b, Map<Tree, List<TreePath>> callees, Set<Tree> seen, List<TreePath> out) {
+    if (!seen.add(b.getLeaf())) {
+      return;
+    }
+    for (TreePath c : callees.get(b.getLeaf())) {
+      visit(c, callees, seen, out);
+    }
+    out.add(b);
+  }
+
+  /** The methods called in a body, lambdas included, not in the classes it declares (bodies of their own). */
+  private static void calls(TreePath body, Trees trees, java.util.function.Consumer<ExecutableElement> action) {
+    new TreePathScanner<Void, Void>() {
+      @Override
+      public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
+        if (trees.getElement(getCurrentPath()) instanceof ExecutableElement m) {
+          action.accept(m);
+        }
+        return super.visitMethodInvocation(node, null);
+      }
+
+      @Override
+      public Void visitClass(ClassTree node, Void unused) {
+        return null;
+      }
+    }.scan(body, null);
+  }
+
+  /** Marks a body as interpreted: the calls it makes are all recorded. */
+  void interpreted(Tree body) {
+    interpreted.add(body);
+  }
+
+  /** Records the values a call of {@code m} gives its parameters. */
+  void record(ExecutableElement m, List<Value> args) {
+    if (!callers.containsKey(m) || m.isVarArgs()) {
+      return;
+    }
+    Value[] known = arguments.computeIfAbsent(m, k -> new Value[args.size()]);
+    for (int i = 0; i < known.length && i < args.size(); i++) {
+      known[i] = known[i] == null ? args.get(i) : known[i].join(args.get(i));
+    }
+  }
+
+  /**
+   * The value every call of {@code m} in the class gives parameter {@code i}, or null where that is
+   * not known: {@code m} may be called from elsewhere, or from a body not interpreted yet.
+   */
+  Value argument(ExecutableElement m, int i) {
+    Set<Tree> from = callers.get(m);
+    if (from == null || m.getModifiers().contains(Modifier.PUBLIC) || m.getModifiers().contains(Modifier.PROTECTED)
+        || !interpreted.containsAll(from)) {
+      return null;
+    }
+    Value[] known = arguments.get(m);
+    return known == null || i >= known.length ? null : known[i];
+  }
+
+  /** Whether an element is a method whose calls this records; for the interpreter's cheap test. */
+  boolean records(Element e) {
+    return e instanceof ExecutableElement m && callers.containsKey(m);
+  }
+}

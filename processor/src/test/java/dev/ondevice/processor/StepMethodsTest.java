@@ -1,0 +1,90 @@
+package dev.ondevice.processor;
+
+import static dev.ondevice.processor.AnalysedSources.check;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Host syncs in code that runs once per step without being in a batch loop: a model's {@code
+ * forward} and what it calls, and the methods a batch loop calls on every batch.
+ */
+class StepMethodsTest {
+  @Test
+  void hostReadInForwardOfADeviceTensorIsASyncPerStep() {
+    check("Forward", """
+        class Forward {
+          static class Attend extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x, Tensor lengths) {
+              float[] l = lengths.toFloatArray();
+              Tensor scores = x.mul(w);
+              if (scores.sum().item() > 0) { // expect: warning HostSyncInLoop
+                scores = scores.add(x);
+              }
+              return scores.add(masked(scores));
+            }
+
+            Tensor masked(Tensor s) {
+              double m = s.sum().item(); // expect: warning HostSyncInLoop
+              return s;
+            }
+
+            Tensor predict(Tensor x) {
+              return forward(x, null).cpu();
+            }
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void aHelperCalledOnEveryBatchSyncsOnEveryBatch() {
+    check("Helpers", """
+        class Helpers {
+          static class Meter {
+            double sum;
+
+            void update(Tensor loss) {
+              sum += loss.item(); // expect: warning HostSyncInLoop
+            }
+
+            void log(Tensor loss) {
+              System.out.println(loss.item());
+            }
+          }
+
+          static double hostOnly(Tensor t) {
+            return t.item();
+          }
+
+          void train(Loader loader, Device device, Meter meter) {
+            int step = 0;
+            for (Loader.Batch b : loader) {
+              Tensor loss = b.inputs().to(device).sum();
+              meter.update(loss);
+              if (++step % 100 == 0) {
+                meter.log(loss);
+              }
+              double d = hostOnly(b.targets());
+            }
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void withoutTheLoopTheHelperIsNotReported() {
+    check("NoLoop", """
+        class NoLoop {
+          static double read(Tensor loss) {
+            return loss.item();
+          }
+
+          double once(Tensor loss) {
+            return read(loss);
+          }
+        }\
+        """);
+  }
+}

@@ -1,0 +1,78 @@
+package dev.ondevice.processor;
+
+import static dev.ondevice.processor.AnalysedSources.check;
+
+import org.junit.jupiter.api.Test;
+
+/** Tensors keep their device through the JDK's containers: lists, maps, iteration, {@code Optional}. */
+class TensorContainersTest {
+  @Test
+  void aTensorKeepsItsDeviceThroughListsAndMaps() {
+    check("Held", """
+        class Held {
+          void run(Device device, Tensor w) {
+            Tensor onDevice = Tensor.randn(2, 2, device);
+            List<Tensor> features = new java.util.ArrayList<>();
+            features.add(Tensor.randn(2, 2));
+            Tensor sum = onDevice.add(features.get(0)); // expect: MixedDevices
+            Map<String, Tensor> stats = new java.util.HashMap<>();
+            stats.put("mean", Tensor.zeros(2, 2, device));
+            Tensor centred = onDevice.add(stats.get("mean"));
+            for (Tensor f : features) {
+              Tensor g = onDevice.mul(f); // expect: MixedDevices
+            }
+            Tensor joined = Tensor.cat(features, 0).add(onDevice); // expect: MixedDevices
+            java.util.Optional<Tensor> maybe = java.util.Optional.of(Tensor.randn(2, 2));
+            Tensor m = onDevice.add(maybe.get()); // expect: MixedDevices
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void aContainerChangedOutOfSightOrHoldingBothIsNotReported() {
+    check("Changed", """
+        class Changed {
+          static void moveAll(List<Tensor> ts, Device device) {
+            ts.replaceAll(t -> t.to(device));
+          }
+
+          void run(Device device) {
+            Tensor onDevice = Tensor.randn(2, 2, device);
+            List<Tensor> a = new java.util.ArrayList<>();
+            a.add(Tensor.randn(2, 2));
+            moveAll(a, device);
+            Tensor x = onDevice.add(a.get(0));
+            List<Tensor> b = new java.util.ArrayList<>();
+            b.add(Tensor.randn(2, 2));
+            b.replaceAll(t -> t.to(device));
+            Tensor y = onDevice.add(b.get(0));
+            List<Tensor> c = new java.util.ArrayList<>(List.of(Tensor.randn(2, 2), onDevice));
+            Tensor z = onDevice.add(c.get(1));
+            List<Tensor> moved = new java.util.ArrayList<>();
+            for (Tensor t : a) {
+              moved.add(t.to(device));
+            }
+            Tensor u = onDevice.add(moved.get(0));
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void aModelMethodsMapOfTensorsIsOnTheModelsDevice() {
+    check("Cache", """
+        class Cache {
+          static class Attention extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x, Map<String, Tensor> cache) {
+              Tensor k = cache.get("k");
+              double end = cache.get("end").item(); // expect: warning HostSyncInLoop
+              return x.mul(w).add(k);
+            }
+          }
+        }\
+        """);
+  }
+}
