@@ -57,12 +57,12 @@ public final class CaptumOcclusionPlaceholderMaskOnCpu {
         List<Tensor> tensorMask = new ArrayList<>();
         for (int featureIdx : featureIdxs) {
           if (featureIdxToTensorIdx.get(featureIdx) != i) {
-            tensorMask.add(Tensor.zeros(1, inputTensor.size(1)));
+            tensorMask.add(Tensor.zeros(1, inputTensor.size(1))); // bug: held-outside-models
             continue;
           }
           tensorMask.add(occlusionMask(inputTensor, featureIdx - accumulated[i]));
         }
-        Tensor currentMask = Tensor.stack(tensorMask, 0);                     // bug: held-outside-models
+        Tensor currentMask = Tensor.stack(tensorMask, 0);
         Tensor ablated = inputTensor.clone().reshape(currentNumAblatedFeatures, -1, inputTensor.size(1));
         ablated = ablated.mul(currentMask.rsub(1).to(inputTensor.dtype()))
             .add(currentMask.to(inputTensor.dtype()).mul(baseline));

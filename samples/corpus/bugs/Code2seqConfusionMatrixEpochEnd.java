@@ -34,7 +34,7 @@ public final class Code2seqConfusionMatrixEpochEnd {
 
   /** pytorch_lightning.metrics.functional.confusion_matrix: rows are targets, columns predictions. */
   static Tensor confusionMatrix(Tensor pred, Tensor target) {
-    int numClasses = (int) Math.max(pred.max().itemAsLong(), target.max().itemAsLong()) + 1;
+    int numClasses = (int) Math.max(pred.max().itemAsLong(), target.max().itemAsLong()) + 1; // costs time: HostSyncInLoop
     Tensor t = Tensor.oneHot(target, numClasses).to(DType.FLOAT32);
     Tensor p = Tensor.oneHot(pred, numClasses).to(DType.FLOAT32);
     return t.t().matmul(p);
@@ -56,11 +56,11 @@ public final class Code2seqConfusionMatrixEpochEnd {
       }
       Map<String, Tensor> logs = new LinkedHashMap<>();
       logs.put(group + "/loss", Tensor.stack(stepLosses).mean());
-      Tensor accumulatedConfMatrix = Tensor.zeros(numClasses, numClasses);
+      Tensor accumulatedConfMatrix = Tensor.zeros(numClasses, numClasses); // bug: held-outside-models
       for (Map<String, Tensor> out : outputs) {
         Tensor confMatrix = out.get(group + "/confusion_matrix");
         long maxClassIndex = confMatrix.size(0);
-        accumulatedConfMatrix.slice(0, 0, maxClassIndex).slice(1, 0, maxClassIndex).addi(confMatrix); // bug: held-outside-models
+        accumulatedConfMatrix.slice(0, 0, maxClassIndex).slice(1, 0, maxClassIndex).addi(confMatrix);
       }
       Tensor diagonal = accumulatedConfMatrix.mul(Tensor.eye(numClasses, accumulatedConfMatrix.device())).sum();
       logs.put(group + "/accuracy", diagonal.div(accumulatedConfMatrix.sum()));

@@ -42,7 +42,7 @@ public final class ConvLstmInitHiddenCuda {
     Tensor[] forward(Tensor inputTensor, Tensor[] curState) {
       Tensor hCur = curState[0];
       Tensor cCur = curState[1];
-      Tensor combined = Tensor.cat(List.of(inputTensor, hCur), 1);   // bug: across-methods
+      Tensor combined = Tensor.cat(List.of(inputTensor, hCur), 1);
       Tensor combinedConv = conv.forward(combined);
       Tensor i = combinedConv.narrow(1, 0, hiddenDim).sigmoid();
       Tensor f = combinedConv.narrow(1, hiddenDim, hiddenDim).sigmoid();
@@ -54,8 +54,8 @@ public final class ConvLstmInitHiddenCuda {
     }
 
     Tensor[] initHidden(int batchSize) {
-      return new Tensor[] {Tensor.zeros(batchSize, hiddenDim, height, width).cuda(),
-          Tensor.zeros(batchSize, hiddenDim, height, width).cuda()};
+      return new Tensor[] {Tensor.zeros(batchSize, hiddenDim, height, width).cuda(), // bug: across-methods
+          Tensor.zeros(batchSize, hiddenDim, height, width).cuda()}; // bug: across-methods
     }
   }
 

@@ -61,7 +61,7 @@ public final class CornucopiaContrastLookupRandOnCpu {
     LookupFinalTransform makeFinal(Tensor x) {
       Tensor vmin = x.min();
       Tensor vmax = x.max();
-      double[] bounds = {vmin.item(), vmax.item()}; // bug: per-step
+      double[] bounds = {vmin.item(), vmax.item()}; // costs time: HostSyncInLoop
       Tensor edges = Tensor.arange(0, nk + 1).to(DType.FLOAT32).mul((bounds[1] - bounds[0]) / nk).add(bounds[0]);
       Tensor newMu = Tensor.rand(Shape.of(nk)).mul(vmax.sub(vmin)).add(vmin); // bug: in-method
       return new LookupFinalTransform(edges, newMu);

@@ -61,7 +61,7 @@ public final class CreamResumeOptimizerBeforeCuda {
       Tensor loss = lossFn.forward(model.forward(input), target);
       optimizer.zeroGrad();
       loss.backward();
-      optimizer.step();                                       // bug: training-state
+      optimizer.step();
     }
   }
 
@@ -83,7 +83,7 @@ public final class CreamResumeOptimizerBeforeCuda {
     Supernet model = new Supernet();
     OptimizerState optimizerState = resumeCheckpoint(model, resumePath);    // cfg.AUTO_RESUME
     Sgd optimizer = createOptimizerSupernet(model);
-    optimizer.loadStateDict(optimizerState);
+    optimizer.loadStateDict(optimizerState); // bug: training-state
     model.toDevice(device);                                   // model = model.cuda()
     trainEpoch(model, loader, optimizer, device);
   }

@@ -86,7 +86,7 @@ public final class Dalle2EmaAfterSampling {
 
     void update() {
       step.addi(1);
-      double s = step.item();
+      double s = step.item(); // costs time: HostSyncInLoop
       if (s <= updateAfterStep || s % updateEvery != 0) return;
       if (initted.item() == 0) {
         emaModel.loadStateDict(onlineModel.stateDict(), true);

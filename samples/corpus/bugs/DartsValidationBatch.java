@@ -72,7 +72,7 @@ public final class DartsValidationBatch {
           optimizer.zeroGrad();
           loss.backward();
           optimizer.step();
-          totalLoss += loss.item();
+          totalLoss += loss.item(); // costs time: HostSyncInLoop
         }
         if (epoch % nrEpochsValPeriod == 0 && valLoader != null) {
           double validationLoss = evaluateValidationLoss(valLoader);
@@ -92,7 +92,7 @@ public final class DartsValidationBatch {
           Tensor output = produceTrainOutput(valBatch.subList(0, valBatch.size() - 1)); // bug: across-methods
           Tensor target = valBatch.get(valBatch.size() - 1);
           Tensor loss = computeLoss(output, target);
-          totalLoss += loss.item();
+          totalLoss += loss.item(); // costs time: HostSyncInLoop
           batches++;
         }
       }

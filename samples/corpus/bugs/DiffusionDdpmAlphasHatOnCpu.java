@@ -51,7 +51,7 @@ public final class DiffusionDdpmAlphasHatOnCpu {
     }
 
     Tensor[] forwardDiffusion(Tensor images, Tensor timesteps) {
-      Tensor gaussianNoise = Tensor.randn(images.shape()).to(images.device()); // bug: in-method
+      Tensor gaussianNoise = Tensor.randn(images.shape()).to(images.device()); // costs time: CreateThenMove
       Tensor alphaHat = alphasHat.indexSelect(0, timesteps).to(images.device()); // bug: held-outside-models
       alphaHat = alphaHat.view(alphaHat.size(0), 1);
       Tensor noisy = alphaHat.sqrt().mul(images).add(alphaHat.rsub(1).sqrt().mul(gaussianNoise));

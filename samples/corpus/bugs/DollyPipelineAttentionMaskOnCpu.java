@@ -45,7 +45,7 @@ public final class DollyPipelineAttentionMaskOnCpu {
       Tensor h = wte.forward(inputIds);
       Tensor scores = q.forward(h).matmul(k.forward(h).transpose(1, 2));
       Tensor keyMask = attentionMask.view(attentionMask.size(0), 1, attentionMask.size(1));
-      scores = scores.maskedFill(keyMask.eq(0), -1e9); // bug: across-methods
+      scores = scores.maskedFill(keyMask.eq(0), -1e9);
       return lmHead.forward(scores.softmax(2).matmul(h));
     }
 
@@ -87,7 +87,7 @@ public final class DollyPipelineAttentionMaskOnCpu {
     Tensor forward(Map<String, Tensor> modelInputs) {
       Tensor inputIds = modelInputs.get("input_ids");
       Tensor attentionMask = modelInputs.get("attention_mask");
-      return model.generate(inputIds.to(model.device()), attentionMask, maxNewTokens);
+      return model.generate(inputIds.to(model.device()), attentionMask, maxNewTokens); // bug: across-methods
     }
   }
 

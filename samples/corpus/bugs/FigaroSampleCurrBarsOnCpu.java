@@ -47,7 +47,7 @@ public final class FigaroSampleCurrBarsOnCpu {
       Tensor descBarIds = batch.get("desc_bar_ids");
       Tensor z = null;
 
-      Tensor currBars = Tensor.zeros(batchSize).fill(-1);
+      Tensor currBars = Tensor.zeros(batchSize).fill(-1); // bug: in-method
       // Sample using decoder until max_length is reached
       for (long i = currLen - 1; i < maxLength; i++) {
         long start = Math.max(0, x.size(1) - contextSize);
@@ -56,7 +56,7 @@ public final class FigaroSampleCurrBarsOnCpu {
 
         // Description scrolling
         Tensor nextBars = barIds_.select(1, 0);
-        boolean barsChanged = nextBars.eq(currBars).to(DType.INT64).min().itemAsLong() == 0;   // bug: in-method
+        boolean barsChanged = nextBars.eq(currBars).to(DType.INT64).min().itemAsLong() == 0;
         currBars = nextBars;
         if (barsChanged || z == null) {
           long idx = Math.min(descBarIds.size(1) - contextSize, Math.max(0, nextBars.select(0, 0).itemAsLong()));

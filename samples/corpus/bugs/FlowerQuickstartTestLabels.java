@@ -73,7 +73,7 @@ public final class FlowerQuickstartTestLabels {
         Tensor images = b.inputs();
         Tensor labels = b.targets();
         Tensor outputs = net.forward(images.to(DEVICE));
-        loss += criterion.forward(outputs, labels.to(DEVICE)).item();
+        loss += criterion.forward(outputs, labels.to(DEVICE)).item(); // costs time: HostSyncInLoop
         total += labels.size(0);
         correct += outputs.detach().max(1).indices().eq(labels).sum().itemAsLong(); // bug: in-method
       }

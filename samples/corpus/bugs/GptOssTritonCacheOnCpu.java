@@ -51,7 +51,7 @@ public final class GptOssTritonCacheOnCpu {
 
     Tensor[] extend(Tensor newK, Tensor newV) {
       long n = newK.size(0);
-      Tensor indices = Tensor.arange(0, n, newK.device()).add(offset); // bug: held-outside-models
+      Tensor indices = Tensor.arange(0, n, newK.device()).add(offset);
       Tensor scatter = Tensor.oneHot(indices, nCtx).to(newK.dtype()).t();
       k = k.add(scatter.matmul(newK));
       v = v.add(scatter.matmul(newV));
@@ -115,7 +115,7 @@ public final class GptOssTritonCacheOnCpu {
   static List<Cache> getInferNextToken(Transformer model, Device device) {
     List<Cache> caches = new ArrayList<>();
     for (int i = 0; i < model.block.size(); i++) {
-      caches.add(new Cache(CONCURRENT_SESSIONS, CONTEXT, model.block.get(i).dim));
+      caches.add(new Cache(CONCURRENT_SESSIONS, CONTEXT, model.block.get(i).dim)); // bug: held-outside-models
     }
     model.prefill(Tensor.zeros(Shape.of(4), DType.INT64, device), caches);
     return caches;

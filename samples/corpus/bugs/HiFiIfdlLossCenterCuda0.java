@@ -26,7 +26,7 @@ public final class HiFiIfdlLossCenterCuda0 {
 
   /** utils/custom_loss.py */
   static final class CustomLoss {
-    static final Device DEVICE = Device.parse("cuda:0");
+    static final Device DEVICE = Device.parse("cuda:0"); // bug: training-state
 
     static final class IsolatingLossFunction {
       final Tensor c;
@@ -45,12 +45,12 @@ public final class HiFiIfdlLossCenterCuda0 {
         long bs = modelOutput.size(0);
         long featDim = modelOutput.size(1);
         modelOutput = modelOutput.permute(0, 2, 3, 1).reshape(-1, featDim);
-        Tensor dist = modelOutput.sub(c).add(1e-6).square().sum(1).sqrt();    // bug: training-state
+        Tensor dist = modelOutput.sub(c).add(1e-6).square().sum(1).sqrt();
         label = label.reshape(-1);
         Tensor labelNat = label.eq(0).to(DType.FLOAT32);
         Tensor labelMani = label.eq(1).to(DType.FLOAT32);
-        double labelNatSum = labelNat.sum().item();
-        double labelManiSum = labelMani.sum().item();
+        double labelNatSum = labelNat.sum().item(); // costs time: HostSyncInLoop
+        double labelManiSum = labelMani.sum().item(); // costs time: HostSyncInLoop
         Tensor distNat = dist.mul(labelNat);
         Tensor distMani = marginMani.sub(dist).clampMin(0).mul(labelMani);
         Tensor lossNat = labelNatSum != 0 ? distNat.sum().div(labelNatSum) : Tensor.scalar(0.0, DEVICE);

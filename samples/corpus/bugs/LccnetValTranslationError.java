@@ -64,13 +64,13 @@ public final class LccnetValTranslationError {
     Tensor rotErr = out[1];
     Map<String, Tensor> losses = lossFn(targetTransl, targetRot, translErr, rotErr);
 
-    Tensor totalTraslError = Tensor.scalar(0.0);
+    Tensor totalTraslError = Tensor.scalar(0.0); // bug: in-method
     Tensor totalRotError = quaternionDistance(targetRot, rotErr);
     totalRotError = totalRotError.mul(180.0 / Math.PI);
     for (int j = 0; j < rgbImg.size(0); j++) {
-      totalTraslError.addi(targetTransl.select(0, j).sub(translErr.select(0, j)).square().sum().sqrt().mul(100.0)); // bug: in-method
+      totalTraslError.addi(targetTransl.select(0, j).sub(translErr.select(0, j)).square().sum().sqrt().mul(100.0));
     }
-    return new Object[] {losses, totalTraslError.item(), totalRotError.sum().item(), rotErr, translErr};
+    return new Object[] {losses, totalTraslError.item(), totalRotError.sum().item(), rotErr, translErr}; // costs time: HostSyncInLoop
   }
 
   /** One batch from the data loader, on the CPU: ground-truth pose errors and the two images. */

@@ -36,8 +36,8 @@ public final class LightningCustomLossOnesOnCpu {
 
     Tensor forward(Tensor yPred, Tensor yTrue) {
       Tensor errors = yTrue.sub(yPred).pow(2);
-      Tensor penaltyFactor = Tensor.ones(Shape.of(yPred.size(0)));
-      Tensor weightedErrors = penaltyFactor.mul(errors); // bug: in-method
+      Tensor penaltyFactor = Tensor.ones(Shape.of(yPred.size(0))); // bug: in-method
+      Tensor weightedErrors = penaltyFactor.mul(errors);
       return weightedErrors.abs().mean();
     }
   }

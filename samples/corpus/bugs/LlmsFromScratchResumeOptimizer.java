@@ -84,8 +84,8 @@ public final class LlmsFromScratchResumeOptimizer {
       GptModel model = new GptModel();
       model.loadStateDict(checkpoint.stateDict(), true);
       AdamW optimizer = new AdamW(model.parameters(), 0.0004).weightDecay(0.1);
-      optimizer.loadStateDict(checkpoint.optimizerState().orElseThrow());
-      model.toDevice(device); // bug: training-state
+      optimizer.loadStateDict(checkpoint.optimizerState().orElseThrow()); // bug: training-state
+      model.toDevice(device);
       model.train();
       trainModelSimple(model, trainLoader, optimizer, device, 1);
     } finally {

@@ -86,15 +86,15 @@ public final class LmpplPerplexityLabels {
           Map<String, Tensor> output = model.forward(moved.get("input_ids"), moved.get("attention_mask"));
           Tensor logit = output.get("logits");
 
-          Tensor label = modelInputs.get("input_ids");
+          Tensor label = modelInputs.get("input_ids"); // bug: held-outside-models
           Tensor shiftLogits = logit.slice(1, 0, logit.size(1) - 1).contiguous();
           Tensor shiftLabel = label.slice(1, 1, label.size(1)).contiguous();
           Tensor valid = shiftLabel.ne(PAD_TOKEN_ID);
           Tensor validLength = valid.sum(-1);
-          Tensor loss = lossFct.forward(shiftLogits.view(-1, shiftLogits.size(-1)), shiftLabel.view(-1)); // bug: held-outside-models
+          Tensor loss = lossFct.forward(shiftLogits.view(-1, shiftLogits.size(-1)), shiftLabel.view(-1));
           loss = loss.mul(valid.view(-1).to(DType.FLOAT32)).view(logit.size(0), -1);
           loss = loss.sum(-1).div(validLength);
-          for (double v : loss.cpu().toDoubleArray()) {
+          for (double v : loss.cpu().toDoubleArray()) { // costs time: HostSyncInLoop
             lossList.add(v);
           }
         }

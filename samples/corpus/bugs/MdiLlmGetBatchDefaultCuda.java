@@ -58,7 +58,7 @@ public final class MdiLlmGetBatchDefaultCuda {
     Tensor x = Tensor.stack(List.of(xs));
     Tensor y = Tensor.stack(List.of(ys));
     if (device.isCuda()) {
-      x = x.pinMemory().to(Device.parse("cuda"), true);
+      x = x.pinMemory().to(Device.parse("cuda"), true); // bug: across-methods
       y = y.pinMemory().to(device, true);
     } else {
       x = x.to(device);
@@ -76,7 +76,7 @@ public final class MdiLlmGetBatchDefaultCuda {
     AdamW optimizer = new AdamW(model.parameters(), 6e-4);
     for (int iter = 0; iter < 3; iter++) {
       Tensor[] batch = getBatch(trainData, 4, trainDevice, model.blockSize);
-      Tensor[] out = model.forward(batch[0], batch[1]);           // bug: across-methods
+      Tensor[] out = model.forward(batch[0], batch[1]);
       optimizer.zeroGrad();
       out[1].backward();
       optimizer.step();

@@ -54,7 +54,7 @@ public final class ModynRhoLossCat {
     final IrreducibleLossProducer irreducibleLossProducer;
     final int downsamplingRatio = 50;
     List<Long> indexSampleidMap = new ArrayList<>();
-    Tensor rhoLoss = Tensor.of(new float[0]);
+    Tensor rhoLoss = Tensor.of(new float[0]); // bug: held-outside-models
     int numberOfPointsSeen = 0;
 
     RemoteRhoLossDownsampling(CrossEntropyLoss perSampleLoss, Device device) {
@@ -66,7 +66,7 @@ public final class ModynRhoLossCat {
       Tensor trainingLoss = perSampleLossFct.forward(forwardOutput, target).detach();
       indexSampleidMap.addAll(sampleIds);
       Tensor irreducibleLoss = irreducibleLossProducer.getIrreducibleLoss(sampleIds, forwardInput, target);
-      rhoLoss = Tensor.cat(List.of(rhoLoss, trainingLoss.sub(irreducibleLoss))).to(trainingLoss.dtype()); // bug: held-outside-models
+      rhoLoss = Tensor.cat(List.of(rhoLoss, trainingLoss.sub(irreducibleLoss))).to(trainingLoss.dtype());
       numberOfPointsSeen += forwardOutput.size(0);
     }
 

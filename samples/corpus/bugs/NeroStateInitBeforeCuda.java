@@ -71,7 +71,7 @@ public final class NeroStateInitBeforeCuda {
       Map<String, Tensor> state = neroState.get(p);
       double biasCorrection = 1 - Math.pow(beta, step);
       state.put("exp_avg_sq",
-          state.get("exp_avg_sq").mul(beta).add(neuronNorm(grad).square().mul(1 - beta)));   // bug: training-state
+          state.get("exp_avg_sq").mul(beta).add(neuronNorm(grad).square().mul(1 - beta)));
       Tensor gradNormed = grad.div(state.get("exp_avg_sq").div(biasCorrection).sqrt());
       gradNormed = gradNormed.maskedFill(gradNormed.isnan(), 0);
       p.subi(gradNormed.mul(state.get("scale")).mul(learningRate()));
@@ -102,7 +102,7 @@ public final class NeroStateInitBeforeCuda {
   /** Runs the program with small random data on {@code device}. */
   public static void run(Device device) throws Exception {
     Net net = new Net();
-    Nero optimizer = new Nero(net.parameters(), 0.01, 0.999);
+    Nero optimizer = new Nero(net.parameters(), 0.01, 0.999); // bug: training-state
     net.toDevice(device);                                       // net = net.cuda()
     CrossEntropyLoss criterion = new CrossEntropyLoss();
     for (int i = 0; i < 3; i++) {

@@ -42,7 +42,7 @@ public final class OpenBookQaEvaluateBatch {
     }
 
     double getMetric(boolean reset) {
-      double accuracy = correctCount == null ? 0 : correctCount.item() / totalCount;
+      double accuracy = correctCount == null ? 0 : correctCount.item() / totalCount; // costs time: HostSyncInLoop
       if (reset) {
         correctCount = null;
         totalCount = 0;

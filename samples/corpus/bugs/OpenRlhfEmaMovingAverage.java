@@ -61,7 +61,7 @@ public final class OpenRlhfEmaMovingAverage {
           for (int i = 0; i < params.size(); i++) {
             if (params.get(i).requiresGrad()) {
               Tensor data = params.get(i).detach().to(device);
-              emaParams.get(i).detach().copyFrom(data.mul(1 - beta).add(emaParams.get(i).detach().mul(beta))); // bug: training-state
+              emaParams.get(i).detach().copyFrom(data.mul(1 - beta).add(emaParams.get(i).detach().mul(beta)));
             }
           }
         }
@@ -92,7 +92,7 @@ public final class OpenRlhfEmaMovingAverage {
       actorLoss.backward();
       actorOptim.step();
       if (emaModel != null) {
-        strategy.movingAverage(actor, emaModel, emaBeta, Device.cpu());
+        strategy.movingAverage(actor, emaModel, emaBeta, Device.cpu()); // bug: training-state
       }
     }
   }

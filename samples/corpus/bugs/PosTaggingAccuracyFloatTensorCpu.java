@@ -45,7 +45,7 @@ public final class PosTaggingAccuracyFloatTensorCpu {
     Tensor maxPreds = preds.argmax(1, true);
     Tensor nonPad = y.ne(tagPadIdx);
     Tensor correct = maxPreds.squeeze(1).eq(y).logicalAnd(nonPad);
-    long nonPadCount = nonPad.to(DType.INT64).sum().itemAsLong();
+    long nonPadCount = nonPad.to(DType.INT64).sum().itemAsLong(); // costs time: HostSyncInLoop
     return correct.to(DType.FLOAT32).sum().div(Tensor.of(new float[] {nonPadCount}));   // bug: across-methods
   }
 
@@ -71,8 +71,8 @@ public final class PosTaggingAccuracyFloatTensorCpu {
       Tensor acc = categoricalAccuracy(predictions, tags, TAG_PAD_IDX);
       loss.backward();
       optimizer.step();
-      epochLoss += loss.item();
-      epochAcc += acc.item();
+      epochLoss += loss.item(); // costs time: HostSyncInLoop
+      epochAcc += acc.item(); // costs time: HostSyncInLoop
     }
     return new double[] {epochLoss / iterator.numBatches(), epochAcc / iterator.numBatches()};
   }

@@ -68,7 +68,7 @@ public final class PypotsVaderLog2PiFloatTensor {
 
       // calculate the latent loss
       Tensor stddevC = varC.add(eps).log();
-      Tensor log2pi = Tensor.of(new float[] {(float) (2 * Math.PI)}).log();
+      Tensor log2pi = Tensor.of(new float[] {(float) (2 * Math.PI)}).log(); // bug: in-method
       Tensor logPhiC = phiC.add(eps).log();
       long batchSize = z.size(0);
       Tensor ii = Tensor.arange(nClusters, x.device()).unsqueeze(1).expand(nClusters, batchSize).reshape(-1);
@@ -77,7 +77,7 @@ public final class PypotsVaderLog2PiFloatTensor {
       Tensor mcB = muC.indexSelect(0, ii);
       Tensor scB = varC.indexSelect(0, ii);
       Tensor zB = z.indexSelect(0, jj);
-      Tensor logPdfZ = lscB.add(log2pi).add(zB.sub(mcB).square().div(scB)).mul(-0.5);   // bug: in-method
+      Tensor logPdfZ = lscB.add(log2pi).add(zB.sub(mcB).square().div(scB)).mul(-0.5);
       logPdfZ = logPdfZ.reshape(batchSize, nClusters, dMuStddev);
       Tensor logP = logPhiC.add(logPdfZ.sum(2));
       Tensor gammaC = logP.softmax(1);

@@ -44,7 +44,7 @@ public final class PytorchOptimLoadedBeforeNetworkTo {
       Tensor y = Tensor.randint(0, 3, dev.ondevice.Shape.of(8), device);
       optim.zeroGrad();
       criterion.forward(network.forward(x), y).backward();
-      optim.step();                                               // bug: training-state
+      optim.step();
     }
   }
 
@@ -62,7 +62,7 @@ public final class PytorchOptimLoadedBeforeNetworkTo {
     Sgd optim = new Sgd(network.parameters(), 0.1).momentum(0.9);
     Checkpoint state = Checkpoint.load(filePath, MapLocation.to(Device.cpu()));   // send all tensors to CPU
     network.loadStateDict(state.stateDict(), true);
-    optim.loadStateDict(state.optimizerState().orElseThrow());
+    optim.loadStateDict(state.optimizerState().orElseThrow()); // bug: training-state
     network.toDevice(device);                                      // network.to(torch.device('cuda'))
     trainSteps(network, optim, device, 2);
   }

@@ -26,9 +26,9 @@ public final class RffPositionalEncodingArange {
     private Functional() {}
 
     static Tensor positionalEncoding(Tensor v, double sigma, int m) {
-      Tensor j = Tensor.arange(m);
+      Tensor j = Tensor.arange(m); // bug: across-methods
       Tensor coeffs = j.div(m).mul(Math.log(sigma)).exp().mul(2 * Math.PI);
-      Tensor vp = coeffs.mul(v.unsqueeze(v.dim())); // bug: across-methods
+      Tensor vp = coeffs.mul(v.unsqueeze(v.dim()));
       Tensor vpCat = Tensor.cat(List.of(vp.cos(), vp.sin()), vp.dim() - 1);
       return vpCat.flatten(vpCat.dim() - 2, vpCat.dim() - 1);
     }

@@ -58,8 +58,8 @@ public final class SentimentAnalysisCategoricalAccuracy {
       Tensor acc = categoricalAccuracy(predictions, label);
       loss.backward();
       optimizer.step();
-      epochLoss += loss.item();
-      epochAcc += acc.item();
+      epochLoss += loss.item(); // costs time: HostSyncInLoop
+      epochAcc += acc.item(); // costs time: HostSyncInLoop
     }
     return new double[] {epochLoss / iterator.numBatches(), epochAcc / iterator.numBatches()};
   }
@@ -75,8 +75,8 @@ public final class SentimentAnalysisCategoricalAccuracy {
         Tensor predictions = model.forward(text);
         Tensor loss = criterion.forward(predictions, label);
         Tensor acc = categoricalAccuracy(predictions, label);
-        epochLoss += loss.item();
-        epochAcc += acc.item();
+        epochLoss += loss.item(); // costs time: HostSyncInLoop
+        epochAcc += acc.item(); // costs time: HostSyncInLoop
       }
     }
     return new double[] {epochLoss / iterator.numBatches(), epochAcc / iterator.numBatches()};

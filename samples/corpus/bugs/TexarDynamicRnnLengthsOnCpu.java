@@ -40,7 +40,7 @@ public final class TexarDynamicRnnLengthsOnCpu {
       long maxTime = sequence.size(1);
       Tensor mask = sequenceMask(sequenceLength, maxTime).to(sequence.dtype());
       mask = mask.view(mask.size(0), mask.size(1), 1);
-      sequence = sequence.mul(mask); // bug: across-methods
+      sequence = sequence.mul(mask);
       return sequence.transpose(0, 1);
     }
   }
@@ -56,7 +56,7 @@ public final class TexarDynamicRnnLengthsOnCpu {
       if (sequenceLength == null) {
         long[] lengths = new long[(int) batchSize];
         Arrays.fill(lengths, timeSteps);
-        sequenceLength = Tensor.of(lengths);
+        sequenceLength = Tensor.of(lengths); // bug: across-methods
       }
       Tensor state = cell.zeroState(batchSize, inputs.device());
       Tensor outputs = dynamicRnnLoop(cell, inputs, state, sequenceLength);

@@ -67,7 +67,7 @@ public final class TorchSwaNAveragedSyncPerParameter {
             pAveraged.detach().copyFrom(pModel);
           }
         }
-        if (nAveraged.gt(0).itemAsBoolean()) {
+        if (nAveraged.gt(0).itemAsBoolean()) { // costs time: HostSyncInLoop
           for (int i = 0; i < selfParamDetached.size(); i++) {
             Tensor pAveraged = selfParamDetached.get(i);
             pAveraged.copyFrom(avgFn(pAveraged, modelParamDetached.get(i), nAveraged.to(pAveraged.device())));

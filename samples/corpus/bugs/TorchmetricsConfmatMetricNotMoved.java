@@ -48,7 +48,7 @@ public final class TorchmetricsConfmatMetricNotMoved {
         preds = preds.argmax(1);                 // _multiclass_confusion_matrix_format
       }
       Tensor update = confusionMatrixUpdate(preds.flatten(), target.flatten(), numClasses);
-      confmat.addi(update);                      // bug: across-methods
+      confmat.addi(update);
     }
 
     Tensor compute() {
@@ -66,7 +66,7 @@ public final class TorchmetricsConfmatMetricNotMoved {
   }
 
   static Tensor validate(SegNet model, Tensor[][] valBatches, Device device) {
-    MulticlassConfusionMatrix metric = new MulticlassConfusionMatrix(4);
+    MulticlassConfusionMatrix metric = new MulticlassConfusionMatrix(4); // bug: across-methods
     model.eval();
     try (Autograd.Scope ignored = Autograd.noGrad()) {
       for (Tensor[] batch : valBatches) {

@@ -37,7 +37,7 @@ public final class TorchrecCpuOffloadedMetricMovedToGpu {
       Tensor p = predictions.clamp(1e-6, 1 - 1e-6);
       Tensor ce = labels.mul(p.log()).add(labels.rsub(1).mul(p.rsub(1).log())).neg();
       Tensor stateValue = ce.mul(weights).sum().reshape(1);
-      crossEntropySum.addi(stateValue);                        // bug: across-methods
+      crossEntropySum.addi(stateValue);
       weightedNumSamples.addi(weights.sum().reshape(1));
     }
   }
@@ -73,7 +73,7 @@ public final class TorchrecCpuOffloadedMetricMovedToGpu {
   /** Runs the program with small random data on {@code device}. */
   public static void run(Device device) throws Exception {
     RecModel model = new RecModel();
-    model.toDevice(device);
+    model.toDevice(device); // bug: across-methods
     Sgd optimizer = new Sgd(model.parameters(), 0.05);
     try {
       for (int step = 0; step < 2; step++) {

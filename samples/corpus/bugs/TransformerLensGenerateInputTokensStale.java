@@ -51,7 +51,7 @@ public final class TransformerLensGenerateInputTokensStale {
     }
 
     Tensor generate(Tensor input, int maxNewTokens) {
-      Tensor inputTokens = input;
+      Tensor inputTokens = input; // bug: in-method
       Device device = device(); // devices.get_device_for_block_index(0, self.cfg)
       input = input.to(device);
       Tensor embeds = embed.forward(input);
@@ -64,7 +64,7 @@ public final class TransformerLensGenerateInputTokensStale {
         embeds = Tensor.cat(List.of(embeds, embed.forward(sampledTokens.unsqueeze(1))), 1);
       }
       Tensor sampledTokens = Tensor.cat(sampledTokensList, 1);
-      return Tensor.cat(List.of(inputTokens, sampledTokens), 1); // bug: in-method
+      return Tensor.cat(List.of(inputTokens, sampledTokens), 1);
     }
   }
 

@@ -59,7 +59,7 @@ public final class UniCoreEmaBuiltBeforeWrapperMove {
 
     void update(Tensor newParam) {
       try (Autograd.Scope ignored = Autograd.noGrad()) {
-        Tensor diff = param.sub(newParam);                // bug: training-state
+        Tensor diff = param.sub(newParam);
         diff.muli(1 - decay);
         param.subi(diff);
       }
@@ -81,7 +81,7 @@ public final class UniCoreEmaBuiltBeforeWrapperMove {
       if (!useDistributedWrapper) {
         model.toDevice(device);      // the DistributedUnicoreModel wrapper will handle moving to device
       }
-      this.ema = new ExponentialMovingAverageModel(model, 0.999);
+      this.ema = new ExponentialMovingAverageModel(model, 0.999); // bug: training-state
     }
 
     Net model() {

@@ -2471,7 +2471,7 @@ class DeviceAnalysisTest {
   }
 
   @Test
-  void aModelOfUnknownDeviceMayTakeAndGiveTensorsOnSeveralDevices() {
+  void aModelOfUnknownDeviceTakesItsInputsOnOneDeviceUnlessItPlacesItsPartsItself() {
     check("Parallel", """
         class Parallel {
           static class TwoStage extends Model {
@@ -2508,8 +2508,26 @@ class DeviceAnalysisTest {
             return loss.forward(out, Tensor.zeros(2, 2)); // expect: MixedDevices
           }
 
+          static class Halves extends Model {
+            final Cell first = new Cell();
+            final Cell second = new Cell();
+
+            Halves() {
+              first.toDevice(Device.cuda(0));
+              second.toDevice(Device.cuda(1));
+            }
+
+            Tensor forward(Tensor x, Tensor h) {
+              return second.forward(first.forward(x, h).to(Device.cuda(1)), h.to(Device.cuda(1)));
+            }
+          }
+
           Tensor inputsOnSeveralDevices(Cell cell, Tensor x, Tensor h) {
-            return cell.forward(x.to(Device.cuda(0)), h.to(Device.cuda(1)));
+            return cell.forward(x.to(Device.cuda(0)), h.to(Device.cuda(1))); // expect: MixedDevices
+          }
+
+          Tensor spreadModel(Halves halves, Tensor x, Tensor h) {
+            return halves.forward(x.to(Device.cuda(0)), h.to(Device.cuda(1)));
           }
         }\
         """);

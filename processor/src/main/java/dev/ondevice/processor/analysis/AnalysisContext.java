@@ -52,6 +52,7 @@ final class AnalysisContext {
   private final Map<String, Finding> committed = new LinkedHashMap<>();
   private CharSequence source;
   private final CallSites callSites = new CallSites();
+  private final CallResults callResults = new CallResults();
 
   AnalysisContext(Trees trees, CompilationUnitTree unit, Elements elements, RuntimeTypes runtimeTypes,
       AnalysisOptions options, IdentityHashMap<ExecutableElement, MethodSemantics> semantics, ClassFacts facts) {
@@ -84,6 +85,11 @@ final class AnalysisContext {
   /** The calls between the bodies of the class being analysed, and the arguments they give. */
   CallSites callSites() {
     return callSites;
+  }
+
+  /** Where the tensors the class's methods return are, per call. */
+  CallResults callResults() {
+    return callResults;
   }
 
   /** Which types are containers of tensors, for the whole compilation. */

@@ -606,6 +606,9 @@ final class Checks {
     Value model = c.receiver == null ? Value.UNKNOWN : c.receiver;
     Operand modelOperand = new Operand(model, c.receiverPath(), c.receiverTree, "the model");
     List<? extends VariableElement> params = c.method.getParameters();
+    // Where the model is not known, its inputs must still agree with one another: the inputs moved
+    // to its device and the mask left on the CPU (model.forward(ids.to(device), mask)).
+    Operand firstInput = null;
     for (int i = 0; i < c.argumentTrees.size() && i < params.size(); i++) {
       TreePath ap = c.argumentPath(i);
       if (!ctx.types().isTensor(ctx.trees().getTypeMirror(ap))) {
@@ -631,6 +634,13 @@ final class Checks {
         if (conflict(c.method.getSimpleName(), c.path, modelOperand, argument, true)) {
           return Value.UNKNOWN;
         }
+        if (!model.place().isKnown() && arg.place().isKnown() && !spreadOverDevices(c.method)) {
+          if (firstInput == null) {
+            firstInput = argument;
+          } else if (conflict(c.method.getSimpleName(), c.path, firstInput, argument, true)) {
+            return Value.UNKNOWN;
+          }
+        }
       }
     }
     if (c.semantics.returnDevice != null) {
@@ -651,8 +661,7 @@ final class Checks {
     if (model.place().isKnown()) {
       return Value.fresh(model.place());
     }
-    if (c.method.getEnclosingElement() instanceof javax.lang.model.element.TypeElement owner
-        && ctx.placesPartsItself(owner)) {
+    if (spreadOverDevices(c.method)) {
       return Value.UNKNOWN; // a model spread over devices gives its outputs where its last part is
     }
     Place inputs = Place.NONE;
@@ -667,6 +676,12 @@ final class Checks {
   }
 
   /** Checks tensor arguments against {@code @OnDevice} on the parameters of any method. */
+  /** Whether {@code m}'s model places its parts on devices of their own (PyTorch's model-parallel tutorial). */
+  private boolean spreadOverDevices(ExecutableElement m) {
+    return m.getEnclosingElement() instanceof javax.lang.model.element.TypeElement owner
+        && ctx.placesPartsItself(owner);
+  }
+
   void parameterContracts(MethodInterpreter.Call c) {
     if (c.semantics.kind != MethodSemantics.Kind.MODEL_CALL) {
       parameterContracts(c.path, c.method, c.semantics, c.receiver, c.argumentTrees, c.arguments);
@@ -996,7 +1011,7 @@ final class Checks {
    */
   private static boolean namedInCode(Place p) {
     return p.kind() == Place.Kind.SYMBOL && p.name() != null
-        && p.name().matches("[A-Za-z_$][\\w$]*(\\.[A-Za-z_$][\\w$]*)*");
+        && p.name().matches("[A-Za-z_$][\\w$]*(\\.[A-Za-z_$][\\w$]*)*(\\(\\))?");
   }
 
   private static String describe(Operand o) {

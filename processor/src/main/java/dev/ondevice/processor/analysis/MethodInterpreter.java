@@ -97,6 +97,10 @@ final class MethodInterpreter {
   private final IdentityHashMap<Tree, Boolean> cpuFactories = new IdentityHashMap<>();
   private final BatchIterators batchIterators;
   private final TensorContainers containers;
+  /** The arguments of the call this body is interpreted for ({@link CallResults}), or null. */
+  private List<Value> given;
+  /** What the body's returns give, joined; null before any. */
+  private Value returned;
   private Env env;
   private int batchDepth;
   /**
@@ -131,13 +135,26 @@ final class MethodInterpreter {
     this.containers = ctx.containers();
   }
 
+  /** Binds the parameters to the values of one call's arguments, for {@link CallResults}. */
+  void given(List<Value> arguments) {
+    this.given = arguments;
+  }
+
+  /** What the returns of the interpreted body give, joined; null where none returns a value. */
+  Value returned() {
+    return returned;
+  }
+
   /** Interprets a method body, its parameters bound by their declarations. */
   void method(TreePath methodPath, ModelScope scope) {
     MethodTree m = (MethodTree) methodPath.getLeaf();
     for (VariableTree p : m.getParameters()) {
       TreePath pp = new TreePath(methodPath, p);
       Element e = ctx.trees().getElement(pp);
-      if (e != null) {
+      int index = m.getParameters().indexOf(p);
+      if (e != null && given != null && index < given.size()) {
+        env.put(e, Value.on(given.get(index).place()));
+      } else if (e != null) {
         env.put(e, parameterValue((VariableElement) e, scope));
       }
     }
@@ -471,6 +488,7 @@ final class MethodInterpreter {
     if (t.getExpression() != null) {
       TreePath ep = new TreePath(path, t.getExpression());
       Value v = expression(ep);
+      returned = returned == null ? Value.on(v.place()) : returned.join(Value.on(v.place()));
       String on = method == null ? null : rt.returnDevice(method);
       if (on != null && rt.isTensor(method.getReturnType())) {
         checks.contract(ep, v, checks.scope().declaredPlace(on), () -> "the result of " + method.getSimpleName()
@@ -1394,6 +1412,12 @@ final class MethodInterpreter {
         && HelperResults.cpuFactoryTensor(c.method, c.path, ctx)) {
       return Value.on(Place.CPU); // causalMask(n), a static helper making it on the CPU
     }
+    if (s.returnsTensor || containers.holdsTensors(c.method.getReturnType())) {
+      Value r = ctx.callResults().of(c.method, c.arguments, ctx);
+      if (r != null && r.place().isKnown()) {
+        return r; // preprocess(text) building a map of CPU tensors, scale(x) returning x.mul(2)
+      }
+    }
     return Value.UNKNOWN;
   }
 
@@ -1476,8 +1500,21 @@ final class MethodInterpreter {
         yield k instanceof String string ? parsed(string) : Place.UNKNOWN;
       }
       case RUNTIME -> Place.symbol(c.method, ctx.shortText(c.tree));
-      default -> c.receiver == null ? Place.UNKNOWN : c.receiver.place();
+      default -> c.receiver == null ? Place.UNKNOWN : c.receiver.place().isKnown() ? c.receiver.place()
+          : deviceOfVariable(c);
     };
+  }
+
+  /**
+   * {@code model.device()} of a model or tensor whose place is not known, held by a final field: a
+   * device known only at run time, the same at every such call, so that {@code
+   * ids.to(model.device())} and a mask left on the CPU are seen to differ.
+   */
+  private Place deviceOfVariable(Call c) {
+    Element e = c.receiverTree == null ? null : ctx.trees().getElement(c.receiverPath());
+    boolean stable = e != null && e.getKind() == ElementKind.FIELD && e.getModifiers().contains(Modifier.FINAL)
+        && rt.isModel(e.asType());
+    return stable ? Place.symbol(e, e.getSimpleName() + ".device()") : Place.UNKNOWN;
   }
 
   private static Place parsed(String spec) {
