@@ -37,13 +37,13 @@ public final class DcrnnHiddenStateOnCpu {
 
     Tensor setHiddenState(Tensor x, Tensor h) {
       if (h == null) {
-        h = Tensor.zeros(x.size(0), outChannels);
+        h = Tensor.zeros(x.size(0), outChannels); // bug: across-methods
       }
       return h;
     }
 
     Tensor calculateUpdateGate(Tensor x, Tensor h) {
-      Tensor z = Tensor.cat(List.of(x, h), 1); // bug: across-methods
+      Tensor z = Tensor.cat(List.of(x, h), 1); // same bug
       return convXZ.forward(z).sigmoid();
     }
 

@@ -45,9 +45,9 @@ public final class FlamoBiquadStaleDeviceAttribute {
     Tensor map(Tensor x) {
       Tensor stacked = Tensor.stack(
           List.of(x.select(1, 0), x.select(1, 1).abs().log().mul(20 / Math.log(10))), 1);
-      Tensor min = Tensor.of(new float[] {0, -60}, Shape.of(2), device).view(1, 2, 1, 1).expandAs(x);
-      Tensor max = Tensor.of(new float[] {1, 60}, Shape.of(2), device).view(1, 2, 1, 1).expandAs(x);
-      return stacked.maximum(min).minimum(max); // bug: across-methods
+      Tensor min = Tensor.of(new float[] {0, -60}, Shape.of(2), device).view(1, 2, 1, 1).expandAs(x); // bug: across-methods
+      Tensor max = Tensor.of(new float[] {1, 60}, Shape.of(2), device).view(1, 2, 1, 1).expandAs(x); // bug: across-methods
+      return stacked.maximum(min).minimum(max); // same bug
     }
 
     Tensor forward(Tensor x) {

@@ -110,7 +110,7 @@ public final class Gpt2ParallelizeBeamReorderCache {
   public static void run(Device device) throws Exception {
     Gpt2LmHeadModel model = new Gpt2LmHeadModel();
     model.parallelize(Map.of(0, List.of(0), 1, List.of(1)));   // device_map = {0: [0], 1: [1]}
-    Tensor inputIds = Tensor.randint(0, 50, Shape.of(1, 4)).to(Device.cuda(0)).expand(2, 4);
+    Tensor inputIds = Tensor.randint(0, 50, Shape.of(1, 4)).to(Device.cuda(0)).expand(2, 4); // costs time: CreateThenMove
     try (Autograd.Scope ignored = Autograd.noGrad()) {
       beamSearch(model, inputIds, 2, 3);
     }

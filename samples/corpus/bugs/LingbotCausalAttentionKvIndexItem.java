@@ -63,10 +63,10 @@ public final class LingbotCausalAttentionKvIndexItem {
           Tensor cache = kvCache.get(name);
           cache.narrow(1, 0, numRolledTokens).copyFrom(cache.narrow(1, numEvictedTokens, numRolledTokens).clone());
         }
-        localEndIndex = kvCache.get("local_end_index").itemAsLong() + currentEnd
+        localEndIndex = kvCache.get("local_end_index").itemAsLong() + currentEnd // bug: per-step
             - kvCache.get("global_end_index").itemAsLong() - numEvictedTokens; // bug: per-step
       } else {
-        localEndIndex = kvCache.get("local_end_index").itemAsLong() + currentEnd
+        localEndIndex = kvCache.get("local_end_index").itemAsLong() + currentEnd // bug: per-step
             - kvCache.get("global_end_index").itemAsLong(); // bug: per-step
       }
       long localStartIndex = localEndIndex - numNewTokens;

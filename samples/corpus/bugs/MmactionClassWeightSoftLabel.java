@@ -44,7 +44,7 @@ public final class MmactionClassWeightSoftLabel {
         }
         lossCls = label.mul(lsm).sum(1).neg();
         if (classWeight != null) {
-          lossCls = lossCls.sum().div(classWeight.unsqueeze(0).mul(label).sum());
+          lossCls = lossCls.sum().div(classWeight.unsqueeze(0).mul(label).sum()); // same bug
         } else {
           lossCls = lossCls.mean();
         }

@@ -28,7 +28,7 @@ public final class RffPositionalEncodingArange {
     static Tensor positionalEncoding(Tensor v, double sigma, int m) {
       Tensor j = Tensor.arange(m); // bug: across-methods
       Tensor coeffs = j.div(m).mul(Math.log(sigma)).exp().mul(2 * Math.PI);
-      Tensor vp = coeffs.mul(v.unsqueeze(v.dim()));
+      Tensor vp = coeffs.mul(v.unsqueeze(v.dim())); // same bug
       Tensor vpCat = Tensor.cat(List.of(vp.cos(), vp.sin()), vp.dim() - 1);
       return vpCat.flatten(vpCat.dim() - 2, vpCat.dim() - 1);
     }

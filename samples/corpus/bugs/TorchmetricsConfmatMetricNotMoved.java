@@ -73,7 +73,7 @@ public final class TorchmetricsConfmatMetricNotMoved {
         Tensor images = batch[0].to(device);
         Tensor labels = batch[1].to(device);
         Tensor preds = model.forward(images);          // (N, C, H, W)
-        metric.update(preds, labels);                  // labels (N, H, W)
+        metric.update(preds, labels);                  // labels (N, H, W) // same bug
       }
     }
     return metric.compute();

@@ -53,7 +53,7 @@ public final class TorchrecCpuOffloadedMetricMovedToGpu {
       Tensor w = weights.cpu();
       worker.submit(() -> {
         try (Autograd.Scope ignored = Autograd.noGrad()) {
-          recMetrics.update(p, l, w);
+          recMetrics.update(p, l, w); // same bug
         }
         return null;
       }).get();

@@ -75,7 +75,7 @@ public final class TransformerLensGenerateInputTokensStale {
     model.eval();
     try (Autograd.Scope ignored = Autograd.noGrad()) {
       Tensor tokens = Tensor.randint(0, 20, Shape.of(2, 5)); // hand-built prompt tokens on the CPU
-      Tensor output = model.generate(tokens, 4);
+      Tensor output = model.generate(tokens, 4); // same bug
       if (output.dtype() != DType.INT64 || output.size(1) != 9) {
         throw new IllegalStateException("expected 9 tokens per sequence");
       }

@@ -17,7 +17,8 @@ final class Sources {
   private static final String[] STUBS = {
     "dev/ondevice/Tensor.java", "dev/ondevice/Shape.java", "dev/ondevice/Parameter.java", "dev/ondevice/Device.java",
     "dev/ondevice/Cuda.java", "dev/ondevice/Loader.java", "dev/ondevice/Loss.java",
-    "dev/ondevice/nn/Model.java", "dev/ondevice/nn/ModelCode.java", "dev/ondevice/nn/StateVisitor.java"
+    "dev/ondevice/nn/Model.java", "dev/ondevice/nn/ModelCode.java", "dev/ondevice/nn/StateVisitor.java",
+    "dev/ondevice/optim/Optimizer.java", "dev/ondevice/optim/Sgd.java"
   };
 
   private Sources() {}

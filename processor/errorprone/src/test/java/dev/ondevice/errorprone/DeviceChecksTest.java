@@ -171,6 +171,25 @@ class DeviceChecksTest {
   }
 
   @Test
+  void optimizerStateLeftBehind() {
+    helper(OptimizerStateLeftBehind.class).addSourceLines("Test.java",
+        "import dev.ondevice.Device;",
+        "import dev.ondevice.nn.Linear;",
+        "import dev.ondevice.optim.OptimizerState;",
+        "import dev.ondevice.optim.Sgd;",
+        "class Test {",
+        "  void resume(OptimizerState saved, Device device) {",
+        "    Linear model = new Linear(3, 2);",
+        "    Sgd optimizer = new Sgd(model.parameters(), 0.1);",
+        "    // BUG: Diagnostic contains: the state loaded into optimizer is put where model's parameters are now",
+        "    optimizer.loadStateDict(saved);",
+        "    model.toDevice(device);",
+        "    optimizer.step();",
+        "  }",
+        "}").doTest();
+  }
+
+  @Test
   void localModelClass() {
     helper(LocalModelClass.class).addSourceLines("Test.java",
         "import dev.ondevice.Tensor;",

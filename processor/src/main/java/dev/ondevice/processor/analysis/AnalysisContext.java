@@ -565,10 +565,65 @@ final class AnalysisContext {
     if (known == null) {
       facts.finalFieldsOnTheCpu.put(field, false);
       Value v = initializerValue(field); // null for a final field without an initializer
+      if (v == null && !field.getModifiers().contains(Modifier.STATIC)) {
+        v = constructorsValue(field);
+      }
       known = v != null && Place.CPU.equals(v.place()) && !v.cpuScalarLike();
       facts.finalFieldsOnTheCpu.put(field, known);
     }
     return known;
+  }
+
+  /**
+   * What the constructors of its class give a final instance field without an initializer ({@code
+   * this.classWeight = weights == null ? null : Tensor.of(weights);}), each assignment interpreted
+   * on its own without reporting, joined over the constructors; null where a constructor that does
+   * not delegate to another ({@code this(...)}) gives it nothing seen, or the source is not here.
+   */
+  private Value constructorsValue(VariableElement field) {
+    Value joined = null;
+    for (Element member : field.getEnclosingElement().getEnclosedElements()) {
+      TreePath constructor = member.getKind() == ElementKind.CONSTRUCTOR ? trees.getPath(member) : null;
+      if (constructor == null || !(constructor.getLeaf() instanceof MethodTree tree) || tree.getBody() == null
+          || TreeSearch.contains(tree.getBody(), t -> t instanceof MethodInvocationTree call
+              && call.getMethodSelect() instanceof IdentifierTree id && id.getName().contentEquals("this"), t -> false)) {
+        if (constructor == null && member.getKind() == ElementKind.CONSTRUCTOR) {
+          return null;
+        }
+        continue;
+      }
+      Value given = null;
+      for (com.sun.source.tree.StatementTree st : tree.getBody().getStatements()) {
+        if (st instanceof com.sun.source.tree.ExpressionStatementTree es
+            && es.getExpression() instanceof com.sun.source.tree.AssignmentTree a
+            && trees.getElement(new TreePath(new TreePath(new TreePath(new TreePath(constructor, tree.getBody()), st),
+                a), a.getVariable())) == field) {
+          TreePath rhs = new TreePath(new TreePath(new TreePath(new TreePath(constructor, tree.getBody()), st), a),
+              a.getExpression());
+          given = detachedValue(rhs, field);
+        }
+      }
+      if (given == null) {
+        return null;
+      }
+      joined = joined == null ? given : joined.join(given);
+    }
+    return joined;
+  }
+
+  /** An expression's value interpreted on its own, without reporting, in the scope of {@code member}'s class. */
+  private Value detachedValue(TreePath expression, Element member) {
+    Element owner = member.getEnclosingElement();
+    ModelScope scope = new ModelScope(runtimeTypes, owner instanceof TypeElement typeElement
+        ? typeElement : null, null, false);
+    pushBuffer();
+    try {
+      return new MethodInterpreter(this, scope, null, Env.start()).expression(expression);
+    } catch (RuntimeException e) {
+      return Value.UNKNOWN;
+    } finally {
+      discardBuffer();
+    }
   }
 
   /**
@@ -585,17 +640,7 @@ final class AnalysisContext {
       // a cache, assigned where it is first needed, on a device not known here.
       return field.getModifiers().contains(Modifier.FINAL) ? null : Value.UNKNOWN;
     }
-    Element owner = field.getEnclosingElement();
-    ModelScope scope = new ModelScope(runtimeTypes, owner instanceof TypeElement typeElement
-        ? typeElement : null, null, false);
-    pushBuffer();
-    try {
-      return new MethodInterpreter(this, scope, null, Env.start()).expression(new TreePath(path, variable.getInitializer()));
-    } catch (RuntimeException e) {
-      return Value.UNKNOWN;
-    } finally {
-      discardBuffer();
-    }
+    return detachedValue(new TreePath(path, variable.getInitializer()), field);
   }
 
   private boolean suppresses(Element e, CheckId check) {

@@ -36,6 +36,9 @@ public enum CheckId {
   /** {@code ModelNotMoved}: a model that was never moved is used with tensors on another device. */
   MODEL_NOT_MOVED("ModelNotMoved", Severity.ERROR,
       "A model that was never moved is used with tensors on another device"),
+  /** {@code OptimizerStateLeftBehind}: optimizer state loaded onto a model's parameters, which then move without it. */
+  OPTIMIZER_STATE_LEFT_BEHIND("OptimizerStateLeftBehind", Severity.ERROR,
+      "Optimizer state loaded onto a model's parameters, which then move without it"),
   /** {@code StaticTensorConstant}: a static tensor constant, on the CPU, meets tensors on another device. */
   STATIC_TENSOR_CONSTANT("StaticTensorConstant", Severity.ERROR,
       "A static tensor constant, on the CPU, meets tensors on another device"),

@@ -197,6 +197,7 @@ public final class DeviceAnalysis {
       MethodInterpreter interpreter = new MethodInterpreter(ctx, scope, method, Env.start());
       if (method != null) {
         interpreter.method(body, scope);
+        OptimizerStateOrder.check(body, ctx);
       } else {
         interpreter.body(body);
       }

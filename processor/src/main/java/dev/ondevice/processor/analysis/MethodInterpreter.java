@@ -182,8 +182,9 @@ final class MethodInterpreter {
     TypeMirror t = p.asType();
     Value given = scope.isModelInstanceMethod() || rt.declaredDevice(p) != null || method == null ? null
         : ctx.callSites().argument(method, method.getParameters().indexOf(p));
-    if (given != null && given.place().isKnown() && (rt.isTensor(t) || containers.holdsTensors(t))) {
-      return Value.on(given.place()); // accuracy(preds, y): where every call in the class gives it
+    if (given != null && given.place().isKnown()
+        && (rt.isTensor(t) || containers.holdsTensors(t) || rt.isDevice(t) || rt.isModel(t))) {
+      return Value.on(given.place().throughCalls()); // accuracy(preds, y): where every call in the class gives it
     }
     if (rt.isTensor(t)) {
       String on = rt.declaredDevice(p);
@@ -196,7 +197,8 @@ final class MethodInterpreter {
       }
       return Value.on(thisValue.place());
     }
-    if (containers.holdsTensors(t) && scope.isModelInstanceMethod() && rt.declaredDevice(p) == null) {
+    if (containers.holdsTensors(t) && scope.isModelInstanceMethod() && rt.declaredDevice(p) == null
+        && !movesTensors(method)) {
       return Value.on(thisValue.place()); // forward(x, Map<String, Tensor> cache): the model's inputs
     }
     if (rt.isDevice(t)) {
@@ -207,6 +209,19 @@ final class MethodInterpreter {
       return Value.on(Place.symbol(p, p.getSimpleName().toString()));
     }
     return Value.UNKNOWN;
+  }
+
+  /**
+   * Whether a method moves or converts tensors ({@code to(...)}, {@code cuda()}): then the containers
+   * it is given may hold tensors from anywhere ({@code batch.get("ids").to(device())}), not only the
+   * model's inputs.
+   */
+  private boolean movesTensors(ExecutableElement m) {
+    com.sun.source.tree.MethodTree tree = m == null ? null : ctx.trees().getTree(m);
+    return tree == null || tree.getBody() == null || TreeSearch.contains(tree.getBody(),
+        x -> x instanceof MethodInvocationTree call && call.getMethodSelect() instanceof MemberSelectTree select
+            && (select.getIdentifier().contentEquals("to") || select.getIdentifier().contentEquals("cuda")),
+        x -> x instanceof com.sun.source.tree.ClassTree);
   }
 
   // ================================================================== statements

@@ -32,11 +32,27 @@ final class Place {
   private final Kind kind;
   private final String name;
   private final Object key;
+  /**
+   * Whether this symbolic device reached the method through its callers' arguments ({@link
+   * CallSites}): the callers' variables may hold the same device as the method's own under another
+   * name, so a difference from another symbolic device is not even possible enough to report.
+   */
+  private final boolean throughCalls;
 
   private Place(Kind kind, String name, Object key) {
+    this(kind, name, key, false);
+  }
+
+  private Place(Kind kind, String name, Object key, boolean throughCalls) {
     this.kind = kind;
     this.name = name;
     this.key = key;
+    this.throughCalls = throughCalls;
+  }
+
+  /** The same place, come through the callers' arguments (see {@link #throughCalls}). */
+  Place throughCalls() {
+    return kind == Kind.SYMBOL && !throughCalls ? new Place(kind, name, key, true) : this;
   }
 
   /** A fixed device from its string ({@code cpu} gives the CPU). */
@@ -69,7 +85,7 @@ final class Place {
 
   /** The same place under another description (a symbolic device named after its variable). */
   Place named(String newName) {
-    return kind == Kind.SYMBOL ? new Place(kind, newName, key) : this;
+    return kind == Kind.SYMBOL ? new Place(kind, newName, key, throughCalls) : this;
   }
 
   String name() {
@@ -90,6 +106,9 @@ final class Place {
   static Conflict conflict(Place a, Place b) {
     if (!a.isKnown() || !b.isKnown() || a.equals(b)) {
       return Conflict.NONE;
+    }
+    if ((a.throughCalls || b.throughCalls) && a.kind != Kind.CPU && b.kind != Kind.CPU) {
+      return Conflict.NONE; // the device a caller named, and one named here: likely the same
     }
     if (a.kind == Kind.SYMBOL && b.kind == Kind.SYMBOL) {
       return Conflict.POSSIBLE;

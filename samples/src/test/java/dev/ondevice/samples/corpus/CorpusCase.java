@@ -16,7 +16,7 @@ import java.util.stream.Stream;
  * diagnostic must point at ({@code // bug: category}), and what {@code run(cuda:0)} does.
  */
 record CorpusCase(Path file, String className, String source, Map<Integer, String> bugLines,
-    Map<Integer, List<String>> costsTime, Outcome outcome) {
+    Map<Integer, List<String>> costsTime, java.util.Set<Integer> sameBugLines, Outcome outcome) {
   /** The categories of bug lines, in the order the figures print them. */
   static final List<String> CATEGORIES = List.of("in-method", "across-methods", "held-outside-models", "per-step",
       "training-state", "declaration");
@@ -26,6 +26,8 @@ record CorpusCase(Path file, String className, String source, Map<Integer, Strin
    * A line of a correct program that costs time as its authors wrote it (a host read every batch,
    * a tensor created and then moved): the performance check named may warn there.
    */
+  /** A line where the bug of the case shows again ({@code // same bug}): a report there is no false report. */
+  private static final Pattern SAME_BUG = Pattern.compile("//\\s*same bug\\b");
   private static final Pattern COSTS_TIME = Pattern.compile("//\\s*costs time:\\s*([A-Za-z, ]+)$");
   private static final Pattern SOURCE = Pattern.compile("Source:\\s*(https?://\\S+)");
   private static final Pattern OUTCOME = Pattern.compile("Outcome:\\s*(throws\\s+(\\w+)|completes|build error)");
@@ -56,7 +58,11 @@ record CorpusCase(Path file, String className, String source, Map<Integer, Strin
     List<String> lines = Files.readAllLines(file);
     Map<Integer, String> bugs = new TreeMap<>();
     Map<Integer, List<String>> costsTime = new TreeMap<>();
+    java.util.Set<Integer> sameBug = new java.util.TreeSet<>();
     for (int i = 0; i < lines.size(); i++) {
+      if (SAME_BUG.matcher(lines.get(i)).find()) {
+        sameBug.add(i + 1);
+      }
       Matcher m = BUG.matcher(lines.get(i));
       if (m.find()) {
         bugs.put(i + 1, m.group(1));
@@ -74,7 +80,7 @@ record CorpusCase(Path file, String className, String source, Map<Integer, Strin
         : o.group(1).equals("completes") ? new Outcome(Outcome.Kind.COMPLETES, null)
         : new Outcome(Outcome.Kind.BUILD_ERROR, null);
     String name = file.getFileName().toString().replace(".java", "");
-    return new CorpusCase(file, pkg + "." + name, source, bugs, costsTime, outcome);
+    return new CorpusCase(file, pkg + "." + name, source, bugs, costsTime, sameBug, outcome);
   }
 
   /** Whether {@code r} is a warning of a performance check on a line marked as costing time by it. */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.ondevice.Device;
 import java.io.IOException;
@@ -83,35 +84,47 @@ class CorpusTest {
   }
 
   /**
-   * Prints the lines caught by category, and fails when a line of {@code caught.txt} is missed or a
-   * bug file gets a report on a line that is not one of its bug lines.
+   * Prints the bug lines caught by category: reported at the line itself, or only at a line where
+   * the same bug shows ({@code // same bug}: where it crashes, where the wrong tensor is passed).
+   * Fails when a line of {@code caught.txt} is no longer caught as well as it was, or a bug file
+   * gets a report on a line that is none of these nor marked as costing time.
    */
   @Test
   void figuresAndNoRegression() throws IOException {
     Map<String, int[]> byCategory = new LinkedHashMap<>();
-    CorpusCase.CATEGORIES.forEach(k -> byCategory.put(k, new int[2]));
+    CorpusCase.CATEGORIES.forEach(k -> byCategory.put(k, new int[3]));
     TreeSet<String> caught = new TreeSet<>();
     List<String> missed = new ArrayList<>();
     List<String> stray = new ArrayList<>();
     for (CorpusCase c : bugs) {
       List<CorpusCompiler.Report> reports = analyse(c).reports();
+      boolean shownElsewhere = reports.stream().anyMatch(r -> c.sameBugLines().contains((int) r.line()));
       for (Map.Entry<Integer, String> bug : c.bugLines().entrySet()) {
         int[] counts = byCategory.get(bug.getValue());
-        counts[1]++;
+        counts[2]++;
+        String line = c.name() + ":" + bug.getKey();
         if (reports.stream().anyMatch(r -> r.line() == bug.getKey())) {
           counts[0]++;
-          caught.add(c.name() + ":" + bug.getKey());
+          caught.add(line);
+        } else if (shownElsewhere) {
+          counts[1]++;
+          caught.add(line + " (elsewhere)");
         } else {
-          missed.add(c.name() + ":" + bug.getKey() + " (" + bug.getValue() + ")");
+          missed.add(line + " (" + bug.getValue() + ")");
         }
       }
-      reports.stream().filter(r -> !c.bugLines().containsKey((int) r.line()) && !c.costsTime(r)).forEach(r -> stray.add(r.toString()));
+      reports.stream().filter(r -> !c.bugLines().containsKey((int) r.line()) && !c.costsTime(r)
+          && !c.sameBugLines().contains((int) r.line())).forEach(r -> stray.add(r.toString()));
     }
-    int total = byCategory.values().stream().mapToInt(n -> n[1]).sum();
-    StringBuilder figures = new StringBuilder(String.format("corpus: %d of %d bug lines caught (%.0f%%) in %d bug"
-        + " files; %d correct programs%n", caught.size(), total, 100.0 * caught.size() / Math.max(1, total),
+    int total = byCategory.values().stream().mapToInt(n -> n[2]).sum();
+    int atLine = byCategory.values().stream().mapToInt(n -> n[0]).sum();
+    int elsewhere = byCategory.values().stream().mapToInt(n -> n[1]).sum();
+    StringBuilder figures = new StringBuilder(String.format("corpus: %d of %d bug lines caught at the line (%.0f%%),"
+        + " %d more reported only where the same bug shows (%.0f%% in all), in %d bug files; %d correct programs%n",
+        atLine, total, 100.0 * atLine / Math.max(1, total), elsewhere, 100.0 * (atLine + elsewhere) / Math.max(1, total),
         bugs.size(), correct.size()));
-    byCategory.forEach((k, n) -> figures.append(String.format("  %-20s %3d of %3d%n", k, n[0], n[1])));
+    figures.append(String.format("  %-20s %8s %10s %6s%n", "category", "at line", "elsewhere", "lines"));
+    byCategory.forEach((k, n) -> figures.append(String.format("  %-20s %8d %10d %6d%n", k, n[0], n[1], n[2])));
     figures.append("missed:\n");
     missed.forEach(m -> figures.append("  ").append(m).append('\n'));
     System.out.print(figures);
@@ -121,8 +134,8 @@ class CorpusTest {
     }
     TreeSet<String> before = new TreeSet<>(Files.readAllLines(CAUGHT));
     before.removeIf(String::isBlank);
-    before.removeAll(caught);
-    assertEquals(List.of(), List.copyOf(before), "bug lines caught before and missed now");
+    before.removeIf(b -> caught.contains(b) || caught.contains(b.replace(" (elsewhere)", "")));
+    assertEquals(List.of(), List.copyOf(before), "bug lines caught before and missed now (or only elsewhere now)");
     assertEquals(List.of(), stray, "reports on lines that are not bug lines");
   }
 
@@ -132,6 +145,8 @@ class CorpusTest {
    */
   @Test
   void casesBehaveOnTheDeviceAsTheirHeadersSay() throws Exception {
+    assumeTrue(System.getProperty("ondevice.emulatedCudaDevices") != null,
+        "the cases run on emulated CUDA devices (-Dondevice.emulatedCudaDevices=2, as the build sets)");
     List<CorpusCase> all = new ArrayList<>(bugs);
     all.addAll(correct);
     List<CorpusCase> runnable = all.stream()

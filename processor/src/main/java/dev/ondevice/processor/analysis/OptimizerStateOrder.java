@@ -1,0 +1,175 @@
+package dev.ondevice.processor.analysis;
+
+import com.sun.source.tree.ClassTree;
+import com.sun.source.tree.ExpressionTree;
+import com.sun.source.tree.IdentifierTree;
+import com.sun.source.tree.LambdaExpressionTree;
+import com.sun.source.tree.MemberSelectTree;
+import com.sun.source.tree.MethodInvocationTree;
+import com.sun.source.tree.Tree;
+import com.sun.source.tree.VariableTree;
+import com.sun.source.util.TreePath;
+import com.sun.source.util.TreePathScanner;
+import java.util.ArrayList;
+import java.util.List;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.DeclaredType;
+import javax.lang.model.type.TypeKind;
+import javax.lang.model.type.TypeMirror;
+
+/**
+ * {@link CheckId#OPTIMIZER_STATE_LEFT_BEHIND}: in one method, an optimizer built over a model's
+ * parameters is given saved state ({@code optimizer.loadStateDict(saved)}, {@code
+ * Checkpoint.restore(file, model, optimizer, ...)}), which lands where the parameters are now,
+ * and the model moves afterwards ({@code model.toDevice(device)}) with no {@code
+ * optimizer.followParameters()} after the move: the state stays behind, and the first {@code
+ * step()} fails (PyTorch's {@code optimizer.load_state_dict} before {@code model.cuda()}). A check
+ * of its own: it reads the method's calls in the order of the source and reports, and changes
+ * nothing the interpreter knows.
+ */
+final class OptimizerStateOrder {
+  private static final String OPTIMIZER = "dev.ondevice.optim.Optimizer";
+
+  private OptimizerStateOrder() {}
+
+  /** Reports each load of state that a later move of the model leaves behind, in the body at {@code method}. */
+  static void check(TreePath method, AnalysisContext ctx) {
+    List<TreePath> calls = calls(method);
+    if (calls.stream().noneMatch(c -> named(c, "loadStateDict") || named(c, "restore"))) {
+      return; // the cheap test first: most methods load no state
+    }
+    for (int i = 0; i < calls.size(); i++) {
+      Element optimizer = loadedOptimizer(calls.get(i), ctx);
+      Element model = optimizer == null ? null : modelOf(optimizer, method, ctx);
+      if (model == null) {
+        continue;
+      }
+      TreePath move = null;
+      for (int j = i + 1; j < calls.size() && move == null; j++) {
+        move = named(calls.get(j), "toDevice") && receiver(calls.get(j), ctx) == model ? calls.get(j) : null;
+      }
+      if (move == null || followsAfter(calls, move, optimizer, ctx)) {
+        continue;
+      }
+      String o = optimizer.getSimpleName().toString();
+      String m = model.getSimpleName().toString();
+      ctx.report(CheckId.OPTIMIZER_STATE_LEFT_BEHIND, calls.get(i), "the state loaded into " + o + " is put where "
+          + m + "'s parameters are now, and " + ctx.shortText(move.getLeaf()) + " below moves the parameters without"
+          + " it: " + o + ".step() then fails; move " + m + " before loading the state, or call " + o
+          + ".followParameters() after moving it", false,
+          StatementFixes.after(ctx, move, o + ".followParameters();", "move the optimizer's state with the model"));
+    }
+  }
+
+  /** The optimizer local whose state {@code call} loads, or null. */
+  private static Element loadedOptimizer(TreePath call, AnalysisContext ctx) {
+    MethodInvocationTree t = (MethodInvocationTree) call.getLeaf();
+    if (named(call, "loadStateDict")) {
+      Element e = receiver(call, ctx);
+      return e != null && isLocal(e) && isOptimizer(e.asType()) ? e : null;
+    }
+    if (named(call, "restore")) {
+      for (ExpressionTree a : t.getArguments()) {
+        Element e = MethodInterpreter.skipParens(a) instanceof IdentifierTree
+            ? ctx.trees().getElement(new TreePath(call, a)) : null;
+        if (e != null && isLocal(e) && isOptimizer(e.asType())) {
+          return e;
+        }
+      }
+    }
+    return null;
+  }
+
+  /** The model local that the optimizer's initializer names ({@code new Sgd(net.parameters(), 0.1)}, {@code build(net)}), or null. */
+  private static Element modelOf(Element optimizer, TreePath method, AnalysisContext ctx) {
+    Element[] model = {null};
+    new TreePathScanner<Void, Void>() {
+      @Override
+      public Void visitVariable(VariableTree node, Void unused) {
+        if (node.getInitializer() != null && ctx.trees().getElement(getCurrentPath()) == optimizer) {
+          new TreePathScanner<Void, Void>() {
+            @Override
+            public Void visitIdentifier(IdentifierTree id, Void u) {
+              Element e = ctx.trees().getElement(getCurrentPath());
+              if (model[0] == null && e != null && isLocal(e) && ctx.types().isModel(e.asType())) {
+                model[0] = e;
+              }
+              return null;
+            }
+          }.scan(new TreePath(getCurrentPath(), node.getInitializer()), null);
+        }
+        return super.visitVariable(node, null);
+      }
+    }.scan(method, null);
+    return model[0];
+  }
+
+  /** Whether {@code optimizer.followParameters()} comes after {@code move}. */
+  private static boolean followsAfter(List<TreePath> calls, TreePath move, Element optimizer, AnalysisContext ctx) {
+    boolean after = false;
+    for (TreePath c : calls) {
+      after |= c == move;
+      if (after && named(c, "followParameters") && receiver(c, ctx) == optimizer) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The calls of a body in the order of the source, not those in lambdas or classes declared there. */
+  private static List<TreePath> calls(TreePath body) {
+    List<TreePath> out = new ArrayList<>();
+    new TreePathScanner<Void, Void>() {
+      @Override
+      public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
+        super.visitMethodInvocation(node, null);
+        out.add(getCurrentPath()); // after its arguments: the order they run in
+        return null;
+      }
+
+      @Override
+      public Void visitLambdaExpression(LambdaExpressionTree node, Void unused) {
+        return null;
+      }
+
+      @Override
+      public Void visitClass(ClassTree node, Void unused) {
+        return null;
+      }
+    }.scan(body, null);
+    return out;
+  }
+
+  private static boolean named(TreePath call, String name) {
+    Tree select = ((MethodInvocationTree) call.getLeaf()).getMethodSelect();
+    return select instanceof MemberSelectTree s ? s.getIdentifier().contentEquals(name)
+        : select instanceof IdentifierTree id && id.getName().contentEquals(name);
+  }
+
+  /** The variable a call is made on ({@code optimizer} of {@code optimizer.step()}), or null. */
+  private static Element receiver(TreePath call, AnalysisContext ctx) {
+    MethodInvocationTree t = (MethodInvocationTree) call.getLeaf();
+    if (!(t.getMethodSelect() instanceof MemberSelectTree s)
+        || !(MethodInterpreter.skipParens(s.getExpression()) instanceof IdentifierTree)) {
+      return null;
+    }
+    return ctx.trees().getElement(new TreePath(new TreePath(call, s), s.getExpression()));
+  }
+
+  private static boolean isLocal(Element e) {
+    return e.getKind() == ElementKind.LOCAL_VARIABLE || e.getKind() == ElementKind.PARAMETER;
+  }
+
+  private static boolean isOptimizer(TypeMirror t) {
+    for (TypeMirror s = t; s != null && s.getKind() == TypeKind.DECLARED; ) {
+      TypeElement e = (TypeElement) ((DeclaredType) s).asElement();
+      if (e.getQualifiedName().contentEquals(OPTIMIZER)) {
+        return true;
+      }
+      s = e.getSuperclass();
+    }
+    return false;
+  }
+}

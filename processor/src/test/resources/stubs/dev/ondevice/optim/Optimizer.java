@@ -1,0 +1,10 @@
+package dev.ondevice.optim;
+
+/** Stub of the runtime's Optimizer. */
+public abstract class Optimizer {
+  public void loadStateDict(Object saved) {}
+
+  public void followParameters() {}
+
+  public void step() {}
+}

@@ -1,0 +1,6 @@
+package dev.ondevice.optim;
+
+/** Stub of the runtime's Sgd. */
+public class Sgd extends Optimizer {
+  public Sgd(java.util.List<dev.ondevice.Parameter> parameters, double learningRate) {}
+}
