@@ -88,7 +88,7 @@ public final class Dalle2EmaAfterSampling {
       step.addi(1);
       double s = step.item(); // costs time: HostSyncInLoop
       if (s <= updateAfterStep || s % updateEvery != 0) return;
-      if (initted.item() == 0) {
+      if (initted.item() == 0) { // costs time: HostSyncInLoop
         emaModel.loadStateDict(onlineModel.stateDict(), true);
         initted.fill(1);
       }

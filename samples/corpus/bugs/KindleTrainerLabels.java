@@ -60,7 +60,7 @@ public final class KindleTrainerLabels {
           optimizer.step();
           Tensor predicted = modelOut.max(1).indices();
           total += labels.size(0);
-          correct += predicted.eq(labels).sum().itemAsLong(); // costs time: HostSyncInLoop
+          correct += predicted.eq(labels).sum().itemAsLong(); // same bug // costs time: HostSyncInLoop
           runningLoss += loss.item(); // costs time: HostSyncInLoop
         }
         if (testDataloader != null) {
@@ -85,7 +85,7 @@ public final class KindleTrainerLabels {
           runningLoss += criterion.forward(modelOut, labels).item(); // bug: in-method
           Tensor predicted = modelOut.max(1).indices();
           total += labels.size(0);
-          correct += predicted.eq(labels).sum().itemAsLong(); // costs time: HostSyncInLoop
+          correct += predicted.eq(labels).sum().itemAsLong(); // same bug // costs time: HostSyncInLoop
         }
       }
       return new double[] {runningLoss / nBatch, (double) correct / total};

@@ -223,7 +223,7 @@ final class Checks {
       pendingRead(c.receiverPath(), c.receiver);
     }
     boolean onHost = c.receiver != null && Place.CPU.equals(c.receiver.place());
-    if (interpreter.inBatchLoop() && !onHost && !runsOnceOrPeriodically(c.path)) {
+    if (interpreter.inBatchLoop() && !onHost && !runsOnceOrPeriodically(c.path) && readsADevice(c.receiver)) {
       hostSyncInLoop(c);
     } else if (!interpreter.inBatchLoop() && interpreter.forwardStep() != null && c.receiver != null
         && c.receiverTree != null && onADevice(c.receiver.place()) && c.semantics.kind != MethodSemantics.Kind.MOVE) {
@@ -232,6 +232,16 @@ final class Checks {
           + " step (" + interpreter.forwardStep() + "); keep the values on the device (a mask, a count, an index as a"
           + " tensor: where(), maskedFill(), indexSelect()), or compute them once outside the step", false);
     }
+  }
+
+  /**
+   * Whether a read in the batch loop reads from a device: not from the CPU in the loop itself (an
+   * unknown place counts, as the batch loop's tensors mostly are the model's); in a method called
+   * once per batch ({@link StepMethods}), only from a device known there, its callers' arguments
+   * included ({@link CallSites}).
+   */
+  private boolean readsADevice(Value receiver) {
+    return interpreter.stepReason() == null || (receiver != null && onADevice(receiver.place()));
   }
 
   /** Whether a place is a device other than the CPU: the model's, a device variable's, a fixed GPU. */
@@ -299,7 +309,7 @@ final class Checks {
       return;
     }
     pendingRead(path, v);
-    if (interpreter.inBatchLoop() && !Place.CPU.equals(v.place()) && !runsOnceOrPeriodically(path)) {
+    if (interpreter.inBatchLoop() && !Place.CPU.equals(v.place()) && !runsOnceOrPeriodically(path) && readsADevice(v)) {
       report(CheckId.HOST_SYNC_IN_LOOP, path, "printing " + ctx.shortText(path.getLeaf()) + " reads it on the host on"
           + " every batch (a synchronisation inside the batch loop); accumulate on the device and print once per"
           + " epoch", false);
@@ -347,11 +357,19 @@ final class Checks {
     }
     if (c.receiverTree != null && c.isCpuFactory(c.receiverTree) && target.isKnown() && !Place.CPU.equals(target)) {
       createThenMove(c);
+    } else if (c.receiverTree != null && target.isKnown() && !Place.CPU.equals(target)) {
+      TreePath factory = factoryUnderHostOps(c.receiverPath(), c);
+      if (factory != null) {
+        report(CheckId.CREATE_THEN_MOVE, c.path, ctx.shortText(c.receiverTree) + " is computed on the CPU from "
+            + ctx.shortText(factory.getLeaf()) + " and " + moveText(c) + " copies it to the device right away;"
+            + " compute it there instead: create " + ctx.shortText(factory.getLeaf()) + " on the device (pass "
+            + (deviceArgumentText(c) == null ? "the device" : deviceArgumentText(c)) + " to the factory)", false);
+      }
     }
     boolean fromDevice = receiver.place().kind() == Place.Kind.FIXED || receiver.place().kind() == Place.Kind.SYMBOL;
     // A blocking copy to the host of a tensor not known to be there waits for the device, as cpu() does.
     if (!nonBlocking && Place.CPU.equals(target) && !Place.CPU.equals(receiver.place()) && c.receiverTree != null
-        && interpreter.inBatchLoop() && !s.hostSync && !runsOnceOrPeriodically(c.path)) {
+        && interpreter.inBatchLoop() && !s.hostSync && !runsOnceOrPeriodically(c.path) && readsADevice(receiver)) {
       hostSyncInLoop(c);
     }
     if (!nonBlocking && Place.CPU.equals(target) && fromDevice) {
@@ -397,6 +415,37 @@ final class Checks {
     report(CheckId.CREATE_THEN_MOVE, c.path, factoryText + " creates the tensor on the CPU and " + moveText(c)
         + " copies it to the device right away; create it there instead"
         + (suggestion == null ? ": pass the device to the factory" : ": " + suggestion), false, fix);
+  }
+
+  /**
+   * The CPU factory at the bottom of a chain of ops that take no other tensor ({@code
+   * Tensor.arange(0, half).to(DType.FLOAT32).mul(-k).div(half).exp()}): computed on the CPU only
+   * to be moved. Null where the chain holds another tensor, a variable, or no factory.
+   */
+  private TreePath factoryUnderHostOps(TreePath receiver, MethodInterpreter.Call c) {
+    TreePath p = receiver;
+    for (int depth = 0; depth < 16; depth++) {
+      ExpressionTree e = MethodInterpreter.skipParens((ExpressionTree) p.getLeaf());
+      if (!(e instanceof MethodInvocationTree call) || !(call.getMethodSelect() instanceof MemberSelectTree select)) {
+        return null;
+      }
+      TreePath callPath = new TreePath(p, e);
+      if (depth > 0 && c.isCpuFactory(call)) {
+        return callPath;
+      }
+      for (ExpressionTree a : call.getArguments()) {
+        TypeMirror t = ctx.trees().getTypeMirror(new TreePath(callPath, a));
+        if (t == null || ctx.types().isTensor(t) || ctx.containers().holdsTensors(t)) {
+          return null;
+        }
+      }
+      if (!ctx.types().isTensor(ctx.trees().getTypeMirror(new TreePath(new TreePath(callPath, select),
+          select.getExpression())))) {
+        return null;
+      }
+      p = new TreePath(new TreePath(callPath, select), select.getExpression());
+    }
+    return null;
   }
 
   /** The move without its receiver: {@code to(device)} of {@code Tensor.zeros(3).to(device)}. */

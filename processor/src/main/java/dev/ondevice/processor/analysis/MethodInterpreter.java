@@ -637,7 +637,7 @@ final class MethodInterpreter {
         element = Value.on(iterated.place()); // for (Tensor t : tensors): where the list's tensors are
       }
     }
-    batchLoop |= batchIterators.loopTakesBatches(path, t);
+    batchLoop |= batchIterators.loopTakesBatches(path, t) || TrainingLoops.stepsEveryIteration(t);
     Env head = env.copy();
     Tree outerBatchLoop = batchLoopTree;
     if (batchLoop) {
@@ -796,10 +796,8 @@ final class MethodInterpreter {
         memberReference(path, (MemberReferenceTree) t);
         yield Value.UNKNOWN;
       }
-      case NEW_ARRAY -> {
-        newArray(path, (NewArrayTree) t);
-        yield Value.UNKNOWN;
-      }
+      case NEW_ARRAY -> newArray(path, (NewArrayTree) t);
+      case ARRAY_ACCESS -> arrayAccess(path, (com.sun.source.tree.ArrayAccessTree) t);
       case CLASS -> {
         yield Value.UNKNOWN;
       }
@@ -813,19 +811,35 @@ final class MethodInterpreter {
     };
   }
 
-  /** An array creation: a model that was never moved, put in an array, may be moved through it. */
-  private void newArray(TreePath path, NewArrayTree t) {
+  /**
+   * An array creation: a model that was never moved, put in an array, may be moved through it. An
+   * array of tensors is where its elements are ({@link TensorContainers}): nothing yet when made
+   * empty ({@code new Tensor[n]}).
+   */
+  private Value newArray(TreePath path, NewArrayTree t) {
     for (ExpressionTree d : t.getDimensions()) {
       expression(new TreePath(path, d));
     }
+    Place joined = Place.NONE;
     if (t.getInitializers() != null) {
       for (ExpressionTree i : t.getInitializers()) {
         TreePath ip = new TreePath(path, i);
-        if (expression(ip).partlyUnmoved()) {
+        Value v = expression(ip);
+        if (v.partlyUnmoved()) {
           escaped(ip);
         }
+        joined = joined.join(v.place());
       }
     }
+    return containers.holdsTensors(ctx.trees().getTypeMirror(path)) ? Value.on(joined) : Value.UNKNOWN;
+  }
+
+  /** {@code parts[i]}: where the array's tensors are. */
+  private Value arrayAccess(TreePath path, com.sun.source.tree.ArrayAccessTree t) {
+    TreePath array = new TreePath(path, t.getExpression());
+    Value v = expression(array);
+    expression(new TreePath(path, t.getIndex()));
+    return containers.holdsTensors(ctx.trees().getTypeMirror(array)) ? Value.on(v.place()) : Value.UNKNOWN;
   }
 
   /** Evaluates the operands of an expression whose own value is not a tensor (arithmetic, literals, ...). */
@@ -931,7 +945,12 @@ final class MethodInterpreter {
     Element e = ctx.trees().getElement(lhs);
     if (a.getVariable() instanceof MemberSelectTree) {
       expression(new TreePath(lhs, ((MemberSelectTree) a.getVariable()).getExpression()));
-    } else if (!(a.getVariable() instanceof IdentifierTree)) {
+    } else if (a.getVariable() instanceof com.sun.source.tree.ArrayAccessTree element) {
+      Element array = namedLocal(new TreePath(lhs, element.getExpression()));
+      expression(new TreePath(lhs, element.getIndex()));
+      if (array != null && env.get(array) != null && containers.holdsTensors(array.asType())) {
+        env.put(array, Value.on(env.get(array).place().join(v.place()))); // parts[i] = x
+      }
     }
     if (a.getVariable() instanceof MemberSelectTree part && v.origin() == Value.Origin.UNMOVED_MODEL
         && skipParens(a.getExpression()) instanceof NewClassTree) {
@@ -1105,6 +1124,16 @@ final class MethodInterpreter {
         return Value.on(submodules);
       }
       return Value.on(Place.CPU).withOrigin(Value.Origin.UNMOVED_MODEL, path, null);
+    }
+    if (rt.isTensorRecord(type)) {
+      Place joined = Place.NONE; // new Example(x, y): where its tensors are
+      for (int i = 0; i < args.size(); i++) {
+        TypeMirror argType = ctx.trees().getTypeMirror(new TreePath(path, t.getArguments().get(i)));
+        if (rt.isTensor(argType)) {
+          joined = joined.join(args.get(i).place());
+        }
+      }
+      return Value.on(joined);
     }
     if (containers.holdsTensors(type) && t.getClassBody() == null) {
       Place joined = Place.NONE; // new ArrayList<>(), new HashMap<>(other)
@@ -1385,6 +1414,9 @@ final class MethodInterpreter {
     if (held != null) {
       return held;
     }
+    if (isHoldersAccessor(c) || returnsAPairOfResults(c)) {
+      return Value.on(c.receiver.place()); // example.x() of a record, x.max(1) and its indices()
+    }
     if (s.zeroDim(c.argumentTrees.size()) && rt.isShape(c.method.getReturnType())) {
       return Value.UNKNOWN.withZeroDim(true); // Shape s = Shape.scalar(): the shape of a 0-dim tensor
     }
@@ -1430,7 +1462,7 @@ final class MethodInterpreter {
     if (s.returnsTensor || containers.holdsTensors(c.method.getReturnType())) {
       Value r = ctx.callResults().of(c.method, c.arguments, ctx);
       if (r != null && r.place().isKnown()) {
-        return r; // preprocess(text) building a map of CPU tensors, scale(x) returning x.mul(2)
+        return Value.on(r.place().throughCalls()); // preprocess(text) building CPU tensors, scale(x) returning x.mul(2)
       }
     }
     return Value.UNKNOWN;
@@ -1448,7 +1480,8 @@ final class MethodInterpreter {
     for (int i = 0; i < c.argumentTrees.size(); i++) {
       ExpressionTree a = skipParens(c.argumentTrees.get(i));
       takesFunction |= a instanceof LambdaExpressionTree || a instanceof MemberReferenceTree;
-      if (!jdk && containers.holdsTensors(ctx.trees().getTypeMirror(c.argumentPath(i)))) {
+      if (!jdk && containers.holdsTensors(ctx.trees().getTypeMirror(c.argumentPath(i)))
+          && mayChangeItsParameter(c.method, i)) {
         forgetContainer(c.argumentPath(i));
       }
     }
@@ -1492,6 +1525,53 @@ final class MethodInterpreter {
     }
     return returnsHeld ? Value.on(c.receiver.place()) : null;
   }
+
+  /**
+   * Whether {@code c} reads a tensor out of a holder whose tensors' place is known: a record's
+   * accessor ({@code example.inputs()} of {@code record Example(Tensor inputs, Tensor labels)} made
+   * from tensors on one device), or the runtime's pair of results ({@code x.max(1).indices()}).
+   */
+  private boolean isHoldersAccessor(Call c) {
+    if (c.receiver == null || c.receiverTree == null || !c.receiver.place().isKnown() || !c.method.getParameters().isEmpty()
+        || !rt.isTensor(c.method.getReturnType()) || !(c.method.getEnclosingElement() instanceof TypeElement owner)) {
+      return false;
+    }
+    return owner.getKind() == ElementKind.RECORD || owner.getQualifiedName().contentEquals("dev.ondevice.ValuesAndIndices");
+  }
+
+  /** {@code x.max(1)}: a tensor op giving the runtime's pair of results, where {@code x} is. */
+  private boolean returnsAPairOfResults(Call c) {
+    return c.receiver != null && c.receiverTree != null && c.receiver.place().isKnown()
+        && c.method.getReturnType() instanceof javax.lang.model.type.DeclaredType d
+        && d.asElement() instanceof TypeElement result
+        && result.getQualifiedName().contentEquals("dev.ondevice.ValuesAndIndices");
+  }
+
+  /**
+   * Whether a method may change the container it is given as parameter {@code i}: any method whose
+   * body is not in this class, or one that stores into it ({@code out[i] = x}), calls a method on
+   * it other than a read, or hands it on.
+   */
+  private boolean mayChangeItsParameter(ExecutableElement m, int i) {
+    com.sun.source.tree.MethodTree tree = ctx.callSites().records(m) ? ctx.trees().getTree(m) : null;
+    if (tree == null || tree.getBody() == null || i >= tree.getParameters().size()) {
+      return true;
+    }
+    javax.lang.model.element.Name name = tree.getParameters().get(i).getName();
+    return TreeSearch.contains(tree.getBody(), x -> (x instanceof AssignmentTree a
+            && a.getVariable() instanceof com.sun.source.tree.ArrayAccessTree access
+            && skipParens(access.getExpression()) instanceof IdentifierTree id && id.getName().equals(name))
+        || (x instanceof MethodInvocationTree call && call.getArguments().stream()
+            .anyMatch(arg -> skipParens(arg) instanceof IdentifierTree id && id.getName().equals(name)))
+        || (x instanceof MethodInvocationTree call && call.getMethodSelect() instanceof MemberSelectTree select
+            && skipParens(select.getExpression()) instanceof IdentifierTree id && id.getName().equals(name)
+            && !READS.contains(select.getIdentifier().toString())), x -> false);
+  }
+
+  /** The methods of a container that only read it. */
+  private static final java.util.Set<String> READS = java.util.Set.of("get", "getOrDefault", "size", "isEmpty",
+      "contains", "containsKey", "iterator", "stream", "values", "keySet", "entrySet", "length", "clone",
+      "getFirst", "getLast", "forEach", "indexOf", "subList", "toArray", "orElse", "orElseThrow", "isPresent");
 
   /** A container local that something may change out of sight: where its tensors are is no longer known. */
   private void forgetContainer(TreePath expression) {

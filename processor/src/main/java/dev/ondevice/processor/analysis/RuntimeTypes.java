@@ -162,6 +162,16 @@ final class RuntimeTypes {
     return containers;
   }
 
+  /** Whether {@code t} is a record with a tensor component. */
+  boolean isTensorRecord(TypeMirror t) {
+    if (t == null || t.getKind() != TypeKind.DECLARED
+        || !(((DeclaredType) t).asElement() instanceof javax.lang.model.element.TypeElement r)
+        || r.getKind() != javax.lang.model.element.ElementKind.RECORD) {
+      return false;
+    }
+    return r.getRecordComponents().stream().anyMatch(c -> isTensor(c.asType()));
+  }
+
   boolean isTensor(TypeMirror t) {
     return (kinds(t) & TENSOR) != 0;
   }

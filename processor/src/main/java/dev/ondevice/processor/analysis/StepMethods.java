@@ -26,6 +26,8 @@ import javax.lang.model.type.TypeMirror;
  * The methods of the compilation that run once per step without saying so with {@code @Step}:
  * <ul>
  *   <li>called once per batch: a method whose body is in the compilation, called in a batch loop
+ *       (over a batch source, a batch iterator, or a loop that trains on every iteration, {@link
+ *       TrainingLoops})
  *       on every batch ({@link SomeBatchesOnly} says which calls are not), or from such a method
  *       ({@code strategy.step(model, xb, yb)}, a {@code meter.update(loss)} of one's own);
  *   <li>run on every forward pass: the {@code forward} methods of models, and the methods of the
@@ -76,7 +78,8 @@ final class StepMethods {
       @Override
       public Void visitEnhancedForLoop(EnhancedForLoopTree node, Void unused) {
         TypeMirror source = ctx.trees().getTypeMirror(new TreePath(getCurrentPath(), node.getExpression()));
-        if (source != null && ctx.types().hasInherited(source, BatchSource.class)) {
+        if ((source != null && ctx.types().hasInherited(source, BatchSource.class))
+            || TrainingLoops.stepsEveryIteration(node)) {
           callsPerBatch(new TreePath(getCurrentPath(), node.getStatement()), node, method, ctx, batchWork,
               forwardWork);
         }
@@ -84,7 +87,21 @@ final class StepMethods {
       }
 
       @Override
+      public Void visitForLoop(com.sun.source.tree.ForLoopTree node, Void unused) {
+        if (TrainingLoops.stepsEveryIteration(node)) {
+          callsPerBatch(new TreePath(getCurrentPath(), node.getStatement()), node, method, ctx, batchWork,
+              forwardWork);
+        }
+        return super.visitForLoop(node, null);
+      }
+
+      @Override
       public Void visitWhileLoop(WhileLoopTree node, Void unused) {
+        if (TrainingLoops.stepsEveryIteration(node)) {
+          callsPerBatch(new TreePath(getCurrentPath(), node.getStatement()), node, method, ctx, batchWork,
+              forwardWork);
+          return super.visitWhileLoop(node, null);
+        }
         if (MethodInterpreter.skipParens(node.getCondition()) instanceof MethodInvocationTree call
             && call.getMethodSelect() instanceof MemberSelectTree select
             && select.getIdentifier().contentEquals("hasNext")) {
