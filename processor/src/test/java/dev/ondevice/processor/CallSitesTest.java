@@ -53,4 +53,30 @@ class CallSitesTest {
         }\
         """);
   }
+
+  @Test
+  void aCallOfTheClassGivesWhatItsBodyReturnsForItsArguments() {
+    check("Results", """
+        class Results {
+          static Map<String, Tensor> preprocess(int n) {
+            Map<String, Tensor> inputs = new java.util.HashMap<>();
+            inputs.put("ids", Tensor.zeros(n, n));
+            inputs.put("mask", Tensor.zeros(n, n));
+            return inputs;
+          }
+
+          static Tensor scale(Tensor x) {
+            return x.mul(Tensor.scalar(2.0));
+          }
+
+          void run(Device device) {
+            Map<String, Tensor> in = preprocess(2);
+            Tensor ids = in.get("ids").to(device);
+            Tensor masked = ids.mul(in.get("mask")); // expect: MixedDevices
+            Tensor scaled = scale(ids).add(Tensor.randn(2, 2, device));
+            Tensor cpu = scale(Tensor.zeros(2, 2)).add(ids); // expect: MixedDevices
+          }
+        }\
+        """);
+  }
 }

@@ -1777,6 +1777,12 @@ class DeviceAnalysisTest {
             Tensor b = Tensor.randn(3, 3, device);
             Tensor c = Tensor.of(1f, 2f).to(device);
           }
+
+          Tensor throughOps(Tensor timesteps, int half) {
+            Tensor freqs = Tensor.randn(2, 2).mul(Tensor.scalar(-2.0)).sum().to(timesteps.device()); // expect: warning CreateThenMove
+            Tensor mixed = Tensor.randn(2, 2).mul(timesteps).to(timesteps.device());
+            return freqs;
+          }
         }\
         """);
   }

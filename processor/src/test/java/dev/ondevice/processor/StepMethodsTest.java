@@ -87,4 +87,25 @@ class StepMethodsTest {
         }\
         """);
   }
+
+  @Test
+  void aLoopThatCallsBackwardOnEveryIterationIsABatchLoop() {
+    check("Gan", """
+        class Gan {
+          double train(Device device, int iterations) {
+            double last = 0;
+            for (int i = 0; i < iterations; i++) {
+              Tensor loss = Tensor.randn(2, 2, device).sum();
+              loss.backward();
+              last = loss.item(); // expect: warning HostSyncInLoop
+            }
+            for (int i = 0; i < iterations; i++) {
+              Tensor loss = Tensor.randn(2, 2, device).sum();
+              last = loss.item();
+            }
+            return last;
+          }
+        }\
+        """);
+  }
 }

@@ -75,4 +75,30 @@ class TensorContainersTest {
         }\
         """);
   }
+
+  @Test
+  void recordsAndArraysKeepTheirTensorsDevice() {
+    check("Records", """
+        class Records {
+          record Example(Tensor inputs, Tensor labels) {}
+
+          static Tensor[] pair(Device device) {
+            return new Tensor[] {Tensor.randn(2, 2, device), Tensor.zeros(2, 2, device)};
+          }
+
+          void run(Device device) {
+            Tensor onDevice = Tensor.randn(2, 2, device);
+            Example e = new Example(Tensor.randn(2, 2), Tensor.randn(2, 2));
+            Tensor x = onDevice.add(e.inputs()); // expect: MixedDevices
+            Tensor[] parts = new Tensor[2];
+            parts[0] = Tensor.randn(2, 2);
+            Tensor y = onDevice.mul(parts[0]); // expect: MixedDevices
+            Tensor[] moved = pair(device);
+            Tensor z = onDevice.mul(moved[1]);
+            Example both = new Example(onDevice, Tensor.randn(2, 2));
+            Tensor u = onDevice.add(both.labels());
+          }
+        }\
+        """);
+  }
 }

@@ -100,6 +100,8 @@ public class Tensor {
     return this;
   }
 
+  public void backward() {}
+
   public Tensor detach() {
     return this;
   }

@@ -355,9 +355,10 @@ final class Checks {
           + x + ".pinMemory(), or a DataLoader with pinMemory(true)), or drop nonBlocking", false,
           Fix.replace("copy blocking", c.argumentTrees.get(s.nonBlockingParameter), "false"));
     }
-    if (c.receiverTree != null && c.isCpuFactory(c.receiverTree) && target.isKnown() && !Place.CPU.equals(target)) {
+    if (c.receiverTree != null && c.isCpuFactory(c.receiverTree) && !Place.CPU.equals(target)
+        && (target.isKnown() || movesToANamedDevice(c))) {
       createThenMove(c);
-    } else if (c.receiverTree != null && target.isKnown() && !Place.CPU.equals(target)) {
+    } else if (c.receiverTree != null && !Place.CPU.equals(target) && (target.isKnown() || movesToANamedDevice(c))) {
       TreePath factory = factoryUnderHostOps(c.receiverPath(), c);
       if (factory != null) {
         report(CheckId.CREATE_THEN_MOVE, c.path, ctx.shortText(c.receiverTree) + " is computed on the CPU from "
@@ -435,8 +436,8 @@ final class Checks {
       }
       for (ExpressionTree a : call.getArguments()) {
         TypeMirror t = ctx.trees().getTypeMirror(new TreePath(callPath, a));
-        if (t == null || ctx.types().isTensor(t) || ctx.containers().holdsTensors(t)) {
-          return null;
+        if (t == null || (ctx.types().isTensor(t) && !c.valueOf(a).cpuScalarLike()) || ctx.containers().holdsTensors(t)) {
+          return null; // another tensor: what is computed depends on it (a 0-dim CPU scalar does not count)
         }
       }
       if (!ctx.types().isTensor(ctx.trees().getTypeMirror(new TreePath(new TreePath(callPath, select),
@@ -446,6 +447,21 @@ final class Checks {
       p = new TreePath(new TreePath(callPath, select), select.getExpression());
     }
     return null;
+  }
+
+  /**
+   * Whether a move names its device, though where that is is not known here: {@code
+   * to(timesteps.device())}, {@code to(dev)} with {@code dev} a {@code Device} variable.
+   */
+  private boolean movesToANamedDevice(MethodInterpreter.Call c) {
+    int i = c.semantics.deviceParameter;
+    if (i < 0 || i >= c.argumentTrees.size()) {
+      return false;
+    }
+    ExpressionTree a = MethodInterpreter.skipParens(c.argumentTrees.get(i));
+    return (a instanceof MethodInvocationTree call && call.getMethodSelect() instanceof MemberSelectTree select
+        && select.getIdentifier().contentEquals("device") && call.getArguments().isEmpty())
+        || (a instanceof IdentifierTree && ctx.types().isDevice(ctx.trees().getTypeMirror(c.argumentPath(i))));
   }
 
   /** The move without its receiver: {@code to(device)} of {@code Tensor.zeros(3).to(device)}. */
