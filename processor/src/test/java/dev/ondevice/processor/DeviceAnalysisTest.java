@@ -1769,6 +1769,37 @@ class DeviceAnalysisTest {
   }
 
   @Test
+  void everyCulpritOfOneOpIsReported() {
+    check("Culprits", """
+        class Culprits {
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x) {
+              Tensor a = Tensor.zeros(2, 2); // expect: DefaultDeviceInModel
+              Tensor b = Tensor.randn(2, 2); // expect: DefaultDeviceInModel
+              return Tensor.cat(List.of(x.mul(w), a, b), 0);
+            }
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void anElementReadByIndexMayMeetAnyDevice() {
+    check("Elements", """
+        class Elements {
+          Tensor weigh(Device device, long label) {
+            Tensor classWeights = Tensor.of(1f, 5f, 1f);
+            Tensor loss = Tensor.randn(2, 2, device);
+            Tensor weighed = loss.mul(classWeights.get(label));
+            return weighed.add(classWeights); // expect: MixedDevices
+          }
+        }\
+        """);
+  }
+
+  @Test
   void createThenMove() {
     check("Creates", """
         class Creates {

@@ -532,13 +532,17 @@ final class Checks {
         reference = o;
         continue;
       }
-      if (o.cpuScalar() || reported) {
+      if (o.cpuScalar() || (reported && Place.CPU.equals(o.value.place()) == Place.CPU.equals(reference.value.place()))) {
         continue;
       }
-      reported = conflict(c.method.getSimpleName(), c.path, reference, o, false);
-      if (reported && Place.CPU.equals(reference.value.place())) {
+      // Every culprit is reported: after a CPU operand is reported against a device one, the device
+      // one is the reference that the next CPU operands are compared with (two factories in one cat).
+      boolean conflict = conflict(c.method.getSimpleName(), c.path, reference, o, false);
+      if (conflict && Place.CPU.equals(reference.value.place())) {
         movedTo = o.value.place();
+        reference = o;
       }
+      reported |= conflict;
     }
     if (!reported && reference != null && !reference.cpuScalar()) {
       for (Operand o : operands) {

@@ -1294,6 +1294,9 @@ final class MethodInterpreter {
     }
     Call call = new Call(path, t, m, s, receiverTree, receiver, t.getArguments(), args);
     Value result = apply(call);
+    if (indexesElements(m, receiverTree)) {
+      result = result.withZeroDim(true); // probs.get(i) of a 1-D tensor is 0-dim: it may meet any device
+    }
     if (receiverTree != null && receiver.pendingHostCopy() && rt.annotations().has(m, ReadinessCheck.class)) {
       Element re = ctx.trees().getElement(call.receiverPath());
       if (re != null && isLocal(re)) {
@@ -1309,6 +1312,18 @@ final class MethodInterpreter {
     lastCall = t;
     lastCallSemantics = s;
     return result;
+  }
+
+  /**
+   * Whether {@code m} is the runtime's {@code Tensor.get(long...)}: indexing that gives a 0-dim
+   * tensor when it indexes every dimension. Ranks are not followed here, so its result is taken to
+   * be 0-dim, which PyTorch lets meet a tensor on any device: no false error for {@code
+   * weights.mul(classWeights.get(label))}, at the cost of missing one where fewer indices than
+   * dimensions leave a CPU tensor of higher rank.
+   */
+  private boolean indexesElements(ExecutableElement m, ExpressionTree receiverTree) {
+    return receiverTree != null && m.getSimpleName().contentEquals("get") && m.isVarArgs()
+        && rt.isTensor(m.getEnclosingElement().asType()) && rt.isTensor(m.getReturnType());
   }
 
   /** A function that moves a model it is given: {@code m -> m.toDevice(device)}, {@code Model::toDevice} with a device bound. */
