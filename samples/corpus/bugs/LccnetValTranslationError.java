@@ -68,7 +68,7 @@ public final class LccnetValTranslationError {
     Tensor totalRotError = quaternionDistance(targetRot, rotErr);
     totalRotError = totalRotError.mul(180.0 / Math.PI);
     for (int j = 0; j < rgbImg.size(0); j++) {
-      totalTraslError.addi(targetTransl.select(0, j).sub(translErr.select(0, j)).square().sum().sqrt().mul(100.0));
+      totalTraslError.addi(targetTransl.select(0, j).sub(translErr.select(0, j)).square().sum().sqrt().mul(100.0)); // same bug
     }
     return new Object[] {losses, totalTraslError.item(), totalRotError.sum().item(), rotErr, translErr}; // costs time: HostSyncInLoop
   }

@@ -91,9 +91,9 @@ public final class LmpplPerplexityLabels {
           Tensor shiftLabel = label.slice(1, 1, label.size(1)).contiguous();
           Tensor valid = shiftLabel.ne(PAD_TOKEN_ID);
           Tensor validLength = valid.sum(-1);
-          Tensor loss = lossFct.forward(shiftLogits.view(-1, shiftLogits.size(-1)), shiftLabel.view(-1));
-          loss = loss.mul(valid.view(-1).to(DType.FLOAT32)).view(logit.size(0), -1);
-          loss = loss.sum(-1).div(validLength);
+          Tensor loss = lossFct.forward(shiftLogits.view(-1, shiftLogits.size(-1)), shiftLabel.view(-1)); // same bug
+          loss = loss.mul(valid.view(-1).to(DType.FLOAT32)).view(logit.size(0), -1); // same bug
+          loss = loss.sum(-1).div(validLength); // same bug
           for (double v : loss.cpu().toDoubleArray()) { // costs time: HostSyncInLoop
             lossList.add(v);
           }

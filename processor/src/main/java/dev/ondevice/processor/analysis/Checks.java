@@ -715,8 +715,8 @@ final class Checks {
     if (c.semantics.returnDevice != null) {
       return Value.on(scope.declaredPlace(c.semantics.returnDevice, model));
     }
-    if (!c.semantics.returnsTensor) {
-      return Value.UNKNOWN;
+    if (!c.semantics.returnsTensor && !ctx.containers().holdsTensors(c.method.getReturnType())) {
+      return Value.UNKNOWN; // forward returning a Map<String, Tensor> of outputs is followed as a tensor is
     }
     switch (ctx.returns(c.method)) {
       case CPU -> {

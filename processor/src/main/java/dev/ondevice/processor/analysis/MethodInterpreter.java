@@ -1022,6 +1022,15 @@ final class MethodInterpreter {
     }
     TreePath body = new TreePath(path, l.getBody());
     inner.body(body);
+    // The lambda may run any number of times: a captured container it fills (moved.put(k, v.to(d)))
+    // holds what it held before or what the lambda put in.
+    for (int i = 0; i < env.size(); i++) {
+      Element variable = env.variableAt(i);
+      Value after = inner.env.get(variable);
+      if (after != null && !after.equals(env.valueAt(i)) && containers.holdsTensors(variable.asType())) {
+        env.put(variable, env.valueAt(i).join(after));
+      }
+    }
     if (inner.changedInPlace != null) {
       // The lambda may run at any time, or never: a captured model it moves is on either device.
       inner.changedInPlace.forEach((variable, value) -> {
@@ -1524,7 +1533,9 @@ final class MethodInterpreter {
       return null;
     }
     if (takesFunction) {
-      forgetContainer(c.receiverPath());
+      if (!READS.contains(c.method.getSimpleName().toString())) {
+        forgetContainer(c.receiverPath()); // replaceAll(t -> t.to(d)); not forEach, which only reads it
+      }
       return returnsHeld ? Value.UNKNOWN : null;
     }
     Element local = namedLocal(c.receiverPath());
