@@ -53,6 +53,7 @@ final class AnalysisContext {
   private CharSequence source;
   private final CallSites callSites = new CallSites();
   private final CallResults callResults = new CallResults();
+  private final IdentityHashMap<Tree, Boolean> trainingLoops = new IdentityHashMap<>();
 
   AnalysisContext(Trees trees, CompilationUnitTree unit, Elements elements, RuntimeTypes runtimeTypes,
       AnalysisOptions options, IdentityHashMap<ExecutableElement, MethodSemantics> semantics, ClassFacts facts) {
@@ -85,6 +86,11 @@ final class AnalysisContext {
   /** The calls between the bodies of the class being analysed, and the arguments they give. */
   CallSites callSites() {
     return callSites;
+  }
+
+  /** Whether a loop calls {@code backward()} on every iteration ({@link TrainingLoops}), asked once per loop. */
+  boolean stepsEveryIteration(Tree loop) {
+    return trainingLoops.computeIfAbsent(loop, TrainingLoops::stepsEveryIteration);
   }
 
   /** Where the tensors the class's methods return are, per call. */

@@ -637,7 +637,7 @@ final class MethodInterpreter {
         element = Value.on(iterated.place()); // for (Tensor t : tensors): where the list's tensors are
       }
     }
-    batchLoop |= batchIterators.loopTakesBatches(path, t) || TrainingLoops.stepsEveryIteration(t);
+    batchLoop |= batchIterators.loopTakesBatches(path, t) || ctx.stepsEveryIteration(t);
     Env head = env.copy();
     Tree outerBatchLoop = batchLoopTree;
     if (batchLoop) {

@@ -79,7 +79,7 @@ final class StepMethods {
       public Void visitEnhancedForLoop(EnhancedForLoopTree node, Void unused) {
         TypeMirror source = ctx.trees().getTypeMirror(new TreePath(getCurrentPath(), node.getExpression()));
         if ((source != null && ctx.types().hasInherited(source, BatchSource.class))
-            || TrainingLoops.stepsEveryIteration(node)) {
+            || ctx.stepsEveryIteration(node)) {
           callsPerBatch(new TreePath(getCurrentPath(), node.getStatement()), node, method, ctx, batchWork,
               forwardWork);
         }
@@ -88,7 +88,7 @@ final class StepMethods {
 
       @Override
       public Void visitForLoop(com.sun.source.tree.ForLoopTree node, Void unused) {
-        if (TrainingLoops.stepsEveryIteration(node)) {
+        if (ctx.stepsEveryIteration(node)) {
           callsPerBatch(new TreePath(getCurrentPath(), node.getStatement()), node, method, ctx, batchWork,
               forwardWork);
         }
@@ -97,7 +97,7 @@ final class StepMethods {
 
       @Override
       public Void visitWhileLoop(WhileLoopTree node, Void unused) {
-        if (TrainingLoops.stepsEveryIteration(node)) {
+        if (ctx.stepsEveryIteration(node)) {
           callsPerBatch(new TreePath(getCurrentPath(), node.getStatement()), node, method, ctx, batchWork,
               forwardWork);
           return super.visitWhileLoop(node, null);
