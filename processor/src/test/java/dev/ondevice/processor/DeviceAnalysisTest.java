@@ -35,6 +35,20 @@ class DeviceAnalysisTest {
   }
 
   @Test
+  void aMoveStoredButNeverReadWhileTheOriginalIsUsedIsDiscarded() {
+    check("Stored", """
+        class Stored {
+          Tensor run(Device device, Tensor x, Tensor y) {
+            Tensor moved = x.to(device); // expect: DiscardedMove
+            Tensor used = y.to(device);
+            Tensor unused = y.to(device);
+            return x.add(used);
+          }
+        }\
+        """);
+  }
+
+  @Test
   void discardedMovesAndOps() {
     check("Discards", """
         class Discards {

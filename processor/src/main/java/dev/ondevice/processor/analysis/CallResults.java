@@ -44,7 +44,9 @@ final class CallResults {
       return byArguments.get(key);
     }
     TreePath body = ctx.trees().getPath(m);
-    if (body == null || !(body.getLeaf() instanceof MethodTree tree) || tree.getBody() == null) {
+    if (body == null || !(body.getLeaf() instanceof MethodTree tree) || tree.getBody() == null
+        || runsABatchLoop(tree, ctx)) {
+      byArguments.put(key, null);
       return null;
     }
     inProgress.add(m);
@@ -66,6 +68,26 @@ final class CallResults {
     }
     byArguments.put(key, result);
     return result;
+  }
+
+  /**
+   * Whether a method runs a batch loop (an epoch of training or evaluation): what it returns is an
+   * aggregate, not worth interpreting the whole epoch again for each call.
+   */
+  private static boolean runsABatchLoop(MethodTree tree, AnalysisContext ctx) {
+    return TreeSearch.contains(tree.getBody(), t -> (t instanceof com.sun.source.tree.EnhancedForLoopTree
+        || t instanceof com.sun.source.tree.WhileLoopTree || t instanceof com.sun.source.tree.ForLoopTree)
+        && ctx.stepsEveryIteration(t), t -> t instanceof com.sun.source.tree.ClassTree)
+        || TreeSearch.contains(tree.getBody(), t -> t instanceof com.sun.source.tree.EnhancedForLoopTree f
+            && isBatchSource(f, tree, ctx), t -> t instanceof com.sun.source.tree.ClassTree);
+  }
+
+  private static boolean isBatchSource(com.sun.source.tree.EnhancedForLoopTree loop, MethodTree tree,
+      AnalysisContext ctx) {
+    TreePath method = ctx.trees().getPath(ctx.unit(), tree);
+    TreePath at = method == null ? null : TreePath.getPath(method, loop.getExpression());
+    javax.lang.model.type.TypeMirror t = at == null ? null : ctx.trees().getTypeMirror(at);
+    return t != null && ctx.types().hasInherited(t, dev.ondevice.annotations.BatchSource.class);
   }
 
   /** Whether a subclass compiled elsewhere could override {@code m}, so that its body need not be what runs. */

@@ -106,6 +106,17 @@ final class Checks {
 
   // ------------------------------------------------------------------ discarded results
 
+  /**
+   * {@code Tensor moved = x.to(device);} whose variable is never read, while {@code x} is read
+   * afterwards: the move's result is as good as discarded, and the later uses of {@code x} still
+   * see it where it was ({@code model.forward(x)} on the GPU machine fails).
+   */
+  void storedMoveNeverRead(TreePath move, MethodInvocationTree call, CharSequence stored, CharSequence original) {
+    report(CheckId.DISCARDED_MOVE, move, stored + " holds " + ctx.shortText(call) + " but is never read, while "
+        + original + " is used afterwards where it still is: tensors do not move in place; use " + stored
+        + " instead of " + original + " after the move, or write " + original + " = " + ctx.shortText(call), false);
+  }
+
   void discarded(TreePath path, MethodInvocationTree call, MethodSemantics s) {
     String text = ctx.shortText(call);
     String target = assignmentTarget(path, call);

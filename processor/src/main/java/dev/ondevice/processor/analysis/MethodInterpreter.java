@@ -281,6 +281,61 @@ final class MethodInterpreter {
       value = value.withPlace(declared);
     }
     env.put(e, named(value, e));
+    if (!Place.CPU.equals(value.place())) {
+      storedMoveNeverRead(path, v, e); // a copy to the host kept aside is another matter
+    }
+  }
+
+  /** {@code Tensor moved = x.to(device);} never read, {@code x} read afterwards: {@link Checks#storedMoveNeverRead}. */
+  private void storedMoveNeverRead(TreePath declaration, VariableTree v, Element stored) {
+    ExpressionTree init = skipParens(v.getInitializer());
+    if (!(init instanceof MethodInvocationTree call) || lastCall != init || lastCallSemantics == null
+        || lastCallSemantics.kind != MethodSemantics.Kind.MOVE || !(call.getMethodSelect() instanceof MemberSelectTree select)
+        || !(skipParens(select.getExpression()) instanceof IdentifierTree)) {
+      return;
+    }
+    TreePath initPath = new TreePath(declaration, v.getInitializer());
+    Element original = ctx.trees().getElement(new TreePath(new TreePath(new TreePath(initPath, call), select),
+        select.getExpression()));
+    if (original == null || !isLocal(original) || !rt.isTensor(original.asType())
+        || VariableUses.readAfter(ctx, declaration, stored) || !usedInComputationAfter(declaration, original)) {
+      return;
+    }
+    checks.storedMoveNeverRead(new TreePath(initPath, call), call, stored.getSimpleName(), original.getSimpleName());
+  }
+
+  /** The calls on a tensor that do not compute with it where it is: moves, pinning, reads of its shape or device. */
+  private static final java.util.Set<String> NOT_COMPUTING = java.util.Set.of("to", "cpu", "cuda", "pinMemory",
+      "size", "shape", "dim", "device", "dtype", "isCuda", "numel");
+
+  /**
+   * Whether {@code variable} is used after {@code declaration}, in the rest of its method, in a
+   * computation: passed to a call or the receiver of an op other than a move or a look at its shape.
+   */
+  private boolean usedInComputationAfter(TreePath declaration, Element variable) {
+    com.sun.source.util.SourcePositions positions = ctx.trees().getSourcePositions();
+    long end = positions.getEndPosition(ctx.unit(), declaration.getLeaf());
+    TreePath method = declaration;
+    while (method != null && !(method.getLeaf() instanceof com.sun.source.tree.MethodTree)) {
+      method = method.getParentPath();
+    }
+    if (method == null) {
+      return false;
+    }
+    boolean[] used = {false};
+    new com.sun.source.util.TreePathScanner<Void, Void>() {
+      @Override
+      public Void visitIdentifier(IdentifierTree id, Void unused) {
+        if (!used[0] && positions.getStartPosition(ctx.unit(), id) > end
+            && variable.equals(ctx.trees().getElement(getCurrentPath()))) {
+          Tree parent = getCurrentPath().getParentPath().getLeaf();
+          used[0] = !(parent instanceof MemberSelectTree select && NOT_COMPUTING.contains(select.getIdentifier().toString()))
+              && !(parent instanceof AssignmentTree a && a.getVariable() == id);
+        }
+        return null;
+      }
+    }.scan(method, null);
+    return used[0];
   }
 
   /**
