@@ -1,16 +1,13 @@
 package dev.ondevice.processor.analysis;
 
-import com.sun.source.tree.ClassTree;
 import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.IdentifierTree;
-import com.sun.source.tree.LambdaExpressionTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.tree.VariableTree;
 import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
-import java.util.ArrayList;
 import java.util.List;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
@@ -36,7 +33,7 @@ final class OptimizerStateOrder {
 
   /** Reports each load of state that a later move of the model leaves behind, in the body at {@code method}. */
   static void check(TreePath method, AnalysisContext ctx) {
-    List<TreePath> calls = calls(method);
+    List<TreePath> calls = TreeSearch.callsWhereWritten(method);
     if (calls.stream().noneMatch(c -> named(c, "loadStateDict") || named(c, "restore"))) {
       return; // the cheap test first: most methods load no state
     }
@@ -116,30 +113,6 @@ final class OptimizerStateOrder {
       }
     }
     return false;
-  }
-
-  /** The calls of a body in the order of the source, not those in lambdas or classes declared there. */
-  private static List<TreePath> calls(TreePath body) {
-    List<TreePath> out = new ArrayList<>();
-    new TreePathScanner<Void, Void>() {
-      @Override
-      public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
-        super.visitMethodInvocation(node, null);
-        out.add(getCurrentPath()); // after its arguments: the order they run in
-        return null;
-      }
-
-      @Override
-      public Void visitLambdaExpression(LambdaExpressionTree node, Void unused) {
-        return null;
-      }
-
-      @Override
-      public Void visitClass(ClassTree node, Void unused) {
-        return null;
-      }
-    }.scan(body, null);
-    return out;
   }
 
   private static boolean named(TreePath call, String name) {

@@ -1,8 +1,6 @@
 package dev.ondevice.processor.analysis;
 
-import com.sun.source.tree.ClassTree;
 import com.sun.source.tree.EnhancedForLoopTree;
-import com.sun.source.tree.LambdaExpressionTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.MethodTree;
@@ -169,29 +167,15 @@ final class StepMethods {
    */
   private static void forEachCall(TreePath root, AnalysisContext ctx,
       java.util.function.BiConsumer<TreePath, ExecutableElement> action) {
-    new TreePathScanner<Void, Void>() {
-      @Override
-      public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
-        if (ctx.trees().getElement(getCurrentPath()) instanceof ExecutableElement m
-            && !m.getModifiers().contains(Modifier.ABSTRACT) && !ctx.types().annotations().has(m, Step.class)) {
-          MethodTree tree = ctx.trees().getTree(m);
-          if (tree != null && tree.getBody() != null) {
-            action.accept(getCurrentPath(), m);
-          }
+    for (TreePath call : TreeSearch.callsWhereWritten(root)) {
+      if (ctx.trees().getElement(call) instanceof ExecutableElement m
+          && !m.getModifiers().contains(Modifier.ABSTRACT) && !ctx.types().annotations().has(m, Step.class)) {
+        MethodTree tree = ctx.trees().getTree(m);
+        if (tree != null && tree.getBody() != null) {
+          action.accept(call, m);
         }
-        return super.visitMethodInvocation(node, null);
       }
-
-      @Override
-      public Void visitLambdaExpression(LambdaExpressionTree node, Void unused) {
-        return null;
-      }
-
-      @Override
-      public Void visitClass(ClassTree node, Void unused) {
-        return null;
-      }
-    }.scan(root, null);
+    }
   }
 
   /** Whether {@code m} is the {@code forward} of a model of the user's. */

@@ -1,10 +1,17 @@
 package dev.ondevice.processor.analysis;
 
+import com.sun.source.tree.ClassTree;
+import com.sun.source.tree.LambdaExpressionTree;
+import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.Tree;
+import com.sun.source.util.TreePath;
+import com.sun.source.util.TreePathScanner;
 import com.sun.source.util.TreeScanner;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Predicate;
 
-/** Whether a tree holds a node of some kind: a scan that stops at the first one. */
+/** Searches of a tree: whether it holds a node of some kind, and the calls a body makes where it runs. */
 final class TreeSearch {
   private TreeSearch() {}
 
@@ -25,5 +32,32 @@ final class TreeSearch {
       }
     }.scan(root, null);
     return found[0];
+  }
+
+  /**
+   * The calls under {@code body} in the order they run (a call after its receiver and arguments),
+   * not those in lambdas or in classes declared there, which run elsewhere.
+   */
+  static List<TreePath> callsWhereWritten(TreePath body) {
+    List<TreePath> out = new ArrayList<>();
+    new TreePathScanner<Void, Void>() {
+      @Override
+      public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
+        super.visitMethodInvocation(node, null);
+        out.add(getCurrentPath());
+        return null;
+      }
+
+      @Override
+      public Void visitLambdaExpression(LambdaExpressionTree node, Void unused) {
+        return null;
+      }
+
+      @Override
+      public Void visitClass(ClassTree node, Void unused) {
+        return null;
+      }
+    }.scan(body, null);
+    return out;
   }
 }
