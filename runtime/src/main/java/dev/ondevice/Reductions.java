@@ -129,7 +129,7 @@ final class Reductions {
     }
     int d = a.dim() == 0 ? Checks.dim(name, dim, 0) : Checks.dim(name, dim, a.dim());
     if (a.dim() == 0) {
-      return new ValuesAndIndices(a.clone(), Tensor.scalar(0L).to(a.device()));
+      return new ValuesAndIndices(a.clone(), Tensor.full(Shape.scalar(), 0, DType.INT64, a.device()));
     }
     int[] keptSizes = a.data.sizes().clone();
     keptSizes[d] = 1;

@@ -25,7 +25,7 @@ final class CallResults {
   /** How deep calls are followed from one call of the class. */
   private static final int MAX_DEPTH = 3;
 
-  private final Map<ExecutableElement, Map<List<Place>, Value>> known = new IdentityHashMap<>();
+  private final IdentityHashMap<ExecutableElement, Map<List<Place>, Value>> known = new IdentityHashMap<>();
   private final Set<ExecutableElement> inProgress = Collections.newSetFromMap(new IdentityHashMap<>());
 
   /**

@@ -28,9 +28,9 @@ import javax.lang.model.element.Modifier;
  * have no such knowledge.
  */
 final class CallSites {
-  private final Map<ExecutableElement, Set<Tree>> callers = new IdentityHashMap<>();
+  private final IdentityHashMap<ExecutableElement, Set<Tree>> callers = new IdentityHashMap<>();
   private final Set<Tree> interpreted = Collections.newSetFromMap(new IdentityHashMap<>());
-  private final Map<ExecutableElement, Value[]> arguments = new IdentityHashMap<>();
+  private final IdentityHashMap<ExecutableElement, Value[]> arguments = new IdentityHashMap<>();
 
   /**
    * Orders {@code bodies} (method bodies, initializers, given in the order of the source) so that a
@@ -44,7 +44,7 @@ final class CallSites {
         methods.put(m, b);
       }
     }
-    Map<Tree, List<TreePath>> callees = new IdentityHashMap<>();
+    IdentityHashMap<Tree, List<TreePath>> callees = new IdentityHashMap<>();
     for (TreePath b : bodies) {
       List<TreePath> called = new ArrayList<>();
       calls(b, trees, m -> {
@@ -65,7 +65,8 @@ final class CallSites {
     return postOrder;
   }
 
-  private static void visit(TreePath b, Map<Tree, List<TreePath>> callees, Set<Tree> seen, List<TreePath> out) {
+  private static void visit(TreePath b, IdentityHashMap<Tree, List<TreePath>> callees, Set<Tree> seen,
+      List<TreePath> out) {
     if (!seen.add(b.getLeaf())) {
       return;
     }

@@ -13,7 +13,6 @@ import dev.ondevice.annotations.Step;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.IdentityHashMap;
-import java.util.Map;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
@@ -37,9 +36,9 @@ import javax.lang.model.type.TypeMirror;
  */
 final class StepMethods {
   /** Per method called once per batch: where, for messages ({@code "the batch loop of Trainer.fit"}). */
-  private final Map<ExecutableElement, String> perBatch = new IdentityHashMap<>();
+  private final IdentityHashMap<ExecutableElement, String> perBatch = new IdentityHashMap<>();
   /** Per method run on every forward pass: why, for messages ({@code "Net.forward runs it on every step"}). */
-  private final Map<ExecutableElement, String> perForward = new IdentityHashMap<>();
+  private final IdentityHashMap<ExecutableElement, String> perForward = new IdentityHashMap<>();
 
   /** Where {@code m} is called once per batch, or null where it is not known to be. */
   String calledPerBatch(ExecutableElement m) {

@@ -38,7 +38,7 @@ record CorpusCase(Path file, String className, String source, Map<Integer, Strin
 
     @Override
     public String toString() {
-      return kind == Kind.THROWS ? "throws " + exception : kind.name().toLowerCase().replace('_', ' ');
+      return kind == Kind.THROWS ? "throws " + exception : kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
     }
   }
 
