@@ -755,13 +755,13 @@ final class Checks {
         : Value.fresh(inputs).withOrigin(Value.Origin.MODEL_OUTPUT, c.path, null);
   }
 
-  /** Checks tensor arguments against {@code @OnDevice} on the parameters of any method. */
   /** Whether {@code m}'s model places its parts on devices of their own (PyTorch's model-parallel tutorial). */
   private boolean spreadOverDevices(ExecutableElement m) {
     return m.getEnclosingElement() instanceof javax.lang.model.element.TypeElement owner
         && ctx.placesPartsItself(owner);
   }
 
+  /** Checks tensor arguments against {@code @OnDevice} on the parameters of any method. */
   void parameterContracts(MethodInterpreter.Call c) {
     if (c.semantics.kind != MethodSemantics.Kind.MODEL_CALL) {
       parameterContracts(c.path, c.method, c.semantics, c.receiver, c.argumentTrees, c.arguments);
