@@ -22,12 +22,12 @@ record CorpusCase(Path file, String className, String source, Map<Integer, Strin
       "training-state", "declaration");
 
   private static final Pattern BUG = Pattern.compile("//\\s*bug:\\s*([a-z-]+)\\s*$");
+  /** A line where the bug of the case shows again ({@code // same bug}): a report there is no false report. */
+  private static final Pattern SAME_BUG = Pattern.compile("//\\s*same bug\\b");
   /**
    * A line of a correct program that costs time as its authors wrote it (a host read every batch,
    * a tensor created and then moved): the performance check named may warn there.
    */
-  /** A line where the bug of the case shows again ({@code // same bug}): a report there is no false report. */
-  private static final Pattern SAME_BUG = Pattern.compile("//\\s*same bug\\b");
   private static final Pattern COSTS_TIME = Pattern.compile("//\\s*costs time:\\s*([A-Za-z, ]+)$");
   private static final Pattern SOURCE = Pattern.compile("Source:\\s*(https?://\\S+)");
   private static final Pattern OUTCOME = Pattern.compile("Outcome:\\s*(throws\\s+(\\w+)|completes|build error)");
