@@ -1,7 +1,14 @@
 package dev.ondevice.processor.analysis;
 
+import com.sun.source.tree.ClassTree;
+import com.sun.source.tree.EnhancedForLoopTree;
+import com.sun.source.tree.ForLoopTree;
 import com.sun.source.tree.MethodTree;
+import com.sun.source.tree.Tree;
+import com.sun.source.tree.WhileLoopTree;
 import com.sun.source.util.TreePath;
+import com.sun.source.util.TreePathScanner;
+import dev.ondevice.annotations.BatchSource;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -12,6 +19,7 @@ import java.util.Set;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.TypeMirror;
 
 /**
  * Where the tensors a method of the class being analysed returns are, for the arguments of one
@@ -26,6 +34,8 @@ final class CallResults {
   private static final int MAX_DEPTH = 3;
 
   private final IdentityHashMap<ExecutableElement, Map<List<Place>, Value>> known = new IdentityHashMap<>();
+  /** Per method: whether it runs a batch loop, and is not interpreted again for its results. */
+  private final IdentityHashMap<ExecutableElement, Boolean> runsABatchLoop = new IdentityHashMap<>();
   private final Set<ExecutableElement> inProgress = Collections.newSetFromMap(new IdentityHashMap<>());
 
   /**
@@ -45,7 +55,7 @@ final class CallResults {
     }
     TreePath body = ctx.trees().getPath(m);
     if (body == null || !(body.getLeaf() instanceof MethodTree tree) || tree.getBody() == null
-        || runsABatchLoop(tree, ctx)) {
+        || runsABatchLoop.computeIfAbsent(m, k -> runsABatchLoop(body, ctx))) {
       byArguments.put(key, null);
       return null;
     }
@@ -74,20 +84,25 @@ final class CallResults {
    * Whether a method runs a batch loop (an epoch of training or evaluation): what it returns is an
    * aggregate, not worth interpreting the whole epoch again for each call.
    */
-  private static boolean runsABatchLoop(MethodTree tree, AnalysisContext ctx) {
-    return TreeSearch.contains(tree.getBody(), t -> (t instanceof com.sun.source.tree.EnhancedForLoopTree
-        || t instanceof com.sun.source.tree.WhileLoopTree || t instanceof com.sun.source.tree.ForLoopTree)
-        && ctx.stepsEveryIteration(t), t -> t instanceof com.sun.source.tree.ClassTree)
-        || TreeSearch.contains(tree.getBody(), t -> t instanceof com.sun.source.tree.EnhancedForLoopTree f
-            && isBatchSource(f, tree, ctx), t -> t instanceof com.sun.source.tree.ClassTree);
-  }
-
-  private static boolean isBatchSource(com.sun.source.tree.EnhancedForLoopTree loop, MethodTree tree,
-      AnalysisContext ctx) {
-    TreePath method = ctx.trees().getPath(ctx.unit(), tree);
-    TreePath at = method == null ? null : TreePath.getPath(method, loop.getExpression());
-    javax.lang.model.type.TypeMirror t = at == null ? null : ctx.trees().getTypeMirror(at);
-    return t != null && ctx.types().hasInherited(t, dev.ondevice.annotations.BatchSource.class);
+  private static boolean runsABatchLoop(TreePath method, AnalysisContext ctx) {
+    boolean[] found = {false};
+    new TreePathScanner<Void, Void>() {
+      @Override
+      public Void scan(Tree tree, Void unused) {
+        if (found[0] || tree == null || tree instanceof ClassTree) {
+          return null;
+        }
+        if (tree instanceof EnhancedForLoopTree f) {
+          TypeMirror t = ctx.trees().getTypeMirror(new TreePath(getCurrentPath(), f.getExpression()));
+          found[0] = t != null && ctx.types().hasInherited(t, BatchSource.class);
+        }
+        if (tree instanceof EnhancedForLoopTree || tree instanceof ForLoopTree || tree instanceof WhileLoopTree) {
+          found[0] |= ctx.stepsEveryIteration(tree);
+        }
+        return super.scan(tree, null);
+      }
+    }.scan(method, null);
+    return found[0];
   }
 
   /** Whether a subclass compiled elsewhere could override {@code m}, so that its body need not be what runs. */

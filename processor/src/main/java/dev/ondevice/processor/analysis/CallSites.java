@@ -31,6 +31,8 @@ final class CallSites {
   private final IdentityHashMap<ExecutableElement, Set<Tree>> callers = new IdentityHashMap<>();
   private final Set<Tree> interpreted = Collections.newSetFromMap(new IdentityHashMap<>());
   private final IdentityHashMap<ExecutableElement, Value[]> arguments = new IdentityHashMap<>();
+  /** Per method of the class: for each parameter, whether its body may change the container it is given. */
+  private final IdentityHashMap<ExecutableElement, boolean[]> changesItsParameters = new IdentityHashMap<>();
 
   /**
    * Orders {@code bodies} (method bodies, initializers, given in the order of the source) so that a
@@ -122,6 +124,44 @@ final class CallSites {
     }
     Value[] known = arguments.get(m);
     return known == null || i >= known.length ? null : known[i];
+  }
+
+  /**
+   * Whether {@code m} may change the container it is given as parameter {@code i}: any method whose
+   * body is not in this class, or one that stores into it ({@code out[i] = x}), calls a method on it
+   * other than a read, or hands it on. Answered once per method.
+   */
+  boolean mayChangeItsParameter(ExecutableElement m, int i, Trees trees) {
+    MethodTree tree = callers.containsKey(m) ? trees.getTree(m) : null;
+    if (tree == null || tree.getBody() == null || i >= tree.getParameters().size()) {
+      return true;
+    }
+    return changesItsParameters.computeIfAbsent(m, k -> {
+      boolean[] changes = new boolean[tree.getParameters().size()];
+      for (int p = 0; p < changes.length; p++) {
+        javax.lang.model.element.Name name = tree.getParameters().get(p).getName();
+        changes[p] = TreeSearch.contains(tree.getBody(), x -> writesInto(x, name), x -> false);
+      }
+      return changes;
+    })[i];
+  }
+
+  /** Whether {@code x} stores into, changes or hands on the container named {@code name}. */
+  private static boolean writesInto(Tree x, javax.lang.model.element.Name name) {
+    if (x instanceof com.sun.source.tree.AssignmentTree a
+        && a.getVariable() instanceof com.sun.source.tree.ArrayAccessTree access) {
+      return names(access.getExpression(), name);
+    }
+    if (!(x instanceof MethodInvocationTree call)) {
+      return false;
+    }
+    return call.getArguments().stream().anyMatch(arg -> names(arg, name))
+        || (call.getMethodSelect() instanceof com.sun.source.tree.MemberSelectTree select
+            && names(select.getExpression(), name) && !TensorContainers.reads(select.getIdentifier()));
+  }
+
+  private static boolean names(com.sun.source.tree.ExpressionTree e, javax.lang.model.element.Name name) {
+    return MethodInterpreter.skipParens(e) instanceof com.sun.source.tree.IdentifierTree id && id.getName().equals(name);
   }
 
   /** Whether an element is a method whose calls this records; for the interpreter's cheap test. */

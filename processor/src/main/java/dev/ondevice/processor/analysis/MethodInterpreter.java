@@ -1190,24 +1190,10 @@ final class MethodInterpreter {
       return Value.on(Place.CPU).withOrigin(Value.Origin.UNMOVED_MODEL, path, null);
     }
     if (rt.isTensorRecord(type)) {
-      Place joined = Place.NONE; // new Example(x, y): where its tensors are
-      for (int i = 0; i < args.size(); i++) {
-        TypeMirror argType = ctx.trees().getTypeMirror(new TreePath(path, t.getArguments().get(i)));
-        if (rt.isTensor(argType)) {
-          joined = joined.join(args.get(i).place());
-        }
-      }
-      return Value.on(joined);
+      return Value.on(joined(path, t.getArguments(), args, Place.NONE)); // new Example(x, y): where its tensors are
     }
     if (containers.holdsTensors(type) && t.getClassBody() == null) {
-      Place joined = Place.NONE; // new ArrayList<>(), new HashMap<>(other)
-      for (int i = 0; i < args.size(); i++) {
-        TypeMirror argType = ctx.trees().getTypeMirror(new TreePath(path, t.getArguments().get(i)));
-        if (containers.holdsTensors(argType)) {
-          joined = joined.join(args.get(i).place());
-        }
-      }
-      return Value.on(joined);
+      return Value.on(joined(path, t.getArguments(), args, Place.NONE)); // new ArrayList<>(), new HashMap<>(other)
     }
     return Value.UNKNOWN;
   }
@@ -1560,7 +1546,7 @@ final class MethodInterpreter {
       ExpressionTree a = skipParens(c.argumentTrees.get(i));
       takesFunction |= a instanceof LambdaExpressionTree || a instanceof MemberReferenceTree;
       if (!jdk && containers.holdsTensors(ctx.trees().getTypeMirror(c.argumentPath(i)))
-          && mayChangeItsParameter(c.method, i)) {
+          && ctx.callSites().mayChangeItsParameter(c.method, i, ctx.trees())) {
         forgetContainer(c.argumentPath(i));
       }
     }
@@ -1575,34 +1561,21 @@ final class MethodInterpreter {
       if (!returnsHeld || takesFunction) {
         return null;
       }
-      Place joined = Place.NONE; // List.of(a, b), Map.of("w", w), Optional.of(x), Arrays.asList(...)
-      for (int i = 0; i < c.argumentTrees.size(); i++) {
-        TypeMirror t = ctx.trees().getTypeMirror(c.argumentPath(i));
-        if (rt.isTensor(t) || containers.holdsTensors(t)) {
-          joined = joined.join(c.arguments.get(i).place());
-        }
-      }
-      return Value.on(joined);
+      // List.of(a, b), Map.of("w", w), Optional.of(x), Arrays.asList(...)
+      return Value.on(joined(c.path, c.argumentTrees, c.arguments, Place.NONE));
     }
     if (c.receiver == null || !containers.holdsTensors(ctx.trees().getTypeMirror(c.receiverPath()))) {
       return null;
     }
     if (takesFunction) {
-      if (!READS.contains(c.method.getSimpleName().toString())) {
+      if (!TensorContainers.reads(c.method)) {
         forgetContainer(c.receiverPath()); // replaceAll(t -> t.to(d)); not forEach, which only reads it
       }
       return returnsHeld ? Value.UNKNOWN : null;
     }
     Element local = namedLocal(c.receiverPath());
     if (TensorContainers.puts(c.method) && local != null) {
-      Place joined = c.receiver.place();
-      for (int i = 0; i < c.argumentTrees.size(); i++) {
-        TypeMirror t = ctx.trees().getTypeMirror(c.argumentPath(i));
-        if (rt.isTensor(t) || containers.holdsTensors(t)) {
-          joined = joined.join(c.arguments.get(i).place());
-        }
-      }
-      env.put(local, Value.on(joined));
+      env.put(local, Value.on(joined(c.path, c.argumentTrees, c.arguments, c.receiver.place())));
     }
     return returnsHeld ? Value.on(c.receiver.place()) : null;
   }
@@ -1617,42 +1590,29 @@ final class MethodInterpreter {
         || !rt.isTensor(c.method.getReturnType()) || !(c.method.getEnclosingElement() instanceof TypeElement owner)) {
       return false;
     }
-    return owner.getKind() == ElementKind.RECORD || owner.getQualifiedName().contentEquals("dev.ondevice.ValuesAndIndices");
+    return owner.getKind() == ElementKind.RECORD || rt.isResultPair(owner.asType());
   }
 
   /** {@code x.max(1)}: a tensor op giving the runtime's pair of results, where {@code x} is. */
   private boolean returnsAPairOfResults(Call c) {
     return c.receiver != null && c.receiverTree != null && c.receiver.place().isKnown()
-        && c.method.getReturnType() instanceof javax.lang.model.type.DeclaredType d
-        && d.asElement() instanceof TypeElement result
-        && result.getQualifiedName().contentEquals("dev.ondevice.ValuesAndIndices");
+        && rt.isResultPair(c.method.getReturnType());
   }
 
   /**
-   * Whether a method may change the container it is given as parameter {@code i}: any method whose
-   * body is not in this class, or one that stores into it ({@code out[i] = x}), calls a method on
-   * it other than a read, or hands it on.
+   * Where the tensors among {@code args} (tensors, and containers of them) are, joined with {@code
+   * start}: what a container or record made of them holds.
    */
-  private boolean mayChangeItsParameter(ExecutableElement m, int i) {
-    com.sun.source.tree.MethodTree tree = ctx.callSites().records(m) ? ctx.trees().getTree(m) : null;
-    if (tree == null || tree.getBody() == null || i >= tree.getParameters().size()) {
-      return true;
+  private Place joined(TreePath call, List<? extends ExpressionTree> trees, List<Value> args, Place start) {
+    Place joined = start;
+    for (int i = 0; i < trees.size() && i < args.size(); i++) {
+      TypeMirror t = ctx.trees().getTypeMirror(new TreePath(call, trees.get(i)));
+      if (rt.isTensor(t) || containers.holdsTensors(t)) {
+        joined = joined.join(args.get(i).place());
+      }
     }
-    javax.lang.model.element.Name name = tree.getParameters().get(i).getName();
-    return TreeSearch.contains(tree.getBody(), x -> (x instanceof AssignmentTree a
-            && a.getVariable() instanceof com.sun.source.tree.ArrayAccessTree access
-            && skipParens(access.getExpression()) instanceof IdentifierTree id && id.getName().equals(name))
-        || (x instanceof MethodInvocationTree call && call.getArguments().stream()
-            .anyMatch(arg -> skipParens(arg) instanceof IdentifierTree id && id.getName().equals(name)))
-        || (x instanceof MethodInvocationTree call && call.getMethodSelect() instanceof MemberSelectTree select
-            && skipParens(select.getExpression()) instanceof IdentifierTree id && id.getName().equals(name)
-            && !READS.contains(select.getIdentifier().toString())), x -> false);
+    return joined;
   }
-
-  /** The methods of a container that only read it. */
-  private static final java.util.Set<String> READS = java.util.Set.of("get", "getOrDefault", "size", "isEmpty",
-      "contains", "containsKey", "iterator", "stream", "values", "keySet", "entrySet", "length", "clone",
-      "getFirst", "getLast", "forEach", "indexOf", "subList", "toArray", "orElse", "orElseThrow", "isPresent");
 
   /** A container local that something may change out of sight: where its tensors are is no longer known. */
   private void forgetContainer(TreePath expression) {

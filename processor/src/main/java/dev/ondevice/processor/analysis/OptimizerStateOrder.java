@@ -11,10 +11,6 @@ import com.sun.source.util.TreePathScanner;
 import java.util.List;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
-import javax.lang.model.element.TypeElement;
-import javax.lang.model.type.DeclaredType;
-import javax.lang.model.type.TypeKind;
-import javax.lang.model.type.TypeMirror;
 
 /**
  * {@link CheckId#OPTIMIZER_STATE_LEFT_BEHIND}: in one method, an optimizer built over a model's
@@ -27,8 +23,6 @@ import javax.lang.model.type.TypeMirror;
  * nothing the interpreter knows.
  */
 final class OptimizerStateOrder {
-  private static final String OPTIMIZER = "dev.ondevice.optim.Optimizer";
-
   private OptimizerStateOrder() {}
 
   /** Reports each load of state that a later move of the model leaves behind, in the body at {@code method}. */
@@ -65,13 +59,13 @@ final class OptimizerStateOrder {
     MethodInvocationTree t = (MethodInvocationTree) call.getLeaf();
     if (named(call, "loadStateDict")) {
       Element e = receiver(call, ctx);
-      return e != null && isLocal(e) && isOptimizer(e.asType()) ? e : null;
+      return e != null && isLocal(e) && ctx.types().isOptimizer(e.asType()) ? e : null;
     }
     if (named(call, "restore")) {
       for (ExpressionTree a : t.getArguments()) {
         Element e = MethodInterpreter.skipParens(a) instanceof IdentifierTree
             ? ctx.trees().getElement(new TreePath(call, a)) : null;
-        if (e != null && isLocal(e) && isOptimizer(e.asType())) {
+        if (e != null && isLocal(e) && ctx.types().isOptimizer(e.asType())) {
           return e;
         }
       }
@@ -133,16 +127,5 @@ final class OptimizerStateOrder {
 
   private static boolean isLocal(Element e) {
     return e.getKind() == ElementKind.LOCAL_VARIABLE || e.getKind() == ElementKind.PARAMETER;
-  }
-
-  private static boolean isOptimizer(TypeMirror t) {
-    for (TypeMirror s = t; s != null && s.getKind() == TypeKind.DECLARED; ) {
-      TypeElement e = (TypeElement) ((DeclaredType) s).asElement();
-      if (e.getQualifiedName().contentEquals(OPTIMIZER)) {
-        return true;
-      }
-      s = e.getSuperclass();
-    }
-    return false;
   }
 }

@@ -52,6 +52,8 @@ final class RuntimeTypes {
   private final Element shapeElement;
   private final Element modelElement;
   private final Element stringElement;
+  private final Element resultPairElement;
+  private final TypeMirror optimizer;
   private final IdentityHashMap<Element, Integer> kinds = new IdentityHashMap<>();
   private final IdentityHashMap<Element, Boolean> stateful = new IdentityHashMap<>();
   private final Map<Class<? extends Annotation>, IdentityHashMap<Element, Boolean>> inherited = new HashMap<>();
@@ -77,6 +79,8 @@ final class RuntimeTypes {
     this.modelElement = model == null ? null : types.asElement(model);
     this.stringElement = elements.getTypeElement("java.lang.String");
     this.shapeElement = elements.getTypeElement("dev.ondevice.Shape");
+    this.resultPairElement = elements.getTypeElement("dev.ondevice.ValuesAndIndices");
+    this.optimizer = erasure(elements, "dev.ondevice.optim.Optimizer");
     this.thisName = elements.getName("this");
     this.superName = elements.getName("super");
   }
@@ -160,6 +164,17 @@ final class RuntimeTypes {
       containers = new TensorContainers(this);
     }
     return containers;
+  }
+
+  /** Whether {@code t} is the runtime's pair of results of a reduction ({@code x.max(1)}: values and indices). */
+  boolean isResultPair(TypeMirror t) {
+    return resultPairElement != null && t != null && t.getKind() == TypeKind.DECLARED
+        && ((DeclaredType) t).asElement() == resultPairElement;
+  }
+
+  /** Whether {@code t} is the runtime's {@code Optimizer} or a subclass of it. */
+  boolean isOptimizer(TypeMirror t) {
+    return optimizer != null && t != null && types.isSubtype(types.erasure(t), optimizer);
   }
 
   /** Whether {@code t} is a record with a tensor component. */

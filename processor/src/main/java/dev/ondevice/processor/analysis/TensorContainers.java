@@ -24,6 +24,11 @@ final class TensorContainers {
   private static final Set<String> PUTS = Set.of("add", "addAll", "addFirst", "addLast", "put", "putAll",
       "putIfAbsent", "set", "offer", "offerFirst", "offerLast", "push", "addElement", "setElementAt");
 
+  /** The methods of a container that only read it. */
+  private static final Set<String> READS = Set.of("get", "getOrDefault", "size", "isEmpty", "contains",
+      "containsKey", "iterator", "stream", "values", "keySet", "entrySet", "length", "clone", "getFirst", "getLast",
+      "forEach", "indexOf", "subList", "toArray", "orElse", "orElseThrow", "isPresent");
+
   private static final Set<String> PACKAGES = Set.of("java.util", "java.util.stream", "java.util.concurrent");
 
   private final RuntimeTypes rt;
@@ -88,6 +93,16 @@ final class TensorContainers {
   /** Whether {@code m}, a method of a JDK container, puts its arguments into the container. */
   static boolean puts(ExecutableElement m) {
     return PUTS.contains(m.getSimpleName().toString());
+  }
+
+  /** Whether {@code m}, a method of a container, only reads it ({@code get}, {@code forEach}, ...). */
+  static boolean reads(ExecutableElement m) {
+    return READS.contains(m.getSimpleName().toString());
+  }
+
+  /** Whether {@code name} names a method of a container that only reads it. */
+  static boolean reads(CharSequence name) {
+    return READS.contains(name.toString());
   }
 
   /** Whether {@code m} is declared by a JDK container. */

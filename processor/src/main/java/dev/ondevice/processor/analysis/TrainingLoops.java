@@ -9,7 +9,6 @@ import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.tree.WhileLoopTree;
-import com.sun.source.util.TreeScanner;
 
 /**
  * Loops that train without a data loader: a loop whose body calls {@code backward()} on every
@@ -29,49 +28,10 @@ final class TrainingLoops {
       case ENHANCED_FOR_LOOP -> ((EnhancedForLoopTree) loop).getStatement();
       default -> null;
     };
-    Boolean found = body == null ? Boolean.FALSE : new TreeScanner<Boolean, Void>() {
-      @Override
-      public Boolean visitMethodInvocation(MethodInvocationTree node, Void unused) {
-        boolean backward = node.getArguments().isEmpty() && node.getMethodSelect() instanceof MemberSelectTree s
-            && s.getIdentifier().contentEquals("backward");
-        return backward || Boolean.TRUE.equals(super.visitMethodInvocation(node, null));
-      }
-
-      @Override
-      public Boolean reduce(Boolean a, Boolean b) {
-        return Boolean.TRUE.equals(a) || Boolean.TRUE.equals(b);
-      }
-
-      @Override
-      public Boolean visitForLoop(ForLoopTree node, Void unused) {
-        return false;
-      }
-
-      @Override
-      public Boolean visitEnhancedForLoop(EnhancedForLoopTree node, Void unused) {
-        return false;
-      }
-
-      @Override
-      public Boolean visitWhileLoop(WhileLoopTree node, Void unused) {
-        return false;
-      }
-
-      @Override
-      public Boolean visitDoWhileLoop(DoWhileLoopTree node, Void unused) {
-        return false;
-      }
-
-      @Override
-      public Boolean visitLambdaExpression(LambdaExpressionTree node, Void unused) {
-        return false;
-      }
-
-      @Override
-      public Boolean visitClass(ClassTree node, Void unused) {
-        return false;
-      }
-    }.scan(body, null);
-    return Boolean.TRUE.equals(found);
+    return body != null && TreeSearch.contains(body,
+        t -> t instanceof MethodInvocationTree call && call.getArguments().isEmpty()
+            && call.getMethodSelect() instanceof MemberSelectTree s && s.getIdentifier().contentEquals("backward"),
+        t -> t instanceof ForLoopTree || t instanceof EnhancedForLoopTree || t instanceof WhileLoopTree
+            || t instanceof DoWhileLoopTree || t instanceof LambdaExpressionTree || t instanceof ClassTree);
   }
 }
