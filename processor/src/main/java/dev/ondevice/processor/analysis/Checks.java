@@ -366,10 +366,11 @@ final class Checks {
           + x + ".pinMemory(), or a DataLoader with pinMemory(true)), or drop nonBlocking", false,
           Fix.replace("copy blocking", c.argumentTrees.get(s.nonBlockingParameter), "false"));
     }
-    if (c.receiverTree != null && c.isCpuFactory(c.receiverTree) && !Place.CPU.equals(target)
-        && (target.isKnown() || movesToANamedDevice(c))) {
+    boolean toADevice = c.receiverTree != null && !Place.CPU.equals(target)
+        && (target.isKnown() || movesToANamedDevice(c));
+    if (toADevice && c.isCpuFactory(c.receiverTree)) {
       createThenMove(c);
-    } else if (c.receiverTree != null && !Place.CPU.equals(target) && (target.isKnown() || movesToANamedDevice(c))) {
+    } else if (toADevice) {
       TreePath factory = factoryUnderHostOps(c.receiverPath(), c);
       if (factory != null) {
         report(CheckId.CREATE_THEN_MOVE, c.path, ctx.shortText(c.receiverTree) + " is computed on the CPU from "
