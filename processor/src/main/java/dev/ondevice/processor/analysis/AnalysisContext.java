@@ -49,10 +49,12 @@ final class AnalysisContext {
   private final IdentityHashMap<Element, List<String>> suppressionLists = new IdentityHashMap<>();
   private final ClassFacts facts;
   private final Deque<List<Pending>> buffers = new ArrayDeque<>();
+  private final Deque<List<RejectedArgument>> rejections = new ArrayDeque<>();
   private final Map<String, Finding> committed = new LinkedHashMap<>();
   private CharSequence source;
   private final CallSites callSites = new CallSites();
   private final CallResults callResults = new CallResults();
+  private final HeldModels heldModels = new HeldModels();
   private final IdentityHashMap<Tree, Boolean> trainingLoops = new IdentityHashMap<>();
 
   AnalysisContext(Trees trees, CompilationUnitTree unit, Elements elements, RuntimeTypes runtimeTypes,
@@ -96,6 +98,11 @@ final class AnalysisContext {
   /** Where the tensors the class's methods return are, per call. */
   CallResults callResults() {
     return callResults;
+  }
+
+  /** Where the model held by a field of a class that is not a model is ({@link HeldModels}). */
+  Place heldModel(VariableElement field) {
+    return heldModels.of(field, this);
   }
 
   /** Which types are containers of tensors, for the whole compilation. */
@@ -452,6 +459,32 @@ final class AnalysisContext {
    * or the op where a tensor created elsewhere meets another device.
    */
   record Pending(Finding finding, TreePath trigger) {}
+
+  /** The line where {@code path}'s node starts, for messages that point into another method. */
+  long lineOf(TreePath path) {
+    CompilationUnitTree of = path.getCompilationUnit();
+    return of.getLineMap().getLineNumber(trees.getSourcePositions().getStartPosition(of, path.getLeaf()));
+  }
+
+  /** Starts collecting the arguments a method interpreted for one call rejects ({@link CallResults}). */
+  void pushRejections() {
+    rejections.push(new ArrayList<>());
+  }
+
+  /** The arguments rejected since the matching {@link #pushRejections}. */
+  List<RejectedArgument> popRejections() {
+    return rejections.pop();
+  }
+
+  /**
+   * Records an argument the method being interpreted rejects, for the call it is interpreted for;
+   * in the method's own analysis there is none, and its callers report it at their calls.
+   */
+  void rejected(RejectedArgument r) {
+    if (!rejections.isEmpty()) {
+      rejections.peek().add(r);
+    }
+  }
 
   /** Keeps the findings of the innermost buffer (moves them to the enclosing one). */
   void commitBuffer() {

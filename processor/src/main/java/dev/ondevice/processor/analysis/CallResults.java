@@ -33,35 +33,66 @@ final class CallResults {
   /** How deep calls are followed from one call of the class. */
   private static final int MAX_DEPTH = 3;
 
-  private final IdentityHashMap<ExecutableElement, Map<List<Place>, Value>> known = new IdentityHashMap<>();
+  /**
+   * What one call gives back: the value it returns (null where none is known) and the arguments its
+   * body meets with tensors on a device while they are on the CPU.
+   */
+  record Outcome(Value returned, List<RejectedArgument> rejected) {}
+
+  private static final Outcome NOTHING = new Outcome(null, List.of());
+
+  private final IdentityHashMap<ExecutableElement, Map<List<Place>, Outcome>> known = new IdentityHashMap<>();
   /** Per method: whether it runs a batch loop, and is not interpreted again for its results. */
   private final IdentityHashMap<ExecutableElement, Boolean> runsABatchLoop = new IdentityHashMap<>();
+  /** Per method: whether it moves tensors itself. */
+  private final IdentityHashMap<ExecutableElement, Boolean> movesItself = new IdentityHashMap<>();
   private final Set<ExecutableElement> inProgress = Collections.newSetFromMap(new IdentityHashMap<>());
 
   /**
-   * The value a call of {@code m} returns given {@code args}, or null where it is not known: a
-   * method not in this class's source, abstract, overridable by a subclass elsewhere, or recursive.
+   * Whether the calls of {@code m} are followed into its body: a method in this class's source,
+   * not abstract, not overridable by a subclass elsewhere, and not running a batch loop.
    */
-  Value of(ExecutableElement m, List<Value> args, AnalysisContext ctx) {
-    if (!ctx.callSites().records(m) || inProgress.contains(m) || inProgress.size() >= MAX_DEPTH
-        || !(m.getEnclosingElement() instanceof TypeElement owner) || overridable(m, owner)) {
-      return null;
-    }
-    List<Place> key = new ArrayList<>(args.size());
-    args.forEach(a -> key.add(a.place()));
-    Map<List<Place>, Value> byArguments = known.computeIfAbsent(m, k -> new HashMap<>());
-    if (byArguments.containsKey(key)) {
-      return byArguments.get(key);
+  boolean follows(ExecutableElement m, AnalysisContext ctx) {
+    if (!ctx.callSites().records(m) || !(m.getEnclosingElement() instanceof TypeElement owner)
+        || overridable(m, owner)) {
+      return false;
     }
     TreePath body = ctx.trees().getPath(m);
-    if (body == null || !(body.getLeaf() instanceof MethodTree tree) || tree.getBody() == null
-        || runsABatchLoop.computeIfAbsent(m, k -> runsABatchLoop(body, ctx))) {
-      byArguments.put(key, null);
-      return null;
+    return body != null && body.getLeaf() instanceof MethodTree tree && tree.getBody() != null
+        && !runsABatchLoop.computeIfAbsent(m, k -> runsABatchLoop(body, ctx));
+  }
+
+  /**
+   * Whether the tensors a caller gives {@code m} on the CPU are the caller's to move where its body
+   * needs them: its calls are followed, and it moves no tensor itself (a method that moves some of
+   * its inputs, {@code ids.to(model.device())}, is the one to move the others it forgets).
+   */
+  boolean leavesMovesToCallers(ExecutableElement m, AnalysisContext ctx) {
+    return follows(m, ctx) && !movesItself.computeIfAbsent(m, k -> MethodInterpreter.movesTensors(k, ctx));
+  }
+
+  /**
+   * What a call of {@code m} given {@code args} gives back, or {@link #NOTHING} where it is not
+   * followed ({@link #follows}) or is recursive.
+   */
+  Outcome of(ExecutableElement m, List<Value> args, AnalysisContext ctx) {
+    if (inProgress.contains(m) || inProgress.size() >= MAX_DEPTH || !follows(m, ctx)) {
+      return NOTHING;
     }
+    TypeElement owner = (TypeElement) m.getEnclosingElement();
+    List<Place> key = new ArrayList<>(args.size());
+    args.forEach(a -> key.add(a.place()));
+    Map<List<Place>, Outcome> byArguments = known.computeIfAbsent(m, k -> new HashMap<>());
+    Outcome cached = byArguments.get(key);
+    if (cached != null) {
+      return cached;
+    }
+    TreePath body = ctx.trees().getPath(m);
     inProgress.add(m);
     ctx.pushBuffer();
+    ctx.pushRejections();
     Value result;
+    List<RejectedArgument> rejected;
     try {
       boolean instance = !m.getModifiers().contains(Modifier.STATIC);
       ModelScope scope = new ModelScope(ctx.types(), owner, m, instance,
@@ -73,11 +104,13 @@ final class CallResults {
     } catch (RuntimeException | StackOverflowError e) {
       result = null;
     } finally {
+      rejected = ctx.popRejections();
       ctx.discardBuffer();
       inProgress.remove(m);
     }
-    byArguments.put(key, result);
-    return result;
+    Outcome outcome = new Outcome(result, List.copyOf(rejected));
+    byArguments.put(key, outcome);
+    return outcome;
   }
 
   /**

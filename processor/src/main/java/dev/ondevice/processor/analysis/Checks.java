@@ -368,7 +368,7 @@ final class Checks {
     }
     boolean toADevice = c.receiverTree != null && !Place.CPU.equals(target)
         && (target.isKnown() || movesToANamedDevice(c));
-    if (toADevice && c.isCpuFactory(c.receiverTree)) {
+    if (toADevice && (c.isCpuFactory(c.receiverTree) || helperWithADeviceOverload(c, receiver))) {
       createThenMove(c);
     } else if (toADevice) {
       TreePath factory = factoryUnderHostOps(c.receiverPath(), c);
@@ -416,6 +416,21 @@ final class Checks {
       return c.argumentTrees.isEmpty() ? Place.fixed("cuda:0") : Place.UNKNOWN;
     }
     return Place.UNKNOWN;
+  }
+
+  /**
+   * Whether the tensor moved comes on the CPU from a method of the user's that has an overload
+   * taking a device ({@code makeCoordsGrid(b, h, w).to(d)} beside {@code makeCoordsGrid(b, h, w,
+   * device)}): a factory of the user's, called without its device.
+   */
+  private boolean helperWithADeviceOverload(MethodInterpreter.Call c, Value receiver) {
+    if (!Place.CPU.equals(receiver.place()) || !(c.receiverTree instanceof MethodInvocationTree helper)) {
+      return false;
+    }
+    TreePath helperPath = c.receiverPath();
+    return ctx.trees().getElement(helperPath) instanceof ExecutableElement m
+        && ctx.semantics(m).kind == MethodSemantics.Kind.OTHER && ctx.trees().getPath(m) != null
+        && CreateThenMoveFix.suggestion(ctx, helperPath, helper, "device") != null;
   }
 
   private void createThenMove(MethodInterpreter.Call c) {
@@ -893,7 +908,51 @@ final class Checks {
       return (a.value.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS
           || b.value.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS) && onTheCpuOnSomePaths(at, a, b);
     }
+    Operand given = a.value.place().givenParameter() >= 0 ? a : b.value.place().givenParameter() >= 0 ? b : null;
+    if (given != null) {
+      // A caller gave it on the CPU: the caller's to move, reported at its call (CallResults).
+      Operand other = given == a ? b : a;
+      ctx.rejected(new RejectedArgument(given.value.place().givenParameter(), at, op, other.value.place(),
+          other.text()));
+      return true;
+    }
     return reportConflict(inferred(level, a, b), op, at, a, b, modelCall);
+  }
+
+  /**
+   * A tensor this body gives a method on the CPU, where the method's body meets it with a tensor on
+   * a device ({@link RejectedArgument}): reported at the argument, or, where this body was itself
+   * given it, handed on to its own callers.
+   */
+  void rejectedArgument(MethodInterpreter.Call c, RejectedArgument r) {
+    if (r.parameter() >= c.arguments.size()) {
+      return;
+    }
+    Value arg = c.arguments.get(r.parameter());
+    TreePath argPath = c.argumentPath(r.parameter());
+    if (arg.place().givenParameter() >= 0) {
+      ctx.rejected(new RejectedArgument(arg.place().givenParameter(), argPath, c.method.getSimpleName(), r.needed(),
+          r.other()));
+      return;
+    }
+    if (!Place.CPU.equals(arg.place()) || arg.cpuScalarLike()) {
+      return;
+    }
+    Operand cpu = new Operand(arg, argPath, argPath.getLeaf(), null);
+    String uses = "uses it in " + r.op() + " (line " + ctx.lineOf(r.at()) + ") with " + r.other() + " on "
+        + r.needed().describe();
+    String target = namedInCode(r.needed()) && StatementFixes.usableAt(ctx, argPath, leadingName(r.needed().name()))
+        ? r.needed().name() : null;
+    String move = target == null ? "move it to that device before the call" : movedFrom(argPath, target);
+    Fix fix = target == null ? null : moveFix(cpu, target);
+    if (arg.origin() == Value.Origin.BATCH) {
+      report(CheckId.TARGETS_NOT_MOVED, argPath, cpu.text() + " is still on the CPU: it comes from the batch, and "
+          + c.method.getSimpleName() + " " + uses + "; move every tensor of the batch before using it: " + move, false,
+          fix);
+      return;
+    }
+    report(CheckId.MIXED_DEVICES, argPath, c.method.getSimpleName() + " gets " + cpu.text() + " on the CPU and "
+        + uses + "; " + (target == null ? move : "move it: " + move), false, fix);
   }
 
   /**

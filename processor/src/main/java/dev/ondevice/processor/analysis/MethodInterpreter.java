@@ -153,7 +153,8 @@ final class MethodInterpreter {
       Element e = ctx.trees().getElement(pp);
       int index = m.getParameters().indexOf(p);
       if (e != null && given != null && index < given.size()) {
-        env.put(e, Value.on(given.get(index).place()));
+        Place at = given.get(index).place();
+        env.put(e, Value.on(ctx.callResults().leavesMovesToCallers(method, ctx) ? at.givenAs(index) : at.withoutCaller()));
       } else if (e != null) {
         env.put(e, parameterValue((VariableElement) e, scope));
       }
@@ -184,7 +185,11 @@ final class MethodInterpreter {
         : ctx.callSites().argument(method, method.getParameters().indexOf(p));
     if (given != null && given.place().isKnown()
         && (rt.isTensor(t) || containers.holdsTensors(t) || rt.isDevice(t) || rt.isModel(t))) {
-      return Value.on(given.place().throughCalls()); // accuracy(preds, y): where every call in the class gives it
+      // accuracy(preds, y): where every call in the class gives it; on the CPU, the callers' to move
+      // where this method needs it, when they follow their calls into it (CallResults)
+      int index = method.getParameters().indexOf(p);
+      return Value.on(ctx.callResults().leavesMovesToCallers(method, ctx) ? given.place().givenAs(index)
+          : given.place().throughCalls());
     }
     if (rt.isTensor(t)) {
       String on = rt.declaredDevice(p);
@@ -198,7 +203,7 @@ final class MethodInterpreter {
       return Value.on(thisValue.place());
     }
     if (containers.holdsTensors(t) && scope.isModelInstanceMethod() && rt.declaredDevice(p) == null
-        && !movesTensors(method)) {
+        && !movesTensors(method, ctx)) {
       return Value.on(thisValue.place()); // forward(x, Map<String, Tensor> cache): the model's inputs
     }
     if (rt.isDevice(t)) {
@@ -216,7 +221,7 @@ final class MethodInterpreter {
    * it is given may hold tensors from anywhere ({@code batch.get("ids").to(device())}), not only the
    * model's inputs.
    */
-  private boolean movesTensors(ExecutableElement m) {
+  static boolean movesTensors(ExecutableElement m, AnalysisContext ctx) {
     com.sun.source.tree.MethodTree tree = m == null ? null : ctx.trees().getTree(m);
     return tree == null || tree.getBody() == null || TreeSearch.contains(tree.getBody(),
         x -> x instanceof MethodInvocationTree call && call.getMethodSelect() instanceof MemberSelectTree select
@@ -1524,13 +1529,28 @@ final class MethodInterpreter {
         && HelperResults.cpuFactoryTensor(c.method, c.path, ctx)) {
       return Value.on(Place.CPU); // causalMask(n), a static helper making it on the CPU
     }
-    if (s.returnsTensor || containers.holdsTensors(c.method.getReturnType())) {
-      Value r = ctx.callResults().of(c.method, c.arguments, ctx);
-      if (r != null && r.place().isKnown()) {
-        return Value.on(r.place().throughCalls()); // preprocess(text) building CPU tensors, scale(x) returning x.mul(2)
+    boolean returnsTensors = s.returnsTensor || containers.holdsTensors(c.method.getReturnType());
+    if (returnsTensors || givesTheCpu(c)) {
+      CallResults.Outcome r = ctx.callResults().of(c.method, c.arguments, ctx);
+      r.rejected().forEach(rejected -> checks.rejectedArgument(c, rejected)); // agent.act(Tensor.of(state))
+      if (returnsTensors && r.returned() != null && r.returned().place().isKnown()) {
+        return Value.on(r.returned().place().throughCalls()); // preprocess(text) building CPU tensors, scale(x) returning x.mul(2)
       }
     }
     return Value.UNKNOWN;
+  }
+
+  /** Whether a call gives a method of the class a tensor, or a container of them, on the CPU. */
+  private boolean givesTheCpu(Call c) {
+    if (!ctx.callSites().records(c.method)) {
+      return false;
+    }
+    for (int i = 0; i < c.arguments.size(); i++) {
+      if (Place.CPU.equals(c.arguments.get(i).place())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -139,6 +139,10 @@ final class ModelScope {
     if (!modelState && tensor && f.getModifiers().contains(Modifier.FINAL)) {
       return ctx.finalFieldOnTheCpu(f) ? Value.on(Place.CPU) : Value.UNKNOWN; // a trainer's class weights
     }
+    if (model && !modelState) {
+      Place held = ctx.heldModel(f); // a trainer's model, moved in its constructor or by its caller
+      return held.isKnown() ? Value.on(held) : Value.UNKNOWN;
+    }
     return modelState && receiver != null ? Value.on(receiver.place()) : Value.UNKNOWN;
   }
 }

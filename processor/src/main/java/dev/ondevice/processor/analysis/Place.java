@@ -38,21 +38,49 @@ final class Place {
    * name, so a difference from another symbolic device is not even possible enough to report.
    */
   private final boolean throughCalls;
+  /**
+   * For the CPU: the parameter of the method being interpreted that a caller gave this tensor as
+   * ({@link #givenAs}), or -1. Not part of the place's identity.
+   */
+  private final int parameter;
 
   private Place(Kind kind, String name, Object key) {
-    this(kind, name, key, false);
+    this(kind, name, key, false, -1);
   }
 
-  private Place(Kind kind, String name, Object key, boolean throughCalls) {
+  private Place(Kind kind, String name, Object key, boolean throughCalls, int parameter) {
     this.kind = kind;
     this.name = name;
     this.key = key;
     this.throughCalls = throughCalls;
+    this.parameter = parameter;
   }
 
-  /** The same place, come through the callers' arguments (see {@link #throughCalls}). */
+  /**
+   * The same place, come through the callers' arguments (see {@link #throughCalls}), or from a
+   * method called: the CPU without the parameter it was given as there.
+   */
   Place throughCalls() {
-    return kind == Kind.SYMBOL && !throughCalls ? new Place(kind, name, key, true) : this;
+    return kind == Kind.SYMBOL && !throughCalls ? new Place(kind, name, key, true, -1) : withoutCaller();
+  }
+
+  /** The same place, without the parameter a caller gave it as ({@link #givenAs}). */
+  Place withoutCaller() {
+    return parameter >= 0 ? CPU : this;
+  }
+
+  /**
+   * The same place, given by the callers as parameter {@code index} of the method interpreted: the
+   * CPU so given is the callers' to move where the method needs it ({@link CallResults}); a
+   * symbolic device comes {@link #throughCalls}.
+   */
+  Place givenAs(int index) {
+    return kind == Kind.CPU ? new Place(kind, name, key, true, index) : throughCalls();
+  }
+
+  /** The parameter a caller gave this CPU tensor as ({@link #givenAs}), or -1. */
+  int givenParameter() {
+    return parameter;
   }
 
   /** A fixed device from its string ({@code cpu} gives the CPU). */
@@ -85,7 +113,7 @@ final class Place {
 
   /** The same place under another description (a symbolic device named after its variable). */
   Place named(String newName) {
-    return kind == Kind.SYMBOL ? new Place(kind, newName, key, throughCalls) : this;
+    return kind == Kind.SYMBOL ? new Place(kind, newName, key, throughCalls, -1) : this;
   }
 
   String name() {
