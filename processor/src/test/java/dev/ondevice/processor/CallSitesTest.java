@@ -1,7 +1,12 @@
 package dev.ondevice.processor;
 
+import static com.google.testing.compile.CompilationSubject.assertThat;
 import static dev.ondevice.processor.AnalysedSources.check;
+import static dev.ondevice.processor.Sources.source;
 
+import com.google.testing.compile.Compilation;
+import java.util.List;
+import javax.tools.JavaFileObject;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -75,6 +80,105 @@ class CallSitesTest {
             Tensor masked = ids.mul(in.get("mask")); // expect: MixedDevices
             Tensor scaled = scale(ids).add(Tensor.randn(2, 2, device));
             Tensor cpu = scale(Tensor.zeros(2, 2)).add(ids); // expect: MixedDevices
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void aCpuTensorGivenToAMethodThatMeetsTheDeviceWithItIsReportedAtTheCall() {
+    JavaFileObject f = source("Agent", AnalysedSources.IMPORTS + """
+        class Agent {
+          static class Net extends Model {
+            Tensor forward(Tensor x) { return x; }
+          }
+          final Net q;
+          Agent(Net q) { this.q = q; }
+
+          Tensor act(Tensor state) {
+            return q.forward(state).mul(Tensor.of(1f, 2f)); // expect: MixedDevices
+          }
+
+          Tensor scaled(Tensor state, Device device) {
+            return act(state);
+          }
+
+          static void run(Device device, float[] state) {
+            Net net = new Net();
+            net.toDevice(device);
+            Agent agent = new Agent(net);
+            agent.act(Tensor.of(state).to(device));
+            agent.act(Tensor.of(state)); // expect: MixedDevices
+            agent.scaled(Tensor.of(state), device); // expect: MixedDevices
+          }
+        }\
+        """);
+    Compilation c = Sources.compile(List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    // The model field is where the caller moved the model it gave the constructor; the CPU state
+    // is the caller's to move, reported at its call, also through a method that hands it on.
+    assertThat(c).hadErrorContaining("act gets Tensor.of(state) on the CPU and uses it in forward (line 20) with q on"
+        + " device; move it: Tensor.of(state).to(device)").inFile(f).onLine(32);
+    assertThat(c).hadErrorContaining("scaled gets Tensor.of(state) on the CPU and uses it in act (line 24) with q on"
+        + " device; move it: Tensor.of(state).to(device)").inFile(f).onLine(33);
+    // In act itself, a device tensor meets the CPU one it makes: reported there.
+    assertThat(c).hadErrorContaining("mul gets tensors on two devices").inFile(f).onLine(20);
+  }
+
+  @Test
+  void aTrainersModelFieldIsWhereItsConstructorMovesIt() {
+    JavaFileObject f = source("Trainer", AnalysedSources.IMPORTS + """
+        class Trainer {
+          static class Net extends Model {
+            Tensor forward(Tensor x) { return x; }
+          }
+          final Net model;
+          final Device device;
+
+          Trainer(Net model, Device device) {
+            this.model = model;
+            this.device = device;
+            model.toDevice(device);
+          }
+
+          Tensor predict(Tensor x) {
+            return model.forward(x);
+          }
+
+          void evaluate(Loader loader) {
+            for (Loader.Batch b : loader) {
+              model.forward(b.inputs()); // expect: TargetsNotMoved
+              predict(b.inputs()); // expect: TargetsNotMoved
+              predict(b.inputs().to(device));
+            }
+          }
+        }\
+        """);
+    Compilation c = Sources.compile(List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c).hadErrorContaining("b.inputs() is still on the CPU: it comes from the batch, and predict uses it in"
+        + " forward (line 26) with model on device; move every tensor of the batch before using it:"
+        + " b.inputs().to(device)").inFile(f).onLine(32);
+  }
+
+  @Test
+  void aMethodThatMovesSomeOfItsInputsIsTheOneToMoveTheOthers() {
+    check("Pipeline", """
+        class Pipeline {
+          static class Lm extends Model {
+            Tensor forward(Tensor ids, Tensor mask) { return ids.mul(mask); }
+          }
+          final Lm model;
+          Pipeline(Lm model) { this.model = model; }
+
+          Tensor forward(Tensor ids, Tensor mask) {
+            return model.forward(ids.to(model.device()), mask); // expect: MixedDevices
+          }
+
+          static void run(Device device) {
+            Lm lm = new Lm();
+            lm.toDevice(device);
+            new Pipeline(lm).forward(Tensor.of(1f), Tensor.of(1f));
           }
         }\
         """);

@@ -23,4 +23,8 @@ public final class Device {
   public static Device cudaIfAvailable() {
     return null;
   }
+
+  public boolean isCuda() {
+    return false;
+  }
 }

@@ -109,6 +109,20 @@ class DeviceChecksTest {
   }
 
   @Test
+  void hardCodedDevice() {
+    helper(HardCodedDevice.class).addSourceLines("Test.java",
+        "import dev.ondevice.Device;",
+        "import dev.ondevice.Tensor;",
+        "class Test {",
+        "  Tensor[] batch(Tensor x, Tensor y, Device device) {",
+        "    // BUG: Diagnostic contains: a device written into the code, while this code moves its other tensors to device",
+        "    x = x.to(Device.parse(\"cuda\"));",
+        "    return new Tensor[] {x, y.to(device)};",
+        "  }",
+        "}").doTest();
+  }
+
+  @Test
   void createThenMove() {
     helper(CreateThenMove.class).addSourceLines("Test.java",
         "import dev.ondevice.Device;",

@@ -38,6 +38,28 @@ class DeviceFixesTest {
   }
 
   @Test
+  void hardCodedDeviceUsesTheDeviceVariable() {
+    helper(HardCodedDevice.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor[] batch(Tensor x, Tensor y, Device device) {",
+            "    return new Tensor[] {x.to(Device.parse(\"cuda\")), y.to(device)};",
+            "  }",
+            "}")
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor[] batch(Tensor x, Tensor y, Device device) {",
+            "    return new Tensor[] {x.to(device), y.to(device)};",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
   void discardedChainIsAssignedToItsRootVariable() {
     helper(DiscardedTensorOp.class)
         .addInputLines("Test.java",

@@ -27,6 +27,9 @@ public enum CheckId {
   /** {@code CreateThenMove}: a tensor created on the CPU and moved to a device right away. */
   CREATE_THEN_MOVE("CreateThenMove", Severity.WARNING,
       "A tensor created on the CPU and moved to a device right away"),
+  /** {@code HardCodedDevice}: a tensor moved to a device written into the code, where the code around it follows a device variable. */
+  HARD_CODED_DEVICE("HardCodedDevice", Severity.WARNING,
+      "A tensor moved to a device written into the code, where the code around it follows a device variable"),
   /** {@code NonBlockingFromPageable}: a non-blocking copy from host memory that is not pinned. */
   NON_BLOCKING_FROM_PAGEABLE("NonBlockingFromPageable", Severity.WARNING,
       "A non-blocking copy from host memory that is not pinned"),

@@ -368,6 +368,9 @@ final class Checks {
     }
     boolean toADevice = c.receiverTree != null && !Place.CPU.equals(target)
         && (target.isKnown() || movesToANamedDevice(c));
+    if (target.kind() == Place.Kind.FIXED && deviceArgument != null && c.receiverTree != null) {
+      hardCodedDevice(c, target);
+    }
     if (toADevice && (c.isCpuFactory(c.receiverTree) || helperWithADeviceOverload(c, receiver))) {
       createThenMove(c);
     } else if (toADevice) {
@@ -416,6 +419,32 @@ final class Checks {
       return c.argumentTrees.isEmpty() ? Place.fixed("cuda:0") : Place.UNKNOWN;
     }
     return Place.UNKNOWN;
+  }
+
+  /**
+   * {@code x.to(Device.parse("cuda"))} in a body that moves its other tensors to {@code device}:
+   * they agree only where {@code device} is that GPU (a run on {@code cuda:1}, or on the CPU, mixes
+   * them).
+   */
+  private void hardCodedDevice(MethodInterpreter.Call c, Place target) {
+    TreePath user = c.path.getParentPath();
+    while (user != null && user.getLeaf() instanceof ParenthesizedTree) {
+      user = user.getParentPath();
+    }
+    if (user == null || user.getLeaf() instanceof MethodInvocationTree
+        || user.getLeaf() instanceof MemberSelectTree) {
+      return; // w.mul(x.to(Device.cuda(1))): the op it meets says so, as MixedDevices
+    }
+    String variable = HardCodedDevices.deviceVariableBeside(c.path, ctx);
+    if (variable == null) {
+      return;
+    }
+    ExpressionTree device = c.argumentTrees.get(c.semantics.deviceParameter);
+    report(CheckId.HARD_CODED_DEVICE, c.path, ctx.shortText(c.tree) + " moves " + ctx.shortText(c.receiverTree)
+        + " to " + target.describe() + ", a device written into the code, while this code moves its other tensors to "
+        + variable + ": they meet on different devices wherever " + variable + " is not " + target.describe()
+        + " (another GPU, or the CPU); move it to " + variable + " as well", false,
+        Fix.replace("move it to " + variable, device, variable));
   }
 
   /**
