@@ -108,4 +108,29 @@ class StepMethodsTest {
         }\
         """);
   }
+
+  @Test
+  void aReadInABranchThatTrainsOnEveryNthIterationIsThatStepsRead() {
+    check("Critic", """
+        class Critic {
+          double train(Device device, int iterations, int nCritic) {
+            double d = 0;
+            double g = 0;
+            for (int i = 0; i < iterations; i++) {
+              Tensor dLoss = Tensor.randn(2, 2, device).sum();
+              dLoss.backward();
+              if ((i + 1) % nCritic == 0) {
+                Tensor gLoss = Tensor.randn(2, 2, device).sum();
+                g = gLoss.item(); // expect: warning HostSyncInLoop
+                gLoss.backward();
+              }
+              if ((i + 1) % 100 == 0) {
+                d = dLoss.item();
+              }
+            }
+            return d + g;
+          }
+        }\
+        """);
+  }
 }

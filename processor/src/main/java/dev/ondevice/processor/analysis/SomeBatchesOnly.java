@@ -41,7 +41,8 @@ import java.util.Set;
  * % 100 == 0)}, the usual logging, also as the left operand of {@code &&}, a {@code ?:}, a local
  * {@code boolean} given such a condition, or the case of a {@code switch} on such a remainder; the
  * last batch, {@code !it.hasNext()}; a flag its branch clears, {@code if (first) {...; first =
- * false;}}),
+ * false;}}) unless that branch trains itself ({@code if ((i + 1) % nCritic == 0) { ...;
+ * loss.backward(); }}, a training step of its own),
  * after a guard that skips the other batches ({@code if (step % 100 != 0) continue;}, or {@code
  * return} in a {@code @Step} method or a lambda run per batch), in or followed by a statement that
  * leaves the batch loop ({@code return}, {@code throw}, {@code break}: a last read before stopping).
@@ -199,8 +200,9 @@ final class SomeBatchesOnly {
   private boolean onEveryNthBranch(TreePath at, Tree child) {
     Tree t = at.getLeaf();
     if (t instanceof IfTree branch) {
-      return (child == branch.getThenStatement() && (everyNthWhen(at, branch.getCondition(), true)
-          || clearsItsFlag(branch)))
+      // A branch that trains (loss.backward()) runs a training step on those batches: its reads are that step's.
+      return (child == branch.getThenStatement() && !TrainingLoops.callsBackward(branch.getThenStatement())
+          && (everyNthWhen(at, branch.getCondition(), true) || clearsItsFlag(branch)))
           || (child == branch.getElseStatement() && everyNthWhen(at, branch.getCondition(), false));
     }
     if (t instanceof ConditionalExpressionTree choice) {

@@ -28,7 +28,16 @@ final class TrainingLoops {
       case ENHANCED_FOR_LOOP -> ((EnhancedForLoopTree) loop).getStatement();
       default -> null;
     };
-    return body != null && TreeSearch.contains(body,
+    return body != null && callsBackward(body);
+  }
+
+  /**
+   * Whether {@code body} calls {@code backward()} itself, not in a nested loop, lambda or class: a
+   * training step ({@code if ((i + 1) % nCritic == 0) { ...; loss.backward(); ... }} trains the
+   * generator on those iterations).
+   */
+  static boolean callsBackward(Tree body) {
+    return TreeSearch.contains(body,
         t -> t instanceof MethodInvocationTree call && call.getArguments().isEmpty()
             && call.getMethodSelect() instanceof MemberSelectTree s && s.getIdentifier().contentEquals("backward"),
         t -> t instanceof ForLoopTree || t instanceof EnhancedForLoopTree || t instanceof WhileLoopTree
