@@ -1,5 +1,6 @@
 package dev.ondevice.processor;
 
+import static com.google.testing.compile.CompilationSubject.assertThat;
 import static dev.ondevice.processor.Sources.source;
 
 import com.google.testing.compile.Compilation;
@@ -55,5 +56,57 @@ class OptimizerStateOrderTest {
         """);
     Compilation c = Sources.compile(List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
+  }
+
+  @Test
+  void anOptimizerMakingItsStateInItsConstructorIsBuiltAfterTheMove() {
+    JavaFileObject f = source("Nero", AnalysedSources.IMPORTS + """
+        import dev.ondevice.optim.Optimizer;
+        class Nero {
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+            List<dev.ondevice.Parameter> parameters() { return List.of(w); }
+          }
+
+          static class StateInConstructor extends Optimizer {
+            final List<Tensor> expAvgSq = new java.util.ArrayList<>();
+            StateInConstructor(List<dev.ondevice.Parameter> params) {
+              for (dev.ondevice.Parameter p : params) {
+                expAvgSq.add(Tensor.zerosLike(p));
+              }
+            }
+          }
+
+          static class NoState extends Optimizer {
+            NoState(List<dev.ondevice.Parameter> params) {}
+          }
+
+          void before(Device device) {
+            Net net = new Net();
+            StateInConstructor optimizer = new StateInConstructor(net.parameters()); // expect: OptimizerStateLeftBehind
+            net.toDevice(device);
+            optimizer.step();
+          }
+
+          void after(Device device) {
+            Net net = new Net();
+            net.toDevice(device);
+            StateInConstructor optimizer = new StateInConstructor(net.parameters());
+            optimizer.step();
+          }
+
+          void noState(Device device) {
+            Net net = new Net();
+            NoState optimizer = new NoState(net.parameters());
+            net.toDevice(device);
+            optimizer.step();
+          }
+        }\
+        """);
+    Compilation c = Sources.compile(List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c).hadErrorContaining("the constructor of StateInConstructor makes optimizer's state where net's"
+        + " parameters are now, and net.toDevice(device) below moves the parameters without it: optimizer.step() then"
+        + " meets the state on the old device; build optimizer after moving net").inFile(f).onLine(34);
   }
 }

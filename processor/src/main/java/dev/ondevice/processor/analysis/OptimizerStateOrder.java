@@ -4,6 +4,7 @@ import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
+import com.sun.source.tree.NewClassTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.tree.VariableTree;
 import com.sun.source.util.TreePath;
@@ -11,6 +12,7 @@ import com.sun.source.util.TreePathScanner;
 import java.util.List;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.ExecutableElement;
 
 /**
  * {@link CheckId#OPTIMIZER_STATE_LEFT_BEHIND}: in one method, an optimizer built over a model's
@@ -28,9 +30,10 @@ final class OptimizerStateOrder {
   /** Reports each load of state that a later move of the model leaves behind, in the body at {@code method}. */
   static void check(TreePath method, AnalysisContext ctx) {
     List<TreePath> calls = TreeSearch.callsWhereWritten(method);
-    if (calls.stream().noneMatch(c -> named(c, "loadStateDict") || named(c, "restore"))) {
-      return; // the cheap test first: most methods load no state
+    if (calls.stream().noneMatch(c -> named(c, "toDevice"))) {
+      return; // the cheap test first: most methods move no model
     }
+    stateMadeAtConstruction(method, calls, ctx);
     for (int i = 0; i < calls.size(); i++) {
       Element optimizer = loadedOptimizer(calls.get(i), ctx);
       Element model = optimizer == null ? null : modelOf(optimizer, method, ctx);
@@ -52,6 +55,65 @@ final class OptimizerStateOrder {
           + ".followParameters() after moving it", false,
           StatementFixes.after(ctx, move, o + ".followParameters();", "move the optimizer's state with the model"));
     }
+  }
+
+  /**
+   * An optimizer of the user's whose constructor makes its state from the parameters ({@code
+   * Tensor.zerosLike(p)} in {@code new Nero(net.parameters(), 0.01)}), built before the model
+   * moves: that state is made where the parameters were, and stays there.
+   */
+  private static void stateMadeAtConstruction(TreePath method, List<TreePath> calls, AnalysisContext ctx) {
+    new TreePathScanner<Void, Void>() {
+      @Override
+      public Void visitVariable(VariableTree node, Void unused) {
+        Element optimizer = ctx.trees().getElement(getCurrentPath());
+        if (node.getInitializer() instanceof NewClassTree created && optimizer != null && isLocal(optimizer)
+            && ctx.types().isOptimizer(optimizer.asType())
+            && ctx.trees().getElement(new TreePath(getCurrentPath(), created)) instanceof ExecutableElement c
+            && makesTensors(c, ctx)) {
+          Element model = modelOf(optimizer, method, ctx);
+          long declared = start(getCurrentPath(), ctx);
+          TreePath move = model == null ? null : calls.stream().filter(call -> start(call, ctx) > declared
+              && named(call, "toDevice") && receiver(call, ctx) == model).findFirst().orElse(null);
+          if (move != null) {
+            String o = optimizer.getSimpleName().toString();
+            String m = model.getSimpleName().toString();
+            ctx.report(CheckId.OPTIMIZER_STATE_LEFT_BEHIND, getCurrentPath(), "the constructor of "
+                + c.getEnclosingElement().getSimpleName() + " makes " + o + "'s state where " + m + "'s parameters are"
+                + " now, and " + ctx.shortText(move.getLeaf()) + " below moves the parameters without it: " + o
+                + ".step() then meets the state on the old device; build " + o + " after moving " + m, false);
+          }
+        }
+        return super.visitVariable(node, null);
+      }
+
+      @Override
+      public Void visitClass(com.sun.source.tree.ClassTree node, Void unused) {
+        return null;
+      }
+    }.scan(new TreePath(method, ((com.sun.source.tree.MethodTree) method.getLeaf()).getBody()), null);
+  }
+
+  /** Whether a constructor whose body is in this compilation makes tensors ({@code Tensor.zerosLike(p)}). */
+  private static boolean makesTensors(ExecutableElement constructor, AnalysisContext ctx) {
+    TreePath body = ctx.trees().getPath(constructor);
+    if (body == null) {
+      return false;
+    }
+    boolean[] found = {false};
+    new TreePathScanner<Void, Void>() {
+      @Override
+      public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
+        found[0] |= ctx.trees().getElement(getCurrentPath()) instanceof ExecutableElement m
+            && ctx.semantics(m).kind == MethodSemantics.Kind.FACTORY;
+        return found[0] ? null : super.visitMethodInvocation(node, null);
+      }
+    }.scan(body, null);
+    return found[0];
+  }
+
+  private static long start(TreePath path, AnalysisContext ctx) {
+    return ctx.trees().getSourcePositions().getStartPosition(path.getCompilationUnit(), path.getLeaf());
   }
 
   /** The optimizer local whose state {@code call} loads, or null. */
