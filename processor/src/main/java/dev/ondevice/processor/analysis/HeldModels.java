@@ -13,7 +13,6 @@ import com.sun.source.util.TreePathScanner;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
@@ -52,10 +51,10 @@ final class HeldModels {
   }
 
   private static Place fromMoves(VariableElement f, TypeElement owner, AnalysisContext ctx) {
-    Map<Element, VariableElement> storedIn = storedInFields(owner, ctx);
+    IdentityHashMap<Element, VariableElement> storedIn = storedInFields(owner, ctx);
     List<Place> destinations = new ArrayList<>();
     IdentityHashMap<Element, List<TreePath>> localMoves = new IdentityHashMap<>();
-    List<Map<Element, VariableElement>> constructorCalls = new ArrayList<>();
+    List<IdentityHashMap<Element, VariableElement>> constructorCalls = new ArrayList<>();
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
@@ -68,7 +67,7 @@ final class HeldModels {
           TreePath to = new TreePath(getCurrentPath(), node.getArguments().get(0));
           if (receiver != null && ctx.types().isModel(receiver.asType())) {
             if (receiver == f || storedIn.get(receiver) == f) {
-              destinations.add(destination(to, owner, storedIn, Map.of(), ctx));
+              destinations.add(destination(to, owner, storedIn, new IdentityHashMap<>(), ctx));
             } else if (receiver.getKind() == ElementKind.LOCAL_VARIABLE || receiver.getKind() == ElementKind.PARAMETER) {
               localMoves.computeIfAbsent(receiver, k -> new ArrayList<>()).add(to);
             }
@@ -81,7 +80,7 @@ final class HeldModels {
       public Void visitNewClass(NewClassTree node, Void unused) {
         if (ctx.trees().getElement(getCurrentPath()) instanceof ExecutableElement constructor
             && constructor.getEnclosingElement() == owner) {
-          Map<Element, VariableElement> argumentsStored = new IdentityHashMap<>();
+          IdentityHashMap<Element, VariableElement> argumentsStored = new IdentityHashMap<>();
           for (int i = 0; i < node.getArguments().size() && i < constructor.getParameters().size(); i++) {
             Element arg = ctx.trees().getElement(new TreePath(getCurrentPath(), node.getArguments().get(i)));
             VariableElement field = storedIn.get(constructor.getParameters().get(i));
@@ -94,7 +93,7 @@ final class HeldModels {
         return super.visitNewClass(node, null);
       }
     }.scan(ctx.unit(), null);
-    for (Map<Element, VariableElement> call : constructorCalls) {
+    for (IdentityHashMap<Element, VariableElement> call : constructorCalls) {
       call.forEach((arg, field) -> {
         if (field == f) {
           localMoves.getOrDefault(arg, List.of()).forEach(to -> destinations.add(destination(to, owner, storedIn, call, ctx)));
@@ -123,8 +122,9 @@ final class HeldModels {
    * stores it: {@code new Trainer(net, device)}) is that field's device, as its other methods read
    * it; a variable of another method is a device named there.
    */
-  private static Place destination(TreePath argument, TypeElement owner, Map<Element, VariableElement> storedIn,
-      Map<Element, VariableElement> givenToConstructor, AnalysisContext ctx) {
+  private static Place destination(TreePath argument, TypeElement owner,
+      IdentityHashMap<Element, VariableElement> storedIn,
+      IdentityHashMap<Element, VariableElement> givenToConstructor, AnalysisContext ctx) {
     Element e = ctx.trees().getElement(argument);
     if (e == null || !ctx.types().isDevice(e.asType())) {
       return Place.UNKNOWN;
@@ -143,8 +143,8 @@ final class HeldModels {
   }
 
   /** The constructors' parameters each stores in a field of its class ({@code this.model = model;}). */
-  private static Map<Element, VariableElement> storedInFields(TypeElement owner, AnalysisContext ctx) {
-    Map<Element, VariableElement> stored = new IdentityHashMap<>();
+  private static IdentityHashMap<Element, VariableElement> storedInFields(TypeElement owner, AnalysisContext ctx) {
+    IdentityHashMap<Element, VariableElement> stored = new IdentityHashMap<>();
     for (Element member : owner.getEnclosedElements()) {
       TreePath path = member.getKind() == ElementKind.CONSTRUCTOR ? ctx.trees().getPath(member) : null;
       if (path == null || !(path.getLeaf() instanceof MethodTree tree) || tree.getBody() == null) {
