@@ -326,7 +326,7 @@ public class Tensor {
   /** A float32 vector on the CPU holding a copy of {@code data}. */
   @Factory(fromHostData = true)
   public static Tensor of(float... data) {
-    return Creation.fromFloats(data, Shape.of(data.length), Device.cpu());
+    return Creation.fromFloats(data, Shape.of(Creation.nonNullData(data).length), Device.cpu());
   }
 
   /** A float32 tensor of the given shape on the CPU holding a copy of {@code data} (row-major). */
@@ -350,7 +350,7 @@ public class Tensor {
   /** A float64 vector on the CPU. */
   @Factory(fromHostData = true)
   public static Tensor of(double... data) {
-    return Creation.fromDoubles(data, Shape.of(data.length), Device.cpu());
+    return Creation.fromDoubles(data, Shape.of(Creation.nonNullData(data).length), Device.cpu());
   }
 
   /** A float64 tensor of the given shape on the CPU. */
@@ -374,7 +374,7 @@ public class Tensor {
   /** An int64 vector on the CPU. */
   @Factory(fromHostData = true)
   public static Tensor of(long... data) {
-    return Creation.fromLongs(data, Shape.of(data.length), Device.cpu());
+    return Creation.fromLongs(data, Shape.of(Creation.nonNullData(data).length), Device.cpu());
   }
 
   /** An int64 tensor of the given shape on the CPU. */
@@ -392,7 +392,7 @@ public class Tensor {
   /** An int64 vector on the CPU from ints. */
   @Factory(fromHostData = true)
   public static Tensor of(int... data) {
-    long[] l = new long[data.length];
+    long[] l = new long[Creation.nonNullData(data).length];
     for (int i = 0; i < data.length; i++) {
       l[i] = data[i];
     }
@@ -402,7 +402,7 @@ public class Tensor {
   /** A bool vector on the CPU. */
   @Factory(fromHostData = true)
   public static Tensor of(boolean... data) {
-    return Creation.fromBooleans(data, Shape.of(data.length), Device.cpu());
+    return Creation.fromBooleans(data, Shape.of(Creation.nonNullData(data).length), Device.cpu());
   }
 
   /** A bool tensor of the given shape on the CPU. */

@@ -164,6 +164,9 @@ public final class Idx {
    * declares, then the end of the file.
    */
   static Contents readContents(Path file) throws IOException {
+    if (Files.isDirectory(file)) {
+      throw new IdxFormatException(file, "is a directory, not an IDX file; pass the file inside it");
+    }
     try (InputStream in = open(file)) {
       byte[] magic = readHeaderBytes(file, in, 4, "the 4-byte magic number");
       if (magic[0] != 0 || magic[1] != 0) {

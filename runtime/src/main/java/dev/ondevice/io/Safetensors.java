@@ -486,6 +486,9 @@ public final class Safetensors {
    * @throws IOException if the file cannot be read
    */
   public static Contents load(Path file) throws IOException {
+    if (Files.isDirectory(file)) {
+      throw new SafetensorsException(file.toString(), "is a directory, not a safetensors file; pass the file inside it");
+    }
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       return read(new ChannelSource(ch), file.toString());
     }
