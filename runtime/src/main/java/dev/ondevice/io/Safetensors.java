@@ -15,7 +15,6 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -30,7 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.IntToDoubleFunction;
 import java.util.function.IntToLongFunction;
 
@@ -205,6 +203,8 @@ public final class Safetensors {
   /**
    * Runs {@code writer} on a new temporary file next to {@code file}, flushes it to disk, and
    * renames it over {@code file}; on any failure removes it and leaves {@code file} untouched.
+   * First removes the temporary files of earlier saves to {@code file} that were killed midway
+   * ({@link TemporaryFile#removeStale}).
    */
   static void writeAtomically(Path file, Writer writer) throws IOException {
     Path target = file.toAbsolutePath();
@@ -212,26 +212,27 @@ public final class Safetensors {
     if (!Files.isDirectory(dir)) {
       throw new NoSuchFileException(file.toString(), null, "the folder " + dir + " does not exist; create it first");
     }
-    Path temp;
+    String name = target.getFileName().toString();
+    TemporaryFile.removeStale(dir, name);
+    TemporaryFile temp;
     try {
-      temp = createTemp(dir, target.getFileName().toString());
+      temp = TemporaryFile.create(dir, name);
     } catch (IOException e) {
       throw notWritten(file, e);
     }
-    try {
-      try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.WRITE)) {
-        writer.write(ch);
-        ch.force(true);
-      }
+    try (temp) {
+      writer.write(temp.channel());
+      temp.channel().force(true);
       try {
-        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        // Renamed while still locked, so that no other save takes it for a leftover.
+        Files.move(temp.path(), target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } catch (AtomicMoveNotSupportedException e) {
-        throw new SafetensorsException(file.toString(), "the file system cannot rename " + temp + " over it"
+        throw new SafetensorsException(file.toString(), "the file system cannot rename " + temp.path() + " over it"
             + " atomically; the file was not written", e);
       }
     } catch (Throwable t) {
       try {
-        Files.deleteIfExists(temp);
+        Files.deleteIfExists(temp.path());
       } catch (IOException cleanup) {
         t.addSuppressed(cleanup);
       }
@@ -247,19 +248,6 @@ public final class Safetensors {
   private static IOException notWritten(Path file, IOException cause) {
     return new IOException(file + ": not written (" + cause + "); the file there before, if any, is untouched",
         cause);
-  }
-
-  /** A new, empty file named {@code .<name>.<random>.tmp} in {@code dir}. */
-  private static Path createTemp(Path dir, String name) throws IOException {
-    while (true) {
-      Path temp = dir.resolve("." + name + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".tmp");
-      try {
-        Files.newByteChannel(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE).close();
-        return temp;
-      } catch (FileAlreadyExistsException e) {
-        // Another name is drawn.
-      }
-    }
   }
 
   /**
