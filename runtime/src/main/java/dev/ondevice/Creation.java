@@ -6,6 +6,9 @@ import dev.ondevice.backend.HostStorage;
 import dev.ondevice.backend.RandomKind;
 import dev.ondevice.backend.Strided;
 import dev.ondevice.cpu.RandomKernels;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Objects;
 
 /** The factories behind Tensor's static methods. */
@@ -115,6 +118,21 @@ final class Creation {
           + shape.numel() + " elements)");
     }
     return sizes;
+  }
+
+  static Tensor fromHostBytes(Shape shape, DType dtype, Tensor.HostBytesWriter writer) throws IOException {
+    Objects.requireNonNull(shape, "Tensor.fromHostBytes: the shape is null");
+    Objects.requireNonNull(dtype, "Tensor.fromHostBytes: the dtype is null");
+    Objects.requireNonNull(writer, "Tensor.fromHostBytes: the writer is null");
+    Tensor t = hostTensor(Checks.sizes("fromHostBytes", shape.toArray()), dtype);
+    ByteBuffer bytes = ((HostStorage) t.data.storage()).bytes().duplicate().order(ByteOrder.nativeOrder());
+    bytes.limit((int) (shape.numel() * dtype.byteSize()));
+    writer.write(bytes);
+    if (bytes.hasRemaining()) {
+      throw new IllegalStateException("Tensor.fromHostBytes: the writer left " + bytes.remaining() + " of "
+          + bytes.limit() + " bytes unwritten");
+    }
+    return t;
   }
 
   /** {@code data}, unless it is null: then an exception naming {@code Tensor.of}. */

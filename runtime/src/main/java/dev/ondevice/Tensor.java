@@ -13,6 +13,8 @@ import dev.ondevice.backend.BinaryOp;
 import dev.ondevice.backend.ReduceOp;
 import dev.ondevice.backend.Strided;
 import dev.ondevice.backend.UnaryOp;
+import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
@@ -321,6 +323,29 @@ public class Tensor {
   @Factory
   public static Tensor bernoulli(double p, Shape shape, Device device) {
     return Creation.bernoulli(Creation.full(shape, p, DType.FLOAT32, device), Generator.defaultGenerator());
+  }
+
+  /** Writes the bytes of a new CPU tensor: see {@link #fromHostBytes}. */
+  @FunctionalInterface
+  public interface HostBytesWriter {
+    /**
+     * Fills {@code bytes} to its limit: the tensor's elements, row-major, in the platform's byte
+     * order ({@link java.nio.ByteOrder#nativeOrder()}); bools as 0 or 1.
+     */
+    void write(ByteBuffer bytes) throws IOException;
+  }
+
+  /**
+   * A contiguous CPU tensor of {@code shape} and {@code dtype} whose elements {@code writer}
+   * writes straight into its memory: for readers of files, which can read into it without a
+   * copy ({@code FileChannel.read(bytes, position)}).
+   *
+   * @throws IllegalStateException if {@code writer} does not fill every byte
+   * @throws IOException what {@code writer} throws
+   */
+  @Factory(fromHostData = true)
+  public static Tensor fromHostBytes(Shape shape, DType dtype, HostBytesWriter writer) throws IOException {
+    return Creation.fromHostBytes(shape, dtype, writer);
   }
 
   /** A float32 vector on the CPU holding a copy of {@code data}. */

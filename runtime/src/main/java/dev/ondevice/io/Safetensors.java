@@ -544,6 +544,7 @@ public final class Safetensors {
   }
 
   private static final class ChannelSource implements Source {
+    private static final int HEAP_CHUNK = 1 << 20;
     private final FileChannel ch;
 
     ChannelSource(FileChannel ch) {
@@ -555,11 +556,21 @@ public final class Safetensors {
       return ch.size();
     }
 
+    /**
+     * Reads straight into a direct buffer; into a heap buffer at most {@value #HEAP_CHUNK} bytes at a
+     * time, since the JDK reads a heap buffer through a temporary direct buffer of the request's
+     * size, which it then keeps per thread (a 1 GB request would hold 1 GB of direct memory).
+     */
     @Override
     public void readFully(long position, ByteBuffer dst) throws IOException {
       long p = position;
+      int limit = dst.limit();
       while (dst.hasRemaining()) {
+        if (!dst.isDirect()) {
+          dst.limit(Math.min(limit, dst.position() + HEAP_CHUNK));
+        }
         int n = ch.read(dst, p);
+        dst.limit(limit);
         if (n < 0) {
           throw new IOException("the file ended at byte " + p + " while being read: was it truncated meanwhile?");
         }
@@ -796,6 +807,11 @@ public final class Safetensors {
           + " (2 GiB)");
     }
     int n = (int) elements;
+    if (info.dtype.bits == 8 * dtype.byteSize() && dtype != DType.BOOL
+        && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN) {
+      // The file's bytes are the tensor's: read straight into its memory, no copy, no heap buffer.
+      return Tensor.fromHostBytes(Shape.of(info.shape), dtype, b -> src.readFully(dataStart + info.begin, b));
+    }
     ByteBuffer bytes = ByteBuffer.allocate((int) (info.end - info.begin)).order(ByteOrder.LITTLE_ENDIAN);
     src.readFully(dataStart + info.begin, bytes);
     bytes.flip();
