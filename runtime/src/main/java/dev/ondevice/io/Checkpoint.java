@@ -113,7 +113,7 @@ public final class Checkpoint {
         metadata.put(OPTIMIZER_PREFIX + e.getKey(), e.getValue());
       }
     }
-    Safetensors.save(tensors, metadata, file);
+    Safetensors.save(tensors, metadata, file, true);
   }
 
   private static void put(Map<String, Tensor> tensors, Map<String, String> metadata, String name, Tensor t) {
