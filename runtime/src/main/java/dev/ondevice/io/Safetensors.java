@@ -538,7 +538,9 @@ public final class Safetensors {
    * the reference's {@code safetensors.torch.load_file(file)}.
    *
    * @throws SafetensorsException naming the file and the problem, for a file that is not valid
-   *     safetensors (truncated, corrupted, inconsistent) or holds a dtype this runtime cannot read
+   *     safetensors (truncated, corrupted, inconsistent), holds a dtype this runtime cannot read,
+   *     does not match the checksum it records ({@code ondevice/crc32c}, which checkpoints carry),
+   *     or is a directory
    * @throws IOException if the file cannot be read
    */
   public static Contents load(Path file) throws IOException {

@@ -15,9 +15,9 @@ import java.util.Map;
 /**
  * Measures {@link Checkpoint#load} of a checkpoint of four float32 tensors: saves one of the given
  * size, then loads it several times, printing each load's time and rate. The first load of a JVM
- * pays for fresh direct memory (zeroed and faulted in by the JDK); later loads reuse the memory the
- * earlier ones freed, when a collection has run. The file is read from the page cache after the
- * save; drop the cache first for a cold disk.
+ * pays for fresh direct memory (zeroed and faulted in by the JDK); before each later load a
+ * collection (not timed) lets it reuse the memory of the one before, so that it times the reading.
+ * The file is read from the page cache after the save; drop the cache first for a cold disk.
  *
  * <p>Arguments: the file to write (default {@code checkpoint-bench.safetensors} in the temporary
  * folder), the size in MiB (default 256), the number of loads (default 4).
@@ -42,8 +42,20 @@ public final class CheckpointLoadBenchmark {
       start = System.nanoTime();
       Checkpoint.load(file, MapLocation.to(Device.cpu()));
       report("load " + (i + 1), mib, start);
+      // Not timed: a collection, so that the next load reuses this one's memory rather than
+      // waiting for fresh memory, and times the reading alone.
+      System.gc();
+      sleep();
     }
     Files.delete(file);
+  }
+
+  private static void sleep() {
+    try {
+      Thread.sleep(200);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private static void report(String what, int mib, long start) {
