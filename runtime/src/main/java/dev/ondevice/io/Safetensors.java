@@ -347,7 +347,7 @@ public final class Safetensors {
     /** Overwrites the checksum's placeholder in the header written to {@code ch} with its value. */
     void writeChecksum(FileChannel ch) throws IOException {
       ByteBuffer value = ByteBuffer.wrap(checksum.value().getBytes(StandardCharsets.US_ASCII));
-      long position = LENGTH_BYTES + checksumOffset;
+      long position = (long) LENGTH_BYTES + checksumOffset;
       while (value.hasRemaining()) {
         position += ch.write(value, position);
       }

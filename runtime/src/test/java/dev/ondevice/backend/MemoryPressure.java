@@ -6,6 +6,7 @@ import dev.ondevice.DeviceOutOfMemoryException;
 import dev.ondevice.Shape;
 import dev.ondevice.Tensor;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -21,11 +22,11 @@ public final class MemoryPressure {
   public static void main(String[] args) {
     long limitMiB = Long.parseLong(args[0]);
     // Large tensors, three quarters of the limit, dropped: their blocks go to the cache.
-    List<Tensor> large = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      large.add(Tensor.ones(Shape.of(limitMiB / 4 << 18), DType.FLOAT32, Device.cpu()));
+    Tensor[] large = new Tensor[3];
+    for (int i = 0; i < large.length; i++) {
+      large[i] = Tensor.ones(Shape.of((limitMiB / 4) << 18), DType.FLOAT32, Device.cpu());
     }
-    large.clear();
+    Arrays.fill(large, null);
     UnreachableMemory.collect(HostAllocator::liveBytes);
     System.out.println("cached MiB after dropping them: " + HostAllocator.cachedBytes() / (1 << 20));
     // Small tensors, as much in all: only fresh memory serves them.
@@ -36,12 +37,12 @@ public final class MemoryPressure {
     System.out.println("small tensors: " + small.size() + " of 1 MiB");
     small.clear();
     try {
-      Tensor.ones(Shape.of(2 * limitMiB << 18), DType.FLOAT32, Device.cpu());
+      Tensor.ones(Shape.of((2 * limitMiB) << 18), DType.FLOAT32, Device.cpu());
       System.out.println("too large: allocated");
     } catch (DeviceOutOfMemoryException e) {
       System.out.println("too large: " + e.getMessage());
     }
-    Tensor after = Tensor.ones(Shape.of(limitMiB / 2 << 18), DType.FLOAT32, Device.cpu());
+    Tensor after = Tensor.ones(Shape.of((limitMiB / 2) << 18), DType.FLOAT32, Device.cpu());
     System.out.println("after: " + after.sum().item());
   }
 }
