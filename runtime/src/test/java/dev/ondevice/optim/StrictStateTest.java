@@ -12,10 +12,16 @@ import dev.ondevice.DType;
 import dev.ondevice.Device;
 import dev.ondevice.Parameter;
 import dev.ondevice.Tensor;
+import dev.ondevice.io.Checkpoint;
+import dev.ondevice.io.MapLocation;
+import dev.ondevice.nn.Linear;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A strict optimizer load: missing, unexpected and mistyped state tensors are rejected, and every
@@ -52,6 +58,29 @@ class StrictStateTest {
             + " exp_avg_sq] under the saved hyper-parameters):\n\t1 missing state tensor(s): state.0.exp_avg");
     assertEquals(0.5, adam.learningRate(), "nothing changed");
     assertTrue(adam.state(0).isEmpty(), "nothing changed");
+  }
+
+  @Test
+  void aCheckpointWhoseOptimizerStateLacksAMomentIsNotRestored(@TempDir Path dir) throws IOException {
+    Linear fc = new Linear(2, 2);
+    Adam adam = new Adam(fc.parameters(), 0.01);
+    for (Parameter p : fc.parameters()) {
+      p.setGrad(Tensor.onesLike(p));
+    }
+    adam.step();
+    Map<String, Tensor> tensors = new LinkedHashMap<>(adam.stateDict().tensors());
+    tensors.remove("state.0.exp_avg");
+    Path file = dir.resolve("ckpt.safetensors");
+    Checkpoint.save(file, fc.stateDict(), with(adam.stateDict(), tensors));
+
+    Linear restored = new Linear(2, 2);
+    Adam fresh = new Adam(restored.parameters(), 0.5);
+    message(IllegalArgumentException.class,
+        () -> Checkpoint.restore(file, restored, fresh, MapLocation.to(CPU)),
+        file + ": the optimizer's state does not fit Adam (the model was restored): loadStateDict: the saved state"
+            + " does not fit this Adam", "1 missing state tensor(s): state.0.exp_avg");
+    assertTrue(fresh.state(0).isEmpty(), "the optimizer is unchanged");
+    assertEquals(0.5, fresh.learningRate());
   }
 
   @Test
