@@ -85,7 +85,7 @@ public final class NeroStateInitBeforeCuda {
     protected Map<String, String> hyperParameters() {
       return Map.of("beta", Double.toString(beta));
     }
-
+    @Override protected java.util.Set<String> stateNames() { return java.util.Set.of(); } // its own state map
     @Override
     protected void setHyperParameters(Map<String, String> values) {}
   }

@@ -1,6 +1,8 @@
 package dev.ondevice;
 
 import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
 
 /** Argument validation shared by the ops: devices, dimensions, dtypes and shapes. */
 final class Checks {
@@ -12,6 +14,16 @@ final class Checks {
     Device b = other.device();
     if (!a.equals(b) && !isCpuScalar(other) && !isCpuScalar(self)) {
       throw new DeviceMismatchException(a, b, argument, op);
+    }
+  }
+
+  /** Throws a NullPointerException naming {@code op} for a null list or a null element of it. */
+  static void noNulls(String op, List<Tensor> tensors) {
+    Objects.requireNonNull(tensors, op + ": the list of tensors is null");
+    for (int i = 0; i < tensors.size(); i++) {
+      if (tensors.get(i) == null) {
+        throw new NullPointerException(op + ": tensor " + i + " of " + tensors.size() + " is null");
+      }
     }
   }
 

@@ -6,6 +6,10 @@ import dev.ondevice.backend.HostStorage;
 import dev.ondevice.backend.RandomKind;
 import dev.ondevice.backend.Strided;
 import dev.ondevice.cpu.RandomKernels;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Objects;
 
 /** The factories behind Tensor's static methods. */
 final class Creation {
@@ -46,6 +50,10 @@ final class Creation {
   static Tensor arange(double start, double end, double step, DType dtype, Device device) {
     if (step == 0 || Double.isNaN(step)) {
       throw new IllegalArgumentException("arange: step must be non-zero, got " + step);
+    }
+    if (!Double.isFinite(start) || !Double.isFinite(end)) {
+      throw new IllegalArgumentException("arange: unsupported range " + start + " -> " + end
+          + "; start and end must be finite numbers");
     }
     if ((end - start) * step < 0) {
       throw new IllegalArgumentException("arange: the range from " + start + " to " + end
@@ -112,25 +120,56 @@ final class Creation {
     return sizes;
   }
 
+  static Tensor fromHostBytes(Shape shape, DType dtype, Tensor.HostBytesWriter writer) throws IOException {
+    Objects.requireNonNull(shape, "Tensor.fromHostBytes: the shape is null");
+    Objects.requireNonNull(dtype, "Tensor.fromHostBytes: the dtype is null");
+    Objects.requireNonNull(writer, "Tensor.fromHostBytes: the writer is null");
+    Tensor t = hostTensor(Checks.sizes("fromHostBytes", shape.toArray()), dtype);
+    ByteBuffer bytes = ((HostStorage) t.data.storage()).bytes().duplicate().order(ByteOrder.nativeOrder());
+    bytes.limit((int) (shape.numel() * dtype.byteSize()));
+    writer.write(bytes);
+    if (bytes.hasRemaining()) {
+      throw new IllegalStateException("Tensor.fromHostBytes: the writer left " + bytes.remaining() + " of "
+          + bytes.limit() + " bytes unwritten");
+    }
+    return t;
+  }
+
+  /** {@code data}, unless it is null: then an exception naming {@code Tensor.of}. */
+  static <T> T nonNullData(T data) {
+    return Objects.requireNonNull(data, "Tensor.of: the data array is null");
+  }
+
+  /** Names the null argument of a {@code Tensor.of} call. */
+  private static void hostData(Object data, Shape shape, Device device) {
+    nonNullData(data);
+    Objects.requireNonNull(shape, "Tensor.of: the shape is null");
+    Objects.requireNonNull(device, "Tensor.of: the device is null");
+  }
+
   static Tensor fromFloats(float[] data, Shape shape, Device device) {
+    hostData(data, shape, device);
     Tensor t = hostTensor(sizesFor("floats", data.length, shape), DType.FLOAT32);
     ((HostStorage) t.data.storage()).floats().put(0, data);
     return t.to(device);
   }
 
   static Tensor fromDoubles(double[] data, Shape shape, Device device) {
+    hostData(data, shape, device);
     Tensor t = hostTensor(sizesFor("doubles", data.length, shape), DType.FLOAT64);
     ((HostStorage) t.data.storage()).doubles().put(0, data);
     return t.to(device);
   }
 
   static Tensor fromLongs(long[] data, Shape shape, Device device) {
+    hostData(data, shape, device);
     Tensor t = hostTensor(sizesFor("longs", data.length, shape), DType.INT64);
     ((HostStorage) t.data.storage()).longs().put(0, data);
     return t.to(device);
   }
 
   static Tensor fromBooleans(boolean[] data, Shape shape, Device device) {
+    hostData(data, shape, device);
     Tensor t = hostTensor(sizesFor("booleans", data.length, shape), DType.BOOL);
     HostStorage s = (HostStorage) t.data.storage();
     for (int i = 0; i < data.length; i++) {
@@ -140,6 +179,10 @@ final class Creation {
   }
 
   static Tensor fromFloatRows(float[][] rows) {
+    Objects.requireNonNull(rows, "Tensor.of: the rows are null");
+    for (int i = 0; i < rows.length; i++) {
+      Objects.requireNonNull(rows[i], "Tensor.of: row " + i + " is null");
+    }
     int cols = rows.length == 0 ? 0 : rows[0].length;
     float[] flat = new float[rows.length * cols];
     for (int i = 0; i < rows.length; i++) {
@@ -150,6 +193,10 @@ final class Creation {
   }
 
   static Tensor fromDoubleRows(double[][] rows) {
+    Objects.requireNonNull(rows, "Tensor.of: the rows are null");
+    for (int i = 0; i < rows.length; i++) {
+      Objects.requireNonNull(rows[i], "Tensor.of: row " + i + " is null");
+    }
     int cols = rows.length == 0 ? 0 : rows[0].length;
     double[] flat = new double[rows.length * cols];
     for (int i = 0; i < rows.length; i++) {

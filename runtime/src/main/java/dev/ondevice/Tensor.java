@@ -13,6 +13,8 @@ import dev.ondevice.backend.BinaryOp;
 import dev.ondevice.backend.ReduceOp;
 import dev.ondevice.backend.Strided;
 import dev.ondevice.backend.UnaryOp;
+import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
@@ -323,10 +325,33 @@ public class Tensor {
     return Creation.bernoulli(Creation.full(shape, p, DType.FLOAT32, device), Generator.defaultGenerator());
   }
 
+  /** Writes the bytes of a new CPU tensor: see {@link #fromHostBytes}. */
+  @FunctionalInterface
+  public interface HostBytesWriter {
+    /**
+     * Fills {@code bytes} to its limit: the tensor's elements, row-major, in the platform's byte
+     * order ({@link java.nio.ByteOrder#nativeOrder()}); bools as 0 or 1.
+     */
+    void write(ByteBuffer bytes) throws IOException;
+  }
+
+  /**
+   * A contiguous CPU tensor of {@code shape} and {@code dtype} whose elements {@code writer}
+   * writes straight into its memory: for readers of files, which can read into it without a
+   * copy ({@code FileChannel.read(bytes, position)}).
+   *
+   * @throws IllegalStateException if {@code writer} does not fill every byte
+   * @throws IOException what {@code writer} throws
+   */
+  @Factory(fromHostData = true)
+  public static Tensor fromHostBytes(Shape shape, DType dtype, HostBytesWriter writer) throws IOException {
+    return Creation.fromHostBytes(shape, dtype, writer);
+  }
+
   /** A float32 vector on the CPU holding a copy of {@code data}. */
   @Factory(fromHostData = true)
   public static Tensor of(float... data) {
-    return Creation.fromFloats(data, Shape.of(data.length), Device.cpu());
+    return Creation.fromFloats(data, Shape.of(Creation.nonNullData(data).length), Device.cpu());
   }
 
   /** A float32 tensor of the given shape on the CPU holding a copy of {@code data} (row-major). */
@@ -350,7 +375,7 @@ public class Tensor {
   /** A float64 vector on the CPU. */
   @Factory(fromHostData = true)
   public static Tensor of(double... data) {
-    return Creation.fromDoubles(data, Shape.of(data.length), Device.cpu());
+    return Creation.fromDoubles(data, Shape.of(Creation.nonNullData(data).length), Device.cpu());
   }
 
   /** A float64 tensor of the given shape on the CPU. */
@@ -374,7 +399,7 @@ public class Tensor {
   /** An int64 vector on the CPU. */
   @Factory(fromHostData = true)
   public static Tensor of(long... data) {
-    return Creation.fromLongs(data, Shape.of(data.length), Device.cpu());
+    return Creation.fromLongs(data, Shape.of(Creation.nonNullData(data).length), Device.cpu());
   }
 
   /** An int64 tensor of the given shape on the CPU. */
@@ -392,7 +417,7 @@ public class Tensor {
   /** An int64 vector on the CPU from ints. */
   @Factory(fromHostData = true)
   public static Tensor of(int... data) {
-    long[] l = new long[data.length];
+    long[] l = new long[Creation.nonNullData(data).length];
     for (int i = 0; i < data.length; i++) {
       l[i] = data[i];
     }
@@ -402,7 +427,7 @@ public class Tensor {
   /** A bool vector on the CPU. */
   @Factory(fromHostData = true)
   public static Tensor of(boolean... data) {
-    return Creation.fromBooleans(data, Shape.of(data.length), Device.cpu());
+    return Creation.fromBooleans(data, Shape.of(Creation.nonNullData(data).length), Device.cpu());
   }
 
   /** A bool tensor of the given shape on the CPU. */

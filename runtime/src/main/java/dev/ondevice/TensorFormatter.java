@@ -1,11 +1,15 @@
 package dev.ondevice;
 
+import java.util.Arrays;
 import java.util.Locale;
+import java.util.function.IntConsumer;
 
 /**
  * Prints tensors as PyTorch does: nested brackets, a common number format per tensor, summarised
  * with {@code ...} beyond 1000 elements, and a suffix for the device, non-default dtypes and
- * {@code requiresGrad}.
+ * {@code requiresGrad}. As in PyTorch, the number format of a summarised tensor is chosen from the
+ * elements printed, not from all of them: printing ten million elements costs what printing a
+ * thousand does.
  */
 final class TensorFormatter {
   private static final int THRESHOLD = 1000;
@@ -18,7 +22,7 @@ final class TensorFormatter {
     double[] values = host.toDoubleArray();
     long[] sizes = t.shape().toArray();
     boolean summarize = values.length > THRESHOLD;
-    NumberFormat nf = NumberFormat.of(t.dtype(), values);
+    NumberFormat nf = NumberFormat.of(t.dtype(), sizes.length == 0 ? values : printed(values, sizes, summarize));
     StringBuilder sb = new StringBuilder("tensor(");
     if (sizes.length == 0) {
       sb.append(nf.format(values[0]).trim());
@@ -63,6 +67,41 @@ final class TensorFormatter {
       }
     }
     sb.append(']');
+  }
+
+  /** The elements {@link #appendDim} prints, in order. */
+  private static double[] printed(double[] v, long[] sizes, boolean summarize) {
+    if (!summarize) {
+      return v;
+    }
+    double[][] out = {new double[64]};
+    int[] count = {0};
+    visit(sizes, 0, 0, summarize, i -> {
+      if (count[0] == out[0].length) {
+        out[0] = Arrays.copyOf(out[0], 2 * count[0]);
+      }
+      out[0][count[0]++] = v[i];
+    });
+    return Arrays.copyOf(out[0], count[0]);
+  }
+
+  /** Calls {@code element} with the flat index of each element printed, skipping as {@link #appendDim} does. */
+  private static void visit(long[] sizes, int dim, int offset, boolean summarize, IntConsumer element) {
+    int size = (int) sizes[dim];
+    int stride = 1;
+    for (int d = dim + 1; d < sizes.length; d++) {
+      stride *= (int) sizes[d];
+    }
+    for (int i = 0; i < size; i++) {
+      if (summarize && size > 2 * EDGE && i == EDGE) {
+        i = size - EDGE;
+      }
+      if (dim == sizes.length - 1) {
+        element.accept(offset + i);
+      } else {
+        visit(sizes, dim + 1, offset + i * stride, summarize, element);
+      }
+    }
   }
 
   private static String newlines(int count) {

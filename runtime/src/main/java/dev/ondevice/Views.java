@@ -63,6 +63,12 @@ final class Views {
     long numel = t.numel();
     long[] resolved = shape.clone();
     if (infer >= 0) {
+      if (numel == 0 && known == 0) {
+        // As PyTorch's infer_size: [-1, 2] of no elements is [0, 2], but [0, -1] could be [0, anything].
+        throw new IllegalArgumentException(op + ": cannot reshape a tensor of 0 elements (shape " + t.shape()
+            + ") into shape " + Arrays.toString(shape) + ", because the unspecified size -1 could be any value;"
+            + " give every size");
+      }
       if (known == 0 || numel % known != 0) {
         throw new IllegalArgumentException(op + ": shape " + Arrays.toString(shape) + " is invalid for a tensor of "
             + numel + " elements (shape " + t.shape() + ")");
@@ -390,6 +396,7 @@ final class Views {
   }
 
   static Tensor cat(List<Tensor> tensors, int dim) {
+    Checks.noNulls("cat", tensors);
     if (tensors.isEmpty()) {
       throw new IllegalArgumentException("cat: expected a non-empty list of tensors");
     }
@@ -445,6 +452,7 @@ final class Views {
   }
 
   static Tensor stack(List<Tensor> tensors, int dim) {
+    Checks.noNulls("stack", tensors);
     if (tensors.isEmpty()) {
       throw new IllegalArgumentException("stack: expected a non-empty list of tensors");
     }

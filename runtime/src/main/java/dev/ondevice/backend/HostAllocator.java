@@ -1,5 +1,6 @@
 package dev.ondevice.backend;
 
+import dev.ondevice.DeviceOutOfMemoryException;
 import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -30,8 +31,11 @@ final class HostAllocator {
    */
   private static final long GC_FLOOR = Long.getLong("ondevice.cpu.gcFloorMiB",
       Math.max(128, Runtime.getRuntime().maxMemory() / 8 / MiB)) * MiB;
-  private static final long CACHE_LIMIT =
-      Math.min(Runtime.getRuntime().maxMemory() / 2, Long.getLong("ondevice.cpu.cacheMiB", 2048) * MiB);
+  /** The JDK's limit on direct memory, which host tensors live in. */
+  private static final long DIRECT_LIMIT = DirectMemory.limit();
+  /** At most half the direct-memory limit, so that the cache alone never starves new tensors. */
+  private static final long CACHE_LIMIT = Math.min(Math.min(Runtime.getRuntime().maxMemory() / 2, DIRECT_LIMIT / 2),
+      Long.getLong("ondevice.cpu.cacheMiB", 2048) * MiB);
 
   private static final Pool PAGEABLE = new Pool();
   private static final Pool PINNED = new Pool();
@@ -70,7 +74,7 @@ final class HostAllocator {
       block = pool.take(size);
     }
     if (block == null) {
-      block = fresh(size, pinned);
+      block = freshOrRetry(backend, bytes, size, pinned);
     }
     LIVE.addAndGet(size);
     AtomicLong owner = null;
@@ -81,6 +85,32 @@ final class HostAllocator {
     HostStorage storage = new HostStorage(backend, block, bytes);
     CLEANER.register(storage, new Release(block, owner));
     return storage;
+  }
+
+  /**
+   * Fresh memory; when the JDK refuses it, as PyTorch's caching allocator does: gives the cache
+   * back, collects (so that unreachable tensors give back theirs), and tries again.
+   *
+   * @throws DeviceOutOfMemoryException saying what was asked, what is in use and cached, and how
+   *     to raise the limit, if the memory is not there even then
+   */
+  private static HostBlock freshOrRetry(Backend backend, long bytes, long size, boolean pinned) {
+    try {
+      return fresh(size, pinned);
+    } catch (OutOfMemoryError first) {
+      long live = LIVE.get();
+      long cached = cachedBytes();
+      emptyCache();
+      LOW_WATER.set(UnreachableMemory.collect(LIVE::get));
+      try {
+        return fresh(size, pinned);
+      } catch (OutOfMemoryError second) {
+        DeviceOutOfMemoryException e = new DeviceOutOfMemoryException(DirectMemory.message(backend.device()
+            .toString(), bytes, live, cached, LIVE.get(), DIRECT_LIMIT), second);
+        e.addSuppressed(first);
+        throw e;
+      }
+    }
   }
 
   private static HostBlock fresh(long size, boolean pinned) {

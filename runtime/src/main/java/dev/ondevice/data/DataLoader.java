@@ -106,9 +106,19 @@ public final class DataLoader implements Iterable<Batch> {
     return batchSize;
   }
 
+  /** The dataset's size, checked: a negative size is the dataset's bug, named here. */
+  private int datasetSize() {
+    int n = dataset.size();
+    if (n < 0) {
+      throw new IllegalStateException(dataset.getClass().getSimpleName() + ".size() returned " + n
+          + "; a dataset's size is its number of examples, >= 0");
+    }
+    return n;
+  }
+
   /** The number of batches of an epoch: PyTorch's {@code len(loader)}. */
   public int numBatches() {
-    int n = dataset.size();
+    int n = datasetSize();
     return (int) (dropLast ? n / batchSize : ((long) n + batchSize - 1) / batchSize);
   }
 
@@ -142,7 +152,7 @@ public final class DataLoader implements Iterable<Batch> {
       running = null;
     }
     nextEpoch = epoch + 1;
-    int[] order = order(dataset.size(), shuffle, seed, epoch);
+    int[] order = order(datasetSize(), shuffle, seed, epoch);
     Producer producer = new Producer(this, order, epoch);
     BatchIterator it = new BatchIterator(producer);
     running = producer;

@@ -1,6 +1,6 @@
 package dev.ondevice.data;
 
-import dev.ondevice.Device;
+import dev.ondevice.DType;
 import dev.ondevice.Shape;
 import dev.ondevice.Tensor;
 import java.io.BufferedInputStream;
@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.LongBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -43,26 +44,33 @@ import java.util.zip.ZipException;
 public final class Idx {
   private static final int GZIP_MAGIC_0 = 0x1f;
   private static final int GZIP_MAGIC_1 = 0x8b;
+  /** The most bytes asked of a stream at once. */
+  private static final int CHUNK = 1 << 16;
+  /** The first allocation for a file's data; it doubles as the data arrives, up to the declared size. */
+  private static final int INITIAL_DATA = 1 << 20;
 
   private Idx() {}
 
   /** The element types of IDX files. */
   enum ElementType {
-    UNSIGNED_BYTE(0x08, 1, "unsigned byte"),
-    SIGNED_BYTE(0x09, 1, "signed byte"),
-    SHORT(0x0B, 2, "short"),
-    INT(0x0C, 4, "int"),
-    FLOAT(0x0D, 4, "float"),
-    DOUBLE(0x0E, 8, "double");
+    UNSIGNED_BYTE(0x08, 1, "unsigned byte", DType.INT64),
+    SIGNED_BYTE(0x09, 1, "signed byte", DType.INT64),
+    SHORT(0x0B, 2, "short", DType.INT64),
+    INT(0x0C, 4, "int", DType.INT64),
+    FLOAT(0x0D, 4, "float", DType.FLOAT32),
+    DOUBLE(0x0E, 8, "double", DType.FLOAT64);
 
     final int code;
     final int byteSize;
     final String label;
+    /** The dtype of the tensor {@link #read} makes of it. */
+    final DType tensorDtype;
 
-    ElementType(int code, int byteSize, String label) {
+    ElementType(int code, int byteSize, String label, DType tensorDtype) {
       this.code = code;
       this.byteSize = byteSize;
       this.label = label;
+      this.tensorDtype = tensorDtype;
     }
 
     static ElementType of(int code) {
@@ -112,59 +120,51 @@ public final class Idx {
     Contents c = readContents(file);
     ByteBuffer data = ByteBuffer.wrap(c.data).order(ByteOrder.BIG_ENDIAN);
     int n = c.data.length / c.type.byteSize;
-    Shape shape = c.shape();
-    return switch (c.type) {
-      case UNSIGNED_BYTE -> {
-        long[] v = new long[n];
-        for (int i = 0; i < n; i++) {
-          v[i] = c.data[i] & 0xFF;
+    // Widened straight into the tensor's memory: no array of the widened values on the heap.
+    return Tensor.fromHostBytes(c.shape(), c.type.tensorDtype, b -> {
+      switch (c.type) {
+        case UNSIGNED_BYTE -> {
+          LongBuffer out = b.asLongBuffer();
+          for (int i = 0; i < n; i++) {
+            out.put(i, c.data[i] & 0xFF);
+          }
         }
-        yield Tensor.of(v, shape, Device.cpu());
-      }
-      case SIGNED_BYTE -> {
-        long[] v = new long[n];
-        for (int i = 0; i < n; i++) {
-          v[i] = c.data[i];
+        case SIGNED_BYTE -> {
+          LongBuffer out = b.asLongBuffer();
+          for (int i = 0; i < n; i++) {
+            out.put(i, c.data[i]);
+          }
         }
-        yield Tensor.of(v, shape, Device.cpu());
-      }
-      case SHORT -> {
-        short[] s = new short[n];
-        data.asShortBuffer().get(s);
-        long[] v = new long[n];
-        for (int i = 0; i < n; i++) {
-          v[i] = s[i];
+        case SHORT -> {
+          LongBuffer out = b.asLongBuffer();
+          for (int i = 0; i < n; i++) {
+            out.put(i, data.getShort(2 * i));
+          }
         }
-        yield Tensor.of(v, shape, Device.cpu());
-      }
-      case INT -> {
-        int[] s = new int[n];
-        data.asIntBuffer().get(s);
-        long[] v = new long[n];
-        for (int i = 0; i < n; i++) {
-          v[i] = s[i];
+        case INT -> {
+          LongBuffer out = b.asLongBuffer();
+          for (int i = 0; i < n; i++) {
+            out.put(i, data.getInt(4 * i));
+          }
         }
-        yield Tensor.of(v, shape, Device.cpu());
+        case FLOAT -> b.asFloatBuffer().put(data.asFloatBuffer());
+        case DOUBLE -> b.asDoubleBuffer().put(data.asDoubleBuffer());
       }
-      case FLOAT -> {
-        float[] v = new float[n];
-        data.asFloatBuffer().get(v);
-        yield Tensor.of(v, shape, Device.cpu());
-      }
-      case DOUBLE -> {
-        double[] v = new double[n];
-        data.asDoubleBuffer().get(v);
-        yield Tensor.of(v, shape, Device.cpu());
-      }
-    };
+      b.position(b.limit());
+    });
   }
+
 
   /**
    * Reads and validates {@code file}: the header, then exactly the number of element bytes it
    * declares, then the end of the file.
    */
   static Contents readContents(Path file) throws IOException {
+    if (Files.isDirectory(file)) {
+      throw new IdxFormatException(file, "is a directory, not an IDX file; pass the file inside it");
+    }
     try (InputStream in = open(file)) {
+      long plainSize = in instanceof GzipStream ? -1 : Files.size(file);
       byte[] magic = readHeaderBytes(file, in, 4, "the 4-byte magic number");
       if (magic[0] != 0 || magic[1] != 0) {
         throw new IdxFormatException(file, String.format("bad magic number %02x %02x %02x %02x: an IDX file starts"
@@ -195,19 +195,25 @@ public final class Idx {
         elements = multiply(file, elements, d, dims);
       }
       long bytes = multiply(file, elements, type.byteSize, dims);
-      if (bytes > Integer.MAX_VALUE - 8) {
-        throw new IdxFormatException(file, "sizes " + Arrays.toString(dims) + " of type " + type + " make " + bytes
-            + " bytes, more than a tensor of this runtime can hold (2 GiB)");
+      long tensorBytes = multiply(file, elements, type.tensorDtype.byteSize(), dims);
+      if (tensorBytes > Integer.MAX_VALUE - 8) {
+        throw new IdxFormatException(file, "sizes " + Arrays.toString(dims) + " of type " + type + " make a "
+            + type.tensorDtype + " tensor of " + tensorBytes + " bytes, more than a tensor of this runtime can hold"
+            + " (2 GiB)");
       }
-      byte[] data = new byte[(int) bytes];
-      int read = readFully(file, in, data);
-      if (read < data.length) {
-        throw new IdxFormatException(file, "truncated: the header declares sizes " + Arrays.toString(dims) + " of type "
-            + type + ", " + bytes + " bytes of data, but only " + read + " follow");
+      if (plainSize >= 0) {
+        // A plain file's length is known: check it before allocating what the header declares.
+        long follow = plainSize - 4 - 4L * rank;
+        if (follow != bytes) {
+          throw sizeMismatch(file, dims, type, bytes, follow);
+        }
+      }
+      byte[] data = readData(file, in, (int) bytes);
+      if (data.length < bytes) {
+        throw sizeMismatch(file, dims, type, bytes, data.length);
       }
       if (readByte(file, in) >= 0) {
-        throw new IdxFormatException(file, "trailing bytes: the header declares sizes " + Arrays.toString(dims)
-            + " of type " + type + ", " + bytes + " bytes of data, but more follow");
+        throw sizeMismatch(file, dims, type, bytes, bytes + 1);
       }
       return new Contents(type, dims, data);
     }
@@ -230,7 +236,7 @@ public final class Idx {
       int b1 = raw.read();
       raw.reset();
       if (b0 == GZIP_MAGIC_0 && b1 == GZIP_MAGIC_1) {
-        return new BufferedInputStream(new GZIPInputStream(raw, 1 << 16), 1 << 16);
+        return new GzipStream(new GZIPInputStream(raw, 1 << 16));
       }
       return raw;
     } catch (ZipException | EOFException e) {
@@ -243,9 +249,41 @@ public final class Idx {
     }
   }
 
+  /** The decompressed stream of a gzipped file (whose data length is known only by reading it). */
+  private static final class GzipStream extends BufferedInputStream {
+    GzipStream(InputStream gzip) {
+      super(gzip, 1 << 16);
+    }
+  }
+
+  private static IdxFormatException sizeMismatch(Path file, int[] dims, ElementType type, long bytes, long follow) {
+    String declared = "the header declares sizes " + Arrays.toString(dims) + " of type " + type + ", " + bytes
+        + " bytes of data, ";
+    return follow < bytes
+        ? new IdxFormatException(file, "truncated: " + declared + "but only " + follow + " follow")
+        : new IdxFormatException(file, "trailing bytes: " + declared + "but more follow");
+  }
+
+  /**
+   * Up to {@code declared} bytes of data, as many as the stream holds: the array grows with the
+   * data that arrives, so that a small gzipped file declaring a gigabyte fails as truncated after
+   * reading what it holds, without allocating the gigabyte first.
+   */
+  private static byte[] readData(Path file, InputStream in, int declared) throws IOException {
+    byte[] data = new byte[Math.min(declared, INITIAL_DATA)];
+    int total = 0;
+    while (true) {
+      total += readFully(file, in, data, total);
+      if (total < data.length || data.length == declared) {
+        return total == data.length ? data : Arrays.copyOf(data, total);
+      }
+      data = Arrays.copyOf(data, (int) Math.min(declared, 2L * data.length));
+    }
+  }
+
   private static byte[] readHeaderBytes(Path file, InputStream in, int n, String what) throws IOException {
     byte[] b = new byte[n];
-    int read = readFully(file, in, b);
+    int read = readFully(file, in, b, 0);
     if (read < n) {
       throw new IdxFormatException(file, "truncated header: " + n + " bytes are needed for " + what + ", only "
           + read + " are left");
@@ -253,18 +291,22 @@ public final class Idx {
     return b;
   }
 
-  /** Reads into {@code b} until it is full or the stream ends; the number of bytes read. */
-  private static int readFully(Path file, InputStream in, byte[] b) throws IOException {
-    int total = 0;
+  /**
+   * Reads into {@code b} from {@code offset} until it is full or the stream ends, at most {@value
+   * #CHUNK} bytes per call: a larger request to a file's stream is read through a temporary direct
+   * buffer of its size, which the JDK keeps per thread. Returns the number of bytes read.
+   */
+  private static int readFully(Path file, InputStream in, byte[] b, int offset) throws IOException {
+    int total = offset;
     try {
       while (total < b.length) {
-        int n = in.read(b, total, b.length - total);
+        int n = in.read(b, total, Math.min(CHUNK, b.length - total));
         if (n < 0) {
           break;
         }
         total += n;
       }
-      return total;
+      return total - offset;
     } catch (ZipException | EOFException e) {
       throw corruptGzip(file, e);
     }

@@ -34,11 +34,13 @@ import java.util.Optional;
  * {@value #VERSION_KEY}{@code =1}, {@value #HAS_OPTIMIZER_KEY}{@code =true|false}, the
  * optimizer's metadata under {@value #OPTIMIZER_PREFIX} ({@code optimizer/type=Sgd}, {@code
  * optimizer/lr=0.1}, ...), and each tensor's device under {@value #DEVICE_PREFIX} ({@code
- * device/fc1.weight=cuda:0}), which {@link MapLocation#remap} maps.
+ * device/fc1.weight=cuda:0}), which {@link MapLocation#remap} maps; and a CRC-32C of the whole
+ * checkpoint ({@code ondevice/crc32c}), which every load verifies.
  *
  * <p><b>Saving is atomic</b>: the file is written next to its destination under a temporary
  * name, flushed to disk and renamed over the destination, so a crash or an error mid-save leaves
- * the previous checkpoint intact (and no temporary file behind).
+ * the previous checkpoint intact (and no temporary file behind; the temporary file of a save that
+ * was killed is removed by the next save to the same file, once stale).
  *
  * <p><b>Loading always takes a {@link MapLocation}</b>; there is no overload without one. A file
  * without device entries (one written by PyTorch) counts as saved on the CPU.
@@ -113,7 +115,7 @@ public final class Checkpoint {
         metadata.put(OPTIMIZER_PREFIX + e.getKey(), e.getValue());
       }
     }
-    Safetensors.save(tensors, metadata, file);
+    Safetensors.save(tensors, metadata, file, true);
   }
 
   private static void put(Map<String, Tensor> tensors, Map<String, String> metadata, String name, Tensor t) {

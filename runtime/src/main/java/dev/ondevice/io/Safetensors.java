@@ -15,7 +15,6 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -30,7 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.IntToDoubleFunction;
 import java.util.function.IntToLongFunction;
 
@@ -172,8 +170,22 @@ public final class Safetensors {
    * @throws IOException if the temporary file cannot be created or moved
    */
   public static void save(Map<String, Tensor> tensors, Map<String, String> metadata, Path file) throws IOException {
-    Plan plan = plan(tensors, metadata, "Safetensors.save(" + file + ")");
-    writeAtomically(file, ch -> plan.write(ch, file.toString()));
+    save(tensors, metadata, file, false);
+  }
+
+  /**
+   * As {@link #save(Map, Map, Path)}; with {@code checksum}, the metadata also holds a {@link
+   * Checksum} of the whole file under {@value Checksum#KEY}, which {@link #load} verifies.
+   */
+  static void save(Map<String, Tensor> tensors, Map<String, String> metadata, Path file, boolean checksum)
+      throws IOException {
+    Plan plan = plan(tensors, metadata, "Safetensors.save(" + file + ")", checksum);
+    writeAtomically(file, ch -> {
+      plan.write(ch, file.toString());
+      if (plan.checksum != null) {
+        plan.writeChecksum(ch);
+      }
+    });
   }
 
   /**
@@ -184,7 +196,7 @@ public final class Safetensors {
    * @throws IllegalStateException if reading a tensor failed (a device error)
    */
   public static byte[] serialize(Map<String, Tensor> tensors, Map<String, String> metadata) {
-    Plan plan = plan(tensors, metadata, "Safetensors.serialize");
+    Plan plan = plan(tensors, metadata, "Safetensors.serialize", false);
     ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.min(Integer.MAX_VALUE - 8, plan.totalBytes()));
     try {
       plan.write(Channels.newChannel(out), BYTES_SOURCE);
@@ -199,12 +211,14 @@ public final class Safetensors {
   /** Writes a file's bytes to a channel. */
   @FunctionalInterface
   interface Writer {
-    void write(WritableByteChannel channel) throws IOException;
+    void write(FileChannel channel) throws IOException;
   }
 
   /**
    * Runs {@code writer} on a new temporary file next to {@code file}, flushes it to disk, and
    * renames it over {@code file}; on any failure removes it and leaves {@code file} untouched.
+   * First removes the temporary files of earlier saves to {@code file} that were killed midway
+   * ({@link TemporaryFile#removeStale}).
    */
   static void writeAtomically(Path file, Writer writer) throws IOException {
     Path target = file.toAbsolutePath();
@@ -212,26 +226,27 @@ public final class Safetensors {
     if (!Files.isDirectory(dir)) {
       throw new NoSuchFileException(file.toString(), null, "the folder " + dir + " does not exist; create it first");
     }
-    Path temp;
+    String name = target.getFileName().toString();
+    TemporaryFile.removeStale(dir, name);
+    TemporaryFile temp;
     try {
-      temp = createTemp(dir, target.getFileName().toString());
+      temp = TemporaryFile.create(dir, name);
     } catch (IOException e) {
       throw notWritten(file, e);
     }
-    try {
-      try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.WRITE)) {
-        writer.write(ch);
-        ch.force(true);
-      }
+    try (temp) {
+      writer.write(temp.channel());
+      temp.channel().force(true);
       try {
-        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        // Renamed while still locked, so that no other save takes it for a leftover.
+        Files.move(temp.path(), target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } catch (AtomicMoveNotSupportedException e) {
-        throw new SafetensorsException(file.toString(), "the file system cannot rename " + temp + " over it"
+        throw new SafetensorsException(file.toString(), "the file system cannot rename " + temp.path() + " over it"
             + " atomically; the file was not written", e);
       }
     } catch (Throwable t) {
       try {
-        Files.deleteIfExists(temp);
+        Files.deleteIfExists(temp.path());
       } catch (IOException cleanup) {
         t.addSuppressed(cleanup);
       }
@@ -247,19 +262,6 @@ public final class Safetensors {
   private static IOException notWritten(Path file, IOException cause) {
     return new IOException(file + ": not written (" + cause + "); the file there before, if any, is untouched",
         cause);
-  }
-
-  /** A new, empty file named {@code .<name>.<random>.tmp} in {@code dir}. */
-  private static Path createTemp(Path dir, String name) throws IOException {
-    while (true) {
-      Path temp = dir.resolve("." + name + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".tmp");
-      try {
-        Files.newByteChannel(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE).close();
-        return temp;
-      } catch (FileAlreadyExistsException e) {
-        // Another name is drawn.
-      }
-    }
   }
 
   /**
@@ -291,11 +293,17 @@ public final class Safetensors {
     final byte[] header;
     final List<Entry> entries;
     final long dataBytes;
+    /** What the checksum describes, or null for a file without one. */
+    final Checksum checksum;
+    /** Where in the header the checksum's value is, or -1. */
+    final int checksumOffset;
 
-    Plan(byte[] header, List<Entry> entries, long dataBytes) {
+    Plan(byte[] header, List<Entry> entries, long dataBytes, Checksum checksum, int checksumOffset) {
       this.header = header;
       this.entries = entries;
       this.dataBytes = dataBytes;
+      this.checksum = checksum;
+      this.checksumOffset = checksumOffset;
     }
 
     long totalBytes() {
@@ -307,18 +315,47 @@ public final class Safetensors {
       buf.putLong(header.length).flip();
       writeFully(ch, buf);
       writeFully(ch, ByteBuffer.wrap(header));
+      WritableByteChannel data = checksum == null ? ch : new WritableByteChannel() {
+        @Override
+        public int write(ByteBuffer src) throws IOException {
+          int n = src.remaining();
+          checksum.update(src);
+          writeFully(ch, src);
+          return n;
+        }
+
+        @Override
+        public boolean isOpen() {
+          return ch.isOpen();
+        }
+
+        @Override
+        public void close() throws IOException {
+          ch.close();
+        }
+      };
       for (Entry e : entries) {
         try {
-          writeData(e.tensor, ch, buf);
+          writeData(e.tensor, data, buf);
         } catch (RuntimeException ex) {
           throw new SafetensorsException(source, "reading tensor '" + e.name + "' (" + e.tensor.dtype() + " on "
               + e.tensor.device() + ") failed, the file was not written: " + ex.getMessage(), ex);
         }
       }
     }
+
+    /** Overwrites the checksum's placeholder in the header written to {@code ch} with its value. */
+    void writeChecksum(FileChannel ch) throws IOException {
+      ByteBuffer value = ByteBuffer.wrap(checksum.value().getBytes(StandardCharsets.US_ASCII));
+      long position = (long) LENGTH_BYTES + checksumOffset;
+      while (value.hasRemaining()) {
+        position += ch.write(value, position);
+      }
+    }
   }
 
-  private static Plan plan(Map<String, Tensor> tensors, Map<String, String> metadata, String op) {
+  private static Plan plan(Map<String, Tensor> tensors, Map<String, String> metadata, String op,
+      boolean checksum) {
     Objects.requireNonNull(tensors, op + ": tensors is null");
     List<Map.Entry<String, Tensor>> sorted = new ArrayList<>(tensors.size());
     for (Map.Entry<String, Tensor> e : tensors.entrySet()) {
@@ -341,9 +378,19 @@ public final class Safetensors {
         .reversed().thenComparing(Map.Entry::getKey, Safetensors::compareCodePoints));
 
     StringBuilder json = new StringBuilder("{");
-    if (metadata != null) {
+    int checksumChars = -1;
+    Map<String, String> written = metadata;
+    if (checksum) {
+      if (metadata != null && metadata.containsKey(Checksum.KEY)) {
+        throw new IllegalArgumentException(op + ": the metadata key '" + Checksum.KEY + "' is reserved for the"
+            + " checksum the save writes");
+      }
+      written = new LinkedHashMap<>(metadata == null ? Map.of() : metadata);
+      written.put(Checksum.KEY, Checksum.PLACEHOLDER);
+    }
+    if (written != null) {
       Map<String, String> ordered = new TreeMap<>(Safetensors::compareCodePoints);
-      for (Map.Entry<String, String> m : metadata.entrySet()) {
+      for (Map.Entry<String, String> m : written.entrySet()) {
         if (m.getKey() == null || m.getValue() == null) {
           throw new IllegalArgumentException(op + ": metadata entry " + m.getKey() + "=" + m.getValue()
               + " has a null; metadata maps strings to strings");
@@ -362,11 +409,15 @@ public final class Safetensors {
         first = false;
         Json.writeString(json, m.getKey());
         json.append(':');
+        if (checksum && m.getKey().equals(Checksum.KEY)) {
+          checksumChars = json.length() + 1; // after the opening quote
+        }
         Json.writeString(json, m.getValue());
       }
       json.append('}');
     }
     List<Entry> entries = new ArrayList<>(sorted.size());
+    List<Checksum.Described> described = new ArrayList<>(sorted.size());
     long offset = 0;
     for (Map.Entry<String, Tensor> e : sorted) {
       Tensor t = e.getValue();
@@ -383,6 +434,7 @@ public final class Safetensors {
         json.append(i == 0 ? "" : ",").append(shape[i]);
       }
       json.append("],\"data_offsets\":[").append(offset).append(',').append(offset + bytes).append("]}");
+      described.add(new Checksum.Described(offset, e.getKey(), dtype.name(), Checksum.shape(shape)));
       offset += bytes;
     }
     json.append('}');
@@ -394,7 +446,11 @@ public final class Safetensors {
     }
     byte[] header = Arrays.copyOf(utf8, padded);
     Arrays.fill(header, utf8.length, padded, (byte) ' ');
-    return new Plan(header, entries, offset);
+    if (!checksum) {
+      return new Plan(header, entries, offset, null, -1);
+    }
+    int checksumOffset = json.substring(0, checksumChars).getBytes(StandardCharsets.UTF_8).length;
+    return new Plan(header, entries, offset, new Checksum(written, described), checksumOffset);
   }
 
   private static void requireUnicode(String op, String what, String s) {
@@ -482,10 +538,15 @@ public final class Safetensors {
    * the reference's {@code safetensors.torch.load_file(file)}.
    *
    * @throws SafetensorsException naming the file and the problem, for a file that is not valid
-   *     safetensors (truncated, corrupted, inconsistent) or holds a dtype this runtime cannot read
+   *     safetensors (truncated, corrupted, inconsistent), holds a dtype this runtime cannot read,
+   *     does not match the checksum it records ({@code ondevice/crc32c}, which checkpoints carry),
+   *     or is a directory
    * @throws IOException if the file cannot be read
    */
   public static Contents load(Path file) throws IOException {
+    if (Files.isDirectory(file)) {
+      throw new SafetensorsException(file.toString(), "is a directory, not a safetensors file; pass the file inside it");
+    }
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       return read(new ChannelSource(ch), file.toString());
     }
@@ -553,6 +614,7 @@ public final class Safetensors {
   }
 
   private static final class ChannelSource implements Source {
+    private static final int HEAP_CHUNK = 1 << 20;
     private final FileChannel ch;
 
     ChannelSource(FileChannel ch) {
@@ -564,11 +626,21 @@ public final class Safetensors {
       return ch.size();
     }
 
+    /**
+     * Reads straight into a direct buffer; into a heap buffer at most {@value #HEAP_CHUNK} bytes at a
+     * time, since the JDK reads a heap buffer through a temporary direct buffer of the request's
+     * size, which it then keeps per thread (a 1 GB request would hold 1 GB of direct memory).
+     */
     @Override
     public void readFully(long position, ByteBuffer dst) throws IOException {
       long p = position;
+      int limit = dst.limit();
       while (dst.hasRemaining()) {
+        if (!dst.isDirect()) {
+          dst.limit(Math.min(limit, dst.position() + HEAP_CHUNK));
+        }
         int n = ch.read(dst, p);
+        dst.limit(limit);
         if (n < 0) {
           throw new IOException("the file ended at byte " + p + " while being read: was it truncated meanwhile?");
         }
@@ -689,9 +761,23 @@ public final class Safetensors {
     Map<String, Tensor> tensors = new LinkedHashMap<>();
     Map<String, FileDtype> fileDtypes = new LinkedHashMap<>();
     long dataStart = LENGTH_BYTES + n;
+    Checksum checksum = null;
+    String expected = metadata.get(Checksum.KEY);
+    if (expected != null) {
+      List<Checksum.Described> described = new ArrayList<>();
+      for (Info info : infos) {
+        described.add(new Checksum.Described(info.begin, info.name, info.dtype.name(), Checksum.shape(info.shape)));
+      }
+      checksum = new Checksum(metadata, described);
+    }
     for (Info info : infos) {
-      tensors.put(info.name, readTensor(src, source, info, dataStart));
+      tensors.put(info.name, readTensor(src, source, info, dataStart, checksum));
       fileDtypes.put(info.name, info.dtype);
+    }
+    if (checksum != null && !checksum.value().equals(expected)) {
+      throw new SafetensorsException(source, "checksum mismatch: the file records " + Checksum.KEY + "=" + expected
+          + " but its contents give " + checksum.value() + "; it was corrupted after it was written (a bit flip, a"
+          + " partial copy): use another copy");
     }
     return new Contents(tensors, metadata, fileDtypes);
   }
@@ -784,7 +870,8 @@ public final class Safetensors {
     }
   }
 
-  private static Tensor readTensor(Source src, String source, Info info, long dataStart) throws IOException {
+  private static Tensor readTensor(Source src, String source, Info info, long dataStart, Checksum checksum)
+      throws IOException {
     DType dtype = info.dtype.readAs;
     if (info.dtype.readAs == null) {
       throw new SafetensorsException(source, "tensor '" + info.name + "' has dtype " + info.dtype + ", which this runtime"
@@ -805,9 +892,22 @@ public final class Safetensors {
           + " (2 GiB)");
     }
     int n = (int) elements;
+    if (info.dtype.bits == 8 * dtype.byteSize() && dtype != DType.BOOL
+        && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN) {
+      // The file's bytes are the tensor's: read straight into its memory, no copy, no heap buffer.
+      return Tensor.fromHostBytes(Shape.of(info.shape), dtype, b -> {
+        src.readFully(dataStart + info.begin, b);
+        if (checksum != null) {
+          checksum.update(b.duplicate().flip());
+        }
+      });
+    }
     ByteBuffer bytes = ByteBuffer.allocate((int) (info.end - info.begin)).order(ByteOrder.LITTLE_ENDIAN);
     src.readFully(dataStart + info.begin, bytes);
     bytes.flip();
+    if (checksum != null) {
+      checksum.update(bytes);
+    }
     return info.dtype.decode(bytes, n, Shape.of(info.shape));
   }
 

@@ -3,6 +3,7 @@ package dev.ondevice.nn;
 import dev.ondevice.Tensor;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Layers applied one after the other: PyTorch's {@code nn.Sequential}. Its layers are submodules
@@ -17,8 +18,18 @@ import java.util.Map;
 public class Sequential extends Layer {
   final List<Layer> layers;
 
-  /** The layers, in the order they are applied. */
+  /**
+   * The layers, in the order they are applied.
+   *
+   * @throws NullPointerException naming the layer, if one is null
+   */
   public Sequential(Layer... layers) {
+    Objects.requireNonNull(layers, "Sequential: the array of layers is null");
+    for (int i = 0; i < layers.length; i++) {
+      if (layers[i] == null) {
+        throw new NullPointerException("Sequential: layer " + i + " of " + layers.length + " is null");
+      }
+    }
     this.layers = List.of(layers);
   }
 

@@ -5,6 +5,7 @@ import dev.ondevice.Tensor;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Adagrad: PyTorch's {@code torch.optim.Adagrad}, with its defaults (learning rate 0.01, no
@@ -110,6 +111,12 @@ public final class Adagrad extends Optimizer {
     Tensor sum = state.computeIfAbsent(SUM, k -> Tensor.fullLike(p, initialAccumulatorValue));
     sum.addi(g.square());
     p.addi(g.div(sum.sqrt().add(eps)), -lr);
+  }
+
+  /** The sum of squared gradients. */
+  @Override
+  protected Set<String> stateNames() {
+    return Set.of(SUM);
   }
 
   /** {@code lr_decay}, {@code weight_decay}, {@code initial_accumulator_value} and {@code eps}, PyTorch's names. */

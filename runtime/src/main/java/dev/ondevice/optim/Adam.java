@@ -6,6 +6,7 @@ import dev.ondevice.backend.AdamStep;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Adam, optionally with weight decay added to the gradient (L2) and AMSGrad: PyTorch's {@code
@@ -155,6 +156,12 @@ public final class Adam extends Optimizer {
   protected void update(Parameter p, Tensor grad, Map<String, Tensor> state, long step) {
     AdamUpdate.apply(p, grad, state, new AdamStep(learningRate(), beta1, beta2, eps, weightDecay, false, amsgrad,
         step));
+  }
+
+  /** Adam's moments, and their running maximum with AMSGrad. */
+  @Override
+  protected Set<String> stateNames() {
+    return amsgrad ? Set.of(EXP_AVG, EXP_AVG_SQ, MAX_EXP_AVG_SQ) : Set.of(EXP_AVG, EXP_AVG_SQ);
   }
 
   /** {@code betas} (as {@code 0.9,0.999}), {@code eps}, {@code weight_decay} and {@code amsgrad}. */

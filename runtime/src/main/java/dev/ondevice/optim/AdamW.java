@@ -6,6 +6,7 @@ import dev.ondevice.backend.AdamStep;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * AdamW, Adam with decoupled weight decay (Loshchilov and Hutter), optionally with AMSGrad:
@@ -149,6 +150,12 @@ public final class AdamW extends Optimizer {
   protected void update(Parameter p, Tensor grad, Map<String, Tensor> state, long step) {
     AdamUpdate.apply(p, grad, state, new AdamStep(learningRate(), beta1, beta2, eps, weightDecay, true, amsgrad,
         step));
+  }
+
+  /** The moments, and their running maximum with AMSGrad. */
+  @Override
+  protected Set<String> stateNames() {
+    return amsgrad ? Set.of(Adam.EXP_AVG, Adam.EXP_AVG_SQ, Adam.MAX_EXP_AVG_SQ) : Set.of(Adam.EXP_AVG, Adam.EXP_AVG_SQ);
   }
 
   /** {@code betas} (as {@code 0.9,0.999}), {@code eps}, {@code weight_decay} and {@code amsgrad}. */

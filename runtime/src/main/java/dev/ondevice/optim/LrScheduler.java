@@ -108,9 +108,9 @@ public abstract sealed class LrScheduler permits StepLr, CosineAnnealingLr, Line
       throw new IllegalArgumentException("loadStateDict: the " + name + " state needs a number '"
           + BASE_LEARNING_RATE + "' and a whole number '" + LAST_EPOCH + "', got " + saved, e);
     }
-    if (!(base >= 0) || epoch < 0) {
-      throw new IllegalArgumentException("loadStateDict: the " + name + " state has a negative " + BASE_LEARNING_RATE
-          + " or " + LAST_EPOCH + ": " + saved);
+    if (!(base >= 0) || Double.isInfinite(base) || epoch < 0) {
+      throw new IllegalArgumentException("loadStateDict: the " + name + " state needs a finite " + BASE_LEARNING_RATE
+          + " >= 0 and a " + LAST_EPOCH + " >= 0: " + saved);
     }
     apply(base, epoch);
   }

@@ -36,8 +36,8 @@ public abstract class Optimizer {
   /**
    * An optimizer of {@code parameters} (each once) with learning rate {@code learningRate}.
    *
-   * @throws IllegalArgumentException for an empty collection, a repeated parameter or a negative
-   *     learning rate
+   * @throws IllegalArgumentException for an empty collection, a repeated parameter or a learning
+   *     rate that is not a finite number {@code >= 0}
    */
   protected Optimizer(Collection<Parameter> parameters, double learningRate) {
     if (parameters.isEmpty()) {
@@ -81,13 +81,14 @@ public abstract class Optimizer {
     return initialLearningRate;
   }
 
-  /** Sets the learning rate (schedulers call this). */
+  /**
+   * Sets the learning rate (schedulers call this).
+   *
+   * @throws IllegalArgumentException if it is not a finite number {@code >= 0} (an infinite rate
+   *     turns every parameter into NaN at the next step)
+   */
   public final void setLearningRate(double learningRate) {
-    if (!(learningRate >= 0)) {
-      throw new IllegalArgumentException(getClass().getSimpleName() + ": the learning rate must be >= 0, got "
-          + learningRate);
-    }
-    this.learningRate = learningRate;
+    this.learningRate = HyperParameters.nonNegative(getClass().getSimpleName(), "the learning rate", learningRate);
   }
 
   /** Clears every parameter's gradient (sets it to null, as PyTorch's default). */
@@ -136,6 +137,14 @@ public abstract class Optimizer {
    */
   protected abstract void update(Parameter p, Tensor grad, Map<String, Tensor> state, long step);
 
+  /**
+   * The names of the state tensors a parameter has once it has been updated, under the current
+   * hyper-parameters ({@code exp_avg} and {@code exp_avg_sq} for Adam; none for plain SGD). A
+   * strict {@link #loadStateDict} requires exactly these for each parameter saved after its first
+   * step, and none for one saved before it.
+   */
+  protected abstract Set<String> stateNames();
+
   /** The hyper-parameters other than the learning rate, by name, for the state dict. */
   protected abstract Map<String, String> hyperParameters();
 
@@ -179,11 +188,16 @@ public abstract class Optimizer {
   }
 
   /**
-   * Restores a state saved by {@link #stateDict()} of the same type with the same parameters:
-   * every state tensor is copied onto its parameter's device.
+   * Restores a state saved by {@link #stateDict()} of the same type with the same parameters,
+   * strictly: every state tensor is checked (name, shape and dtype against its parameter) and
+   * copied onto its parameter's device. A parameter saved after its first step must have exactly
+   * the state tensors {@link #stateNames()} lists under the saved hyper-parameters, one saved before
+   * it none: a missing moment would silently restart at zero, an unknown one would be kept and
+   * saved again.
    *
-   * @throws IllegalArgumentException naming what does not match (type, parameter count, a state
-   *     tensor's shape); nothing is changed then
+   * @throws IllegalArgumentException naming what does not match (type, parameter count, a missing
+   *     or unexpected state tensor, a state tensor's shape or dtype, a hyper-parameter that is not a
+   *     finite number); nothing is changed then
    */
   public final void loadStateDict(OptimizerState saved) {
     String type = saved.metadata().get(TYPE);
@@ -192,14 +206,9 @@ public abstract class Optimizer {
       throw new IllegalArgumentException("loadStateDict: the state is of a " + type + " optimizer, this is a " + name);
     }
     double savedLearningRate = parseNumber(saved.metadata(), LEARNING_RATE);
-    if (!(savedLearningRate >= 0)) {
-      throw new IllegalArgumentException("loadStateDict: the saved learning rate must be >= 0, got "
-          + savedLearningRate);
-    }
-    List<Map<String, Tensor>> loaded = new ArrayList<>();
+    HyperParameters.nonNegative("loadStateDict: " + name, "the saved learning rate", savedLearningRate);
     long[] steps = new long[parameters.size()];
     for (int i = 0; i < parameters.size(); i++) {
-      loaded.add(new LinkedHashMap<>());
       String key = "state." + i + "." + STEPS;
       if (!saved.metadata().containsKey(key)) {
         throw new IllegalArgumentException("loadStateDict: the state has no entry for parameter " + i + " of "
@@ -207,28 +216,19 @@ public abstract class Optimizer {
       }
       steps[i] = parseCount(saved.metadata().get(key), key);
     }
-    for (Map.Entry<String, Tensor> e : saved.tensors().entrySet()) {
-      String[] parts = e.getKey().split("\\.", 3);
-      int index = parts.length == 3 && parts[0].equals("state") ? parseIndex(parts[1]) : -1;
-      if (index < 0 || index >= parameters.size()) {
-        throw new IllegalArgumentException("loadStateDict: unexpected state tensor " + e.getKey() + " for "
-            + parameters.size() + " parameters");
-      }
-      Parameter p = parameters.get(index);
-      if (!e.getValue().shape().equals(p.shape())) {
-        throw new IllegalArgumentException("loadStateDict: state tensor " + e.getKey() + " has shape "
-            + e.getValue().shape() + " but parameter " + index + " has shape " + p.shape());
-      }
-      // One copy onto the parameter's device and dtype; a clone only when neither made one.
-      Tensor value = e.getValue().detach();
-      Tensor moved = value.to(p.device()).to(p.dtype());
-      loaded.get(index).put(parts[2], moved == value ? value.clone() : moved);
-    }
     if (saved.metadata().containsKey("state." + parameters.size() + "." + STEPS)) {
       throw new IllegalArgumentException("loadStateDict: the state has more parameters than the "
           + parameters.size() + " of this optimizer");
     }
+    Map<String, String> current = hyperParameters();
     setHyperParameters(saved.metadata());
+    List<Map<String, Tensor>> loaded;
+    try {
+      loaded = StateTensors.check(name, parameters, steps, stateNames(), saved.tensors());
+    } catch (IllegalArgumentException e) {
+      setHyperParameters(current);
+      throw e;
+    }
     setLearningRate(savedLearningRate);
     for (int i = 0; i < parameters.size(); i++) {
       state.set(i, loaded.get(i));
@@ -258,13 +258,5 @@ public abstract class Optimizer {
       // reported below
     }
     throw new IllegalArgumentException("loadStateDict: '" + key + "' must be a whole number >= 0, got " + value);
-  }
-
-  private static int parseIndex(String s) {
-    try {
-      return Integer.parseInt(s);
-    } catch (NumberFormatException e) {
-      return -1;
-    }
   }
 }

@@ -78,9 +78,10 @@ public final class ReduceLrOnPlateau {
     if (!(factor > 0 && factor < 1)) {
       throw new IllegalArgumentException("ReduceLrOnPlateau: factor must be in (0, 1), got " + factor);
     }
-    if (patience < 0 || cooldown < 0 || !(threshold >= 0) || !(minLearningRate >= 0)) {
+    if (patience < 0 || cooldown < 0 || !(threshold >= 0) || !(minLearningRate >= 0) || Double.isInfinite(threshold)
+        || Double.isInfinite(minLearningRate)) {
       throw new IllegalArgumentException("ReduceLrOnPlateau: patience, threshold, cooldown and minLearningRate"
-          + " must not be negative, got " + patience + ", " + threshold + ", " + cooldown + ", " + minLearningRate);
+          + " must be finite and not negative, got " + patience + ", " + threshold + ", " + cooldown + ", " + minLearningRate);
     }
   }
 

@@ -5,6 +5,8 @@ import dev.ondevice.Tensor;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * RMSprop: PyTorch's {@code torch.optim.RMSprop}, with its defaults (learning rate 0.01, {@code
@@ -135,6 +137,20 @@ public final class RmsProp extends Optimizer {
     } else {
       p.addi(g.div(denominator), -learningRate());
     }
+  }
+
+  /** The square average; the gradient average when centered; the buffer with momentum. */
+  @Override
+  protected Set<String> stateNames() {
+    Set<String> names = new TreeSet<>();
+    names.add(SQUARE_AVG);
+    if (centered) {
+      names.add(GRAD_AVG);
+    }
+    if (momentum > 0) {
+      names.add(MOMENTUM_BUFFER);
+    }
+    return names;
   }
 
   /** {@code alpha}, {@code eps}, {@code momentum}, {@code weight_decay} and {@code centered}, PyTorch's names. */

@@ -7,6 +7,7 @@ import dev.ondevice.backend.SgdStep;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Stochastic gradient descent, optionally with momentum, dampening, weight decay (L2) and Nesterov
@@ -154,6 +155,12 @@ public final class Sgd extends Optimizer {
     if (first) {
       state.put(MOMENTUM_BUFFER, buffer);
     }
+  }
+
+  /** The momentum buffer, with momentum only. */
+  @Override
+  protected Set<String> stateNames() {
+    return momentum == 0 ? Set.of() : Set.of(MOMENTUM_BUFFER);
   }
 
   /** {@code momentum}, {@code dampening}, {@code weight_decay} and {@code nesterov}, PyTorch's names. */

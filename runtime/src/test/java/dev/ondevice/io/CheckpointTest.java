@@ -31,6 +31,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -73,6 +74,11 @@ class CheckpointTest {
         buffer.muli(momentum).addi(grad);
       }
       p.subi(buffer.mul(learningRate()));
+    }
+
+    @Override
+    protected Set<String> stateNames() {
+      return Set.of("momentum");
     }
 
     @Override

@@ -244,8 +244,8 @@ class OptimizerStateTest {
     step(two, GRADS[0]);
     OptimizerState ofTwo = two.stateDict();
     Adam one = new Adam(List.of(parameter(THETA, device)));
-    message(IllegalArgumentException.class, () -> one.loadStateDict(ofTwo), "unexpected state tensor state.1",
-        "1 parameters");
+    message(IllegalArgumentException.class, () -> one.loadStateDict(ofTwo),
+        "the state has more parameters than the 1 of this optimizer");
 
     Adam three = new Adam(List.of(parameter(THETA, device), parameter(new double[] {3, -2}, device),
         parameter(new double[] {1}, device)));

@@ -193,7 +193,7 @@ class SchedulerTest {
     message(IllegalArgumentException.class, () -> cosine.loadStateDict(bad), "CosineAnnealingLr", "last_epoch",
         "two");
     bad.put("last_epoch", "-1");
-    message(IllegalArgumentException.class, () -> cosine.loadStateDict(bad), "negative");
+    message(IllegalArgumentException.class, () -> cosine.loadStateDict(bad), "a last_epoch >= 0");
     bad.remove("base_lr");
     message(IllegalArgumentException.class, () -> cosine.loadStateDict(bad), "base_lr");
     assertEquals(0, cosine.lastEpoch());

@@ -1,6 +1,7 @@
 package dev.ondevice.backend.cuda;
 
 import dev.ondevice.DeviceOutOfMemoryException;
+import dev.ondevice.backend.Bytes;
 import dev.ondevice.backend.SizeClasses;
 import dev.ondevice.backend.UnreachableMemory;
 import java.util.ArrayDeque;
@@ -187,18 +188,7 @@ final class CachingAllocator {
     return new DeviceOutOfMemoryException(String.format(Locale.ROOT,
         "CUDA out of memory on %s: tried to allocate %s (the device has %s in total, %s free; tensors hold %s"
             + " and the caching allocator reserves %s more). Free the tensors you no longer need or use smaller"
-            + " batches", device, human(bytes), human(total), human(available), human(held), human(reserved - held)));
-  }
-
-  /** Bytes for people: {@code 1.50 GiB}, {@code 512 B}. */
-  static String human(long bytes) {
-    String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = bytes;
-    int u = 0;
-    while (v >= 1024 && u < units.length - 1) {
-      v /= 1024;
-      u++;
-    }
-    return u == 0 ? bytes + " B" : String.format(Locale.ROOT, "%.2f %s", v, units[u]);
+            + " batches", device, Bytes.human(bytes), Bytes.human(total), Bytes.human(available), Bytes.human(held),
+        Bytes.human(reserved - held)));
   }
 }

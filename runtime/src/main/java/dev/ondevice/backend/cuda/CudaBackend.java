@@ -6,6 +6,7 @@ import dev.ondevice.DType;
 import dev.ondevice.Device;
 import dev.ondevice.backend.AdamStep;
 import dev.ondevice.backend.BinaryOp;
+import dev.ondevice.backend.Bytes;
 import dev.ondevice.backend.Coalesced;
 import dev.ondevice.backend.CopyEngine;
 import dev.ondevice.backend.RandomKind;
@@ -55,7 +56,7 @@ public final class CudaBackend implements CopyEngine {
 
   /** The device, its compute capability and memory, for people. */
   public String details() {
-    return device + ", " + CachingAllocator.human(device.totalMemory());
+    return device + ", " + Bytes.human(device.totalMemory());
   }
 
   /** What runs this device's matrix products, for people. */

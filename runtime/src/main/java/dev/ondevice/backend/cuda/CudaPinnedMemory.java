@@ -2,6 +2,7 @@ package dev.ondevice.backend.cuda;
 
 import static dev.ondevice.backend.cuda.CudaDriver.check;
 
+import dev.ondevice.backend.Bytes;
 import dev.ondevice.backend.PinnedMemory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -26,7 +27,7 @@ final class CudaPinnedMemory implements PinnedMemory {
     Pointer p = new Pointer();
     int r = JCudaDriver.cuMemHostAlloc(p, bytes, JCudaDriver.CU_MEMHOSTALLOC_PORTABLE);
     if (r == CUresult.CUDA_ERROR_OUT_OF_MEMORY) {
-      throw new OutOfMemoryError("Cannot lock " + CachingAllocator.human(bytes) + " of host memory for copies to"
+      throw new OutOfMemoryError("Cannot lock " + Bytes.human(bytes) + " of host memory for copies to"
           + " CUDA devices (cuMemHostAlloc: CUDA_ERROR_OUT_OF_MEMORY); pin fewer or smaller batches");
     }
     check(r, "cuMemHostAlloc(" + bytes + ")", "the host");

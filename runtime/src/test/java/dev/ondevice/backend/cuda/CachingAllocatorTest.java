@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ondevice.DeviceOutOfMemoryException;
+import dev.ondevice.backend.Bytes;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -165,9 +166,9 @@ class CachingAllocatorTest {
 
   @Test
   void bytesForPeople() {
-    assertEquals("0 B", CachingAllocator.human(0));
-    assertEquals("1023 B", CachingAllocator.human(1023));
-    assertEquals("1.00 KiB", CachingAllocator.human(1024));
-    assertEquals("1.50 GiB", CachingAllocator.human(3L << 29));
+    assertEquals("0 B", Bytes.human(0));
+    assertEquals("1023 B", Bytes.human(1023));
+    assertEquals("1.00 KiB", Bytes.human(1024));
+    assertEquals("1.50 GiB", Bytes.human(3L << 29));
   }
 }
