@@ -3,6 +3,7 @@ package dev.ondevice.samples.mnist;
 import java.io.PrintStream;
 import java.time.temporal.ChronoUnit;
 import java.util.Locale;
+import java.util.function.Consumer;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.DelegatingProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
@@ -25,7 +26,7 @@ final class EpochProgress implements AutoCloseable {
   /** A bar of {@code images} images; {@code interactive} when {@code out} is a terminal. */
   EpochProgress(String title, long images, PrintStream out, boolean interactive) {
     ProgressBarConsumer consumer = interactive ? new ConsoleProgressBarConsumer(out)
-        : new DelegatingProgressBarConsumer(out::println, LOG_WIDTH);
+        : new DelegatingProgressBarConsumer(new LogLines(out), LOG_WIDTH);
     bar = new ProgressBarBuilder().setTaskName(title).setInitialMax(images).setUnit(" img", 1)
         .setStyle(ProgressBarStyle.ASCII).showSpeed().setSpeedUnit(ChronoUnit.SECONDS)
         .setUpdateIntervalMillis(interactive ? 250 : LOG_INTERVAL_MILLIS).setConsumer(consumer).build();
@@ -53,5 +54,26 @@ final class EpochProgress implements AutoCloseable {
   @Override
   public void close() {
     bar.close();
+  }
+
+  /**
+   * Prints each drawing of the bar as a line of the log, but not the same line twice in a row (the
+   * library draws the last state twice when the bar closes, which a terminal hides by redrawing).
+   */
+  private static final class LogLines implements Consumer<String> {
+    private final PrintStream out;
+    private String last;
+
+    LogLines(PrintStream out) {
+      this.out = out;
+    }
+
+    @Override
+    public void accept(String line) {
+      if (!line.equals(last)) {
+        out.println(line);
+        last = line;
+      }
+    }
   }
 }

@@ -1,5 +1,6 @@
 package dev.ondevice.samples.mnist;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -28,5 +29,6 @@ class EpochProgressTest {
     List<String> lines = text.lines().toList();
     assertTrue(lines.stream().anyMatch(l -> l.startsWith("epoch 1/3 100% [=") && l.contains(" 1024/1024 img ")
         && l.contains(" img/s ") && l.endsWith(" loss 0.5000")), "the last state: " + text);
+    assertEquals(lines.stream().distinct().count(), lines.size(), "no line twice: " + text);
   }
 }
