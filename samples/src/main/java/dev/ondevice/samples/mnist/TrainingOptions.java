@@ -1,7 +1,9 @@
 package dev.ondevice.samples.mnist;
 
+import dev.ondevice.Cuda;
 import dev.ondevice.Device;
 import java.nio.file.Path;
+import java.util.Optional;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
@@ -86,15 +88,32 @@ final class TrainingOptions {
     return line.getCommand();
   }
 
-  /** {@code cpu}, {@code cuda} or {@code cuda:N}, as {@link Device#parse} reads them. */
+  /**
+   * {@code cpu}, {@code cuda} or {@code cuda:N}, as {@link Device#parse} reads them, and present on
+   * this machine: a CUDA device that is not is refused here, with the reason, rather than when the
+   * model is first moved.
+   */
   static final class DeviceConverter implements ITypeConverter<Device> {
     @Override
     public Device convert(String value) {
+      Device device;
       try {
-        return Device.parse(value);
+        device = Device.parse(value);
       } catch (IllegalArgumentException e) {
         throw new TypeConversionException(e.getMessage());
       }
+      if (device.isCuda()) {
+        Optional<String> unavailable = Cuda.unavailableReason();
+        if (unavailable.isPresent()) {
+          throw new TypeConversionException("CUDA is not available: " + unavailable.get());
+        }
+        int count = Cuda.deviceCount();
+        if (device.resolved().index() >= count) {
+          throw new TypeConversionException("there is no " + device.resolved() + " here, only cuda:0"
+              + (count == 1 ? "" : " to cuda:" + (count - 1)));
+        }
+      }
+      return device;
     }
   }
 

@@ -3,6 +3,7 @@ package dev.ondevice.samples.mnist;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ondevice.Cuda;
 import dev.ondevice.Device;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -76,6 +77,14 @@ class TrainingOptionsTest {
     assertEquals(2, run("--device", "gpu"));
     assertEquals(1, errLines().size(), err.toString(StandardCharsets.UTF_8));
     assertTrue(errLines().get(0).startsWith("MnistTrainer: Invalid value for option '--device': "), errLines().get(0));
+  }
+
+  @Test
+  void aCudaDeviceThatIsNotThereIsRefusedWithTheDevicesThatAre() {
+    assertEquals(2, run("--device", "cuda:7"));
+    int count = Cuda.deviceCount();
+    assertEquals(List.of("MnistTrainer: Invalid value for option '--device': there is no cuda:7 here, only cuda:0"
+        + (count == 1 ? "" : " to cuda:" + (count - 1)) + " (--help lists the options)"), errLines());
   }
 
   @Test
