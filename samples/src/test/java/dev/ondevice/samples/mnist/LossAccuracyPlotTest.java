@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import java.awt.image.BufferedImage;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Stream;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,6 +41,8 @@ class LossAccuracyPlotTest {
     assertNotNull(image, "a PNG");
     assertEquals(LossAccuracyPlot.WIDTH, image.getWidth());
     assertEquals(LossAccuracyPlot.HEIGHT, image.getHeight());
-    assertEquals(List.of(file), java.nio.file.Files.list(file.getParent()).toList(), "no temporary file is left");
+    try (Stream<Path> files = Files.list(file.getParent())) {
+      assertEquals(List.of(file), files.toList(), "no temporary file is left");
+    }
   }
 }

@@ -17,7 +17,7 @@ class RunningLossTest {
     Device gpu = Device.cuda(0);
     RunningLoss running = new RunningLoss();
     long syncs = DeviceStats.of(gpu).syncs();
-    Tensor total = Tensor.scalar(0.0).to(gpu);
+    Tensor total = Tensor.scalar(0.0, gpu);
     double shown = Double.NaN;
     for (int batch = 1; batch <= 40 && Double.isNaN(shown); batch++) {
       total = total.add(1.5);
