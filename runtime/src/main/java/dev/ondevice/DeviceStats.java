@@ -14,7 +14,11 @@ import dev.ondevice.backend.TransferCounters;
  *
  * <p>A sync is counted when the host waits for a device's data: {@link Tensor#item()}, the {@code
  * to*Array} methods, printing, a blocking copy to the CPU, reading the result of a non-blocking
- * copy, and {@link Cuda#synchronize()}. On the CPU, the same host reads are counted.
+ * copy, and {@link Cuda#synchronize()}. The CPU has no device to wait for: its {@link #syncs()}
+ * counts the host's reads of its tensors' values by the same calls, so that a device-agnostic loop
+ * tested on the CPU reads the loss as often as it would sync on a GPU. That count holds every read
+ * of a CPU tensor, though, including those a program makes of host data ({@code toString()} calls
+ * them host reads on the CPU, syncs elsewhere).
  */
 public final class DeviceStats {
   private final Device device;
@@ -53,7 +57,7 @@ public final class DeviceStats {
     return device;
   }
 
-  /** Host synchronisations (host reads, on the CPU). */
+  /** Host synchronisations (on the CPU, host reads of its tensors' values). */
   public long syncs() {
     return syncs;
   }
@@ -88,9 +92,16 @@ public final class DeviceStats {
     return deviceToDeviceBytes;
   }
 
+  /**
+   * The counts, each saying what it counts: on the CPU, {@code "cpu: 12 host reads (item(),
+   * to*Array(), printing; none waits for a device)"}; on another device, its syncs and its copies.
+   */
   @Override
   public String toString() {
-    return device.describe() + ": " + syncs + " syncs, " + hostToDeviceCopies + " host-to-device copies ("
+    if (device.isCpu()) {
+      return device.describe() + ": " + syncs + " host reads (item(), to*Array(), printing; none waits for a device)";
+    }
+    return device.describe() + ": " + syncs + " syncs (host waits for the device), " + hostToDeviceCopies + " host-to-device copies ("
         + hostToDeviceBytes + " B), " + deviceToHostCopies + " device-to-host copies (" + deviceToHostBytes
         + " B), " + deviceToDeviceCopies + " device-to-device copies (" + deviceToDeviceBytes + " B)";
   }

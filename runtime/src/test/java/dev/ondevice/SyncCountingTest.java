@@ -219,9 +219,17 @@ class SyncCountingTest {
     assertEquals(0, before.syncs(), "a snapshot does not change");
     assertEquals(1, DeviceStats.of(Device.cuda()).syncs());
     assertEquals(DeviceStats.of(CUDA0).toString(), DeviceStats.of(Device.cuda()).toString());
-    assertTrue(DeviceStats.of(CUDA0).toString().startsWith("cuda:0 (emulated): 1 syncs"),
+    assertTrue(DeviceStats.of(CUDA0).toString().startsWith("cuda:0 (emulated): 1 syncs (host waits for the device), "),
         DeviceStats.of(CUDA0).toString());
     assertSame(CPU, DeviceStats.of(CPU).device());
+  }
+
+  @Test
+  void onTheCpuTheCountSaysItCountsHostReads() {
+    Tensor.scalar(2.0).item();
+    Tensor.ones(3).toFloatArray();
+    assertEquals("cpu: 2 host reads (item(), to*Array(), printing; none waits for a device)",
+        DeviceStats.of(CPU).toString());
   }
 
   @Test

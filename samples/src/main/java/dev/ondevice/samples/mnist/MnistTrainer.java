@@ -26,6 +26,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import picocli.CommandLine;
 
 /**
  * Trains an MLP or a CNN on MNIST, device-agnostic and written the way the device rules say: the
@@ -36,22 +37,43 @@ import java.util.Locale;
  * <pre>
  * mvn -q -pl samples -am compile exec:java                                   # MLP, bundled subset
  * mvn -q -pl samples -am compile exec:java -Dexec.args="--model cnn --data ../shared/data/mnist"
+ * mvn -q -pl samples -am compile exec:java -Dexec.args="--help"              # the options
  * </pre>
  */
 public final class MnistTrainer {
   private MnistTrainer() {}
 
-  /** Parses the command line and trains; exits with status 2 on a bad argument. */
-  public static void main(String[] args) throws IOException {
-    TrainingOptions options;
-    try {
-      options = TrainingOptions.parse(args, defaultData());
-    } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
-      System.exit(2);
-      return;
+  /**
+   * Parses the command line and trains. {@code --help} prints the options to standard output; a bad
+   * option, or data that cannot be read, is one line on standard error and exit status 2 or 1.
+   */
+  public static void main(String[] args) {
+    int status = run(args, System.out, System.err);
+    if (status != 0) {
+      System.exit(status);
     }
-    train(options, System.out, onTerminal());
+  }
+
+  /** What {@link #main} does, with its streams given; returns the exit status. */
+  static int run(String[] args, PrintStream out, PrintStream err) {
+    CommandLine line = TrainingOptions.commandLine(defaultData());
+    try {
+      line.parseArgs(args);
+    } catch (CommandLine.ParameterException e) {
+      err.println("MnistTrainer: " + e.getMessage() + " (--help lists the options)");
+      return 2;
+    }
+    if (line.isUsageHelpRequested()) {
+      line.usage(out);
+      return 0;
+    }
+    try {
+      train(line.getCommand(), out, onTerminal());
+      return 0;
+    } catch (IOException e) {
+      err.println("MnistTrainer: " + e.getMessage());
+      return 1;
+    }
   }
 
   /**
@@ -103,11 +125,13 @@ public final class MnistTrainer {
       long syncsBefore = DeviceStats.of(device).syncs();
       long start = System.nanoTime();
       int planned = Math.min(trainLoader.numBatches(), options.maxBatches);
-      ProgressBar bar = new ProgressBar(String.format(Locale.ROOT, "epoch %d/%d", epoch, options.epochs), planned,
-          options.batchSize, out, interactive);
+      RunningLoss runningLoss = new RunningLoss();
+      EpochProgress bar = new EpochProgress(String.format(Locale.ROOT, "epoch %d/%d", epoch, options.epochs),
+          Math.min((long) planned * options.batchSize, trainSet.size()), out, interactive);
       model.train();
       Tensor lossTotal = Tensor.zeros(Shape.scalar(), device);
       int batches = 0;
+      long images = 0;
       for (Batch batch : trainLoader) {
         Tensor xb = batch.inputs().to(device, pinned);
         Tensor yb = batch.targets().to(device, pinned);
@@ -117,7 +141,8 @@ public final class MnistTrainer {
         optimizer.step();
         lossTotal = lossTotal.add(loss.detach());
         batches++;
-        bar.update(batches, lossTotal);
+        images += xb.size(0);
+        bar.update(images, runningLoss.update(batches, lossTotal));
         if (batches == planned) {
           break;
         }
@@ -126,20 +151,23 @@ public final class MnistTrainer {
       double[] totals = Tensor.stack(List.of(lossTotal, correct.to(DType.FLOAT32)), 0).toDoubleArray();
       double seconds = (System.nanoTime() - start) / 1e9;
       EpochResult r = new EpochResult(epoch, totals[0] / batches, totals[1] / testSet.size(),
-          batches * (double) options.batchSize / seconds, DeviceStats.of(device).syncs() - syncsBefore);
+          images / seconds, DeviceStats.of(device).syncs() - syncsBefore, runningLoss.readsOnTheDevice());
       results.add(r);
-      bar.finish(batches, r.loss);
-      out.printf(Locale.ROOT, "epoch %d: loss %.4f, test accuracy %.2f%%, %.1f s%n", epoch, r.loss, 100 * r.accuracy,
-          seconds);
+      bar.finish(images, r.loss);
+      out.printf(Locale.ROOT, "epoch %d: loss %.4f, test accuracy %.2f%%, %.1f s, %s%n", epoch, r.loss,
+          100 * r.accuracy, seconds, r.describeSyncs(device));
     }
     Files.createDirectories(options.out);
     Path checkpoint = options.out.resolve("mnist-" + name + ".safetensors");
+    long syncsBeforeSaving = DeviceStats.of(device).syncs();
     Checkpoint.save(checkpoint, model, optimizer);
+    long savingSyncs = DeviceStats.of(device).syncs() - syncsBeforeSaving;
     Path plot = options.out.resolve("mnist-" + name + ".png");
     LossAccuracyPlot.write(plot, "MNIST " + name.toUpperCase(Locale.ROOT) + " on " + device.describe(), results);
     EpochResult last = results.get(results.size() - 1);
-    out.printf(Locale.ROOT, "test accuracy %.2f%%%ncheckpoint %s%nplot %s%n%s%n", 100 * last.accuracy, checkpoint,
-        plot, DeviceStats.of(device));
+    out.printf(Locale.ROOT, "test accuracy %.2f%%%ncheckpoint %s (%d %s to save it)%nplot %s%nthe whole run: %s%n",
+        100 * last.accuracy, checkpoint, savingSyncs, device.isCpu() ? "host reads" : "host syncs", plot,
+        DeviceStats.of(device));
     return results;
   }
 

@@ -1,10 +1,22 @@
 package dev.ondevice.samples.mnist;
 
+import dev.ondevice.Cuda;
 import dev.ondevice.Device;
 import java.nio.file.Path;
-import java.util.Locale;
+import java.util.Optional;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
 
-/** The trainer's command line: {@code --model mlp|cnn --device D --epochs N --data DIR ...}. */
+/**
+ * The trainer's command line, parsed by picocli: {@code --model mlp|cnn --device D --epochs N
+ * --data DIR ...}. {@link #commandLine} gives the parser, whose usage lists every option with its
+ * default.
+ */
+@Command(name = "MnistTrainer", sortOptions = false, usageHelpAutoWidth = true,
+    description = "Trains an MLP or a CNN on MNIST on the chosen device; writes a checkpoint and a plot.")
 final class TrainingOptions {
   /** The models the trainer knows. */
   enum ModelKind {
@@ -12,79 +24,113 @@ final class TrainingOptions {
     CNN
   }
 
-  static final String USAGE = """
-      Usage: MnistTrainer [options]
-        --model mlp|cnn        the model (default mlp)
-        --device D             cpu, cuda or cuda:N (default: cuda if available, else cpu)
-        --epochs N             epochs (default 3)
-        --batch-size N         batch size (default 128)
-        --lr X                 SGD learning rate (default 0.05)
-        --momentum X           SGD momentum (default 0.9)
-        --data DIR             folder with the four MNIST IDX files, plain or .gz
-                               (default: the 6,000-image subset shipped in samples/data/mnist-subset)
-        --out DIR              where to write the checkpoint and the plot (default runs)
-        --max-batches N        stop each epoch after N batches (a short run)
-        --seed N               seed of the initialisation and the shuffling (default 0)""";
+  @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
+  boolean help;
 
-  ModelKind model = ModelKind.MLP;
+  @Option(names = "--model", paramLabel = "mlp|cnn", defaultValue = "mlp",
+      description = "the model (default: ${DEFAULT-VALUE})")
+  ModelKind model;
+
+  @Option(names = "--device", paramLabel = "D", converter = DeviceConverter.class,
+      description = "cpu, cuda or cuda:N (default: cuda if available, else cpu)")
   Device device = Device.cudaIfAvailable();
-  int epochs = 3;
-  int batchSize = 128;
-  double learningRate = 0.05;
-  double momentum = 0.9;
+
+  @Option(names = "--epochs", paramLabel = "N", defaultValue = "3", converter = PositiveInt.class,
+      description = "epochs (default: ${DEFAULT-VALUE})")
+  int epochs;
+
+  @Option(names = "--batch-size", paramLabel = "N", defaultValue = "128", converter = PositiveInt.class,
+      description = "batch size (default: ${DEFAULT-VALUE})")
+  int batchSize;
+
+  @Option(names = "--lr", paramLabel = "X", defaultValue = "0.05",
+      description = "SGD learning rate (default: ${DEFAULT-VALUE})")
+  double learningRate;
+
+  @Option(names = "--momentum", paramLabel = "X", defaultValue = "0.9",
+      description = "SGD momentum (default: ${DEFAULT-VALUE})")
+  double momentum;
+
+  @Option(names = "--data", paramLabel = "DIR",
+      description = "folder with the four MNIST IDX files, plain or .gz (default: the 6,000-image subset "
+          + "shipped in samples/data/mnist-subset)")
   Path data;
-  Path out = Path.of("runs");
+
+  @Option(names = "--out", paramLabel = "DIR", defaultValue = "runs",
+      description = "where to write the checkpoint and the plot (default: ${DEFAULT-VALUE})")
+  Path out;
+
+  @Option(names = "--max-batches", paramLabel = "N", converter = PositiveInt.class,
+      description = "stop each epoch after N batches, for a short run (default: every batch)")
   int maxBatches = Integer.MAX_VALUE;
+
+  @Option(names = "--seed", paramLabel = "N", defaultValue = "0",
+      description = "seed of the initialisation and the shuffling (default: ${DEFAULT-VALUE})")
   long seed;
+
+  private TrainingOptions(Path defaultData) {
+    this.data = defaultData;
+  }
+
+  /** A parser that fills a new options object, {@code defaultData} unless {@code --data} is given. */
+  static CommandLine commandLine(Path defaultData) {
+    return new CommandLine(new TrainingOptions(defaultData)).setCaseInsensitiveEnumValuesAllowed(true);
+  }
 
   /**
    * Parses the arguments.
    *
-   * @throws IllegalArgumentException naming the bad argument
+   * @throws CommandLine.ParameterException naming the bad option and value
    */
   static TrainingOptions parse(String[] args, Path defaultData) {
-    TrainingOptions o = new TrainingOptions();
-    o.data = defaultData;
-    for (int i = 0; i < args.length; i++) {
-      String name = args[i];
-      if (name.equals("--help") || name.equals("-h")) {
-        throw new IllegalArgumentException(USAGE);
-      }
-      if (i + 1 >= args.length) {
-        throw new IllegalArgumentException("Option " + name + " needs a value\n" + USAGE);
-      }
-      String value = args[++i];
-      switch (name) {
-        case "--model" -> o.model = model(value);
-        case "--device" -> o.device = Device.parse(value);
-        case "--epochs" -> o.epochs = positive(name, value);
-        case "--batch-size" -> o.batchSize = positive(name, value);
-        case "--lr" -> o.learningRate = Double.parseDouble(value);
-        case "--momentum" -> o.momentum = Double.parseDouble(value);
-        case "--data" -> o.data = Path.of(value);
-        case "--out" -> o.out = Path.of(value);
-        case "--max-batches" -> o.maxBatches = positive(name, value);
-        case "--seed" -> o.seed = Long.parseLong(value);
-        default -> throw new IllegalArgumentException("Unknown option " + name + "\n" + USAGE);
-      }
-    }
-    return o;
+    CommandLine line = commandLine(defaultData);
+    line.parseArgs(args);
+    return line.getCommand();
   }
 
-  private static ModelKind model(String value) {
-    for (ModelKind k : ModelKind.values()) {
-      if (k.name().equals(value.toUpperCase(Locale.ROOT))) {
-        return k;
+  /**
+   * {@code cpu}, {@code cuda} or {@code cuda:N}, as {@link Device#parse} reads them, and present on
+   * this machine: a CUDA device that is not is refused here, with the reason, rather than when the
+   * model is first moved.
+   */
+  static final class DeviceConverter implements ITypeConverter<Device> {
+    @Override
+    public Device convert(String value) {
+      Device device;
+      try {
+        device = Device.parse(value);
+      } catch (IllegalArgumentException e) {
+        throw new TypeConversionException(e.getMessage());
       }
+      if (device.isCuda()) {
+        Optional<String> unavailable = Cuda.unavailableReason();
+        if (unavailable.isPresent()) {
+          throw new TypeConversionException("CUDA is not available: " + unavailable.get());
+        }
+        int count = Cuda.deviceCount();
+        if (device.resolved().index() >= count) {
+          throw new TypeConversionException("there is no " + device.resolved() + " here, only cuda:0"
+              + (count == 1 ? "" : " to cuda:" + (count - 1)));
+        }
+      }
+      return device;
     }
-    throw new IllegalArgumentException("--model must be mlp or cnn, got " + value);
   }
 
-  private static int positive(String name, String value) {
-    int n = Integer.parseInt(value);
-    if (n <= 0) {
-      throw new IllegalArgumentException(name + " must be positive, got " + value);
+  /** A whole number above zero. */
+  static final class PositiveInt implements ITypeConverter<Integer> {
+    @Override
+    public Integer convert(String value) {
+      int n;
+      try {
+        n = Integer.parseInt(value);
+      } catch (NumberFormatException e) {
+        throw new TypeConversionException("'" + value + "' is not a whole number");
+      }
+      if (n <= 0) {
+        throw new TypeConversionException("'" + value + "' is not positive");
+      }
+      return n;
     }
-    return n;
   }
 }

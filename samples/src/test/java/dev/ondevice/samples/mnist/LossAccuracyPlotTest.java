@@ -1,26 +1,48 @@
 package dev.ondevice.samples.mnist;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 
+import java.awt.image.BufferedImage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYSeries;
 
-/** The plot's axes: ticks at round values. */
+/** The chart: the loss on the left axis, the accuracy in percent on the right one, saved as a PNG. */
 class LossAccuracyPlotTest {
+  private static final List<EpochResult> RESULTS = List.of(new EpochResult(1, 0.52, 0.901, 1000, 1, 0),
+      new EpochResult(2, 0.31, 0.932, 1000, 1, 0), new EpochResult(3, 0.24, 0.947, 1000, 1, 0));
+
   @Test
-  void ticksAreOneTwoTwoAndAHalfOrFiveTimesAPowerOfTen() {
-    assertEquals(0.5, LossAccuracyPlot.niceCeiling(0.4006), 1e-15);
-    assertEquals(0.025, LossAccuracyPlot.niceCeiling(0.0245), 1e-15);
-    assertEquals(2.0, LossAccuracyPlot.niceCeiling(2.0), 1e-15);
-    assertEquals(10.0, LossAccuracyPlot.niceCeiling(5.5), 1e-15);
-    assertEquals(0.05, LossAccuracyPlot.niceCeiling(0.05000000000000001), 1e-15);
-    assertEquals(1.0, LossAccuracyPlot.niceCeiling(0), 1e-15);
+  void theLossIsOnTheLeftAxisAndTheAccuracyInPercentOnTheRight() {
+    XYChart chart = LossAccuracyPlot.chart("MNIST MLP on cpu", RESULTS);
+    XYSeries loss = chart.getSeriesMap().get("training loss");
+    XYSeries accuracy = chart.getSeriesMap().get("test accuracy (%)");
+    assertArrayEquals(new double[] {1, 2, 3}, loss.getXData());
+    assertArrayEquals(new double[] {0.52, 0.31, 0.24}, loss.getYData());
+    assertArrayEquals(new double[] {90.1, 93.2, 94.7}, accuracy.getYData(), 1e-9);
+    assertEquals(0, loss.getYAxisGroup());
+    assertEquals(1, accuracy.getYAxisGroup());
+    assertEquals("test accuracy (%)", chart.getYAxisGroupTitle(1));
   }
 
   @Test
-  void labelsHaveNoTrailingZeros() {
-    assertEquals("0.5", LossAccuracyPlot.label(0.5));
-    assertEquals("2", LossAccuracyPlot.label(2.0));
-    assertEquals("92.5", LossAccuracyPlot.label(100 * (0.9 + 0.025)));
-    assertEquals("1.2", LossAccuracyPlot.label(3 * 0.4));
+  void writesAPngOfTheChartsSize(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("plots").resolve("mnist-mlp.png");
+    LossAccuracyPlot.write(file, "MNIST MLP on cpu", RESULTS);
+    BufferedImage image = ImageIO.read(file.toFile());
+    assertNotNull(image, "a PNG");
+    assertEquals(LossAccuracyPlot.WIDTH, image.getWidth());
+    assertEquals(LossAccuracyPlot.HEIGHT, image.getHeight());
+    try (Stream<Path> files = Files.list(file.getParent())) {
+      assertEquals(List.of(file), files.toList(), "no temporary file is left");
+    }
   }
 }

@@ -43,7 +43,8 @@ class MnistTrainerTest {
     assertTrue(results.get(4).accuracy > 0.85, "test accuracy " + results.get(4).accuracy);
     String text = log.toString(StandardCharsets.UTF_8);
     assertTrue(text.contains("on cuda:0 (emulated)"), text);
-    assertTrue(text.contains("epoch 5/5 [=============================="), text);
+    assertTrue(text.contains("epoch 5/5 100% [="), text);
+    assertTrue(text.contains(", 1 host sync\n"), text);
 
     MnistMlp restored = new MnistMlp(Device.cpu());
     Checkpoint.restore(out.resolve("mnist-mlp.safetensors"), restored, null, MapLocation.to(Device.cpu()));
@@ -58,12 +59,18 @@ class MnistTrainerTest {
   }
 
   @Test
-  void badArgumentsNameTheOption() {
-    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-        () -> TrainingOptions.parse(new String[] {"--model", "rnn"}, MnistTrainer.defaultData()));
-    assertTrue(e.getMessage().contains("--model must be mlp or cnn, got rnn"), e.getMessage());
-    e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-        () -> TrainingOptions.parse(new String[] {"--epochs"}, MnistTrainer.defaultData()));
-    assertTrue(e.getMessage().contains("Option --epochs needs a value"), e.getMessage());
+  void onTheCpuTheLoopReadsOncePerEpochBesidesTheProgressBar(@TempDir Path out) throws Exception {
+    TrainingOptions options = TrainingOptions.parse(new String[] {"--device", "cpu", "--epochs", "2",
+        "--max-batches", "6", "--out", out.toString()}, MnistTrainer.defaultData());
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    List<EpochResult> results = MnistTrainer.train(options, new PrintStream(log, true, StandardCharsets.UTF_8), false);
+
+    String text = log.toString(StandardCharsets.UTF_8);
+    for (EpochResult r : results) {
+      assertEquals(1, r.hostSyncs - r.progressReads, "the loop's host reads in epoch " + r.epoch);
+      assertTrue(text.contains("1 host read by the training loop, " + r.progressReads + " by the progress bar"), text);
+    }
+    assertTrue(text.contains("host reads to save it)"), text);
+    assertTrue(text.contains("the whole run: cpu: "), text);
   }
 }
