@@ -29,7 +29,10 @@ import org.junit.jupiter.api.io.TempDir;
  * save once stale, and a temporary file a live writer holds is never removed.
  */
 class KillDuringSaveTest {
+  /** Kills always made. */
   private static final int KILLS = 3;
+  /** Kills made at most, while none has yet landed mid-write: timing varies from machine to machine. */
+  private static final int MAX_KILLS = 15;
 
   @TempDir
   Path dir;
@@ -39,7 +42,8 @@ class KillDuringSaveTest {
     Path file = dir.resolve("ckpt.safetensors");
     Random random = new Random(23);
     int leftovers = 0;
-    for (int kill = 0; kill < KILLS; kill++) {
+    int kill = 0;
+    for (; kill < KILLS || (leftovers == 0 && kill < MAX_KILLS); kill++) {
       Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
           System.getProperty("java.class.path"), SaveLoop.class.getName(), file.toString())
           .redirectErrorStream(true).start();
@@ -68,7 +72,7 @@ class KillDuringSaveTest {
       assertEquals(List.of(), temporaries(file), "stale leftovers are removed");
       Files.delete(file);
     }
-    assertTrue(leftovers > 0, "at least one kill landed mid-write (of " + KILLS + ")");
+    assertTrue(leftovers > 0, "at least one kill landed mid-write (of " + kill + ")");
   }
 
   @Test
@@ -91,15 +95,15 @@ class KillDuringSaveTest {
     assertTrue(Files.exists(other), "another target's name is not touched");
   }
 
-  /** The file holds one complete save: its tensor's elements all equal its round. */
+  /** The file holds one complete save: its tensor's elements all equal its round modulo 2. */
   private static void assertComplete(Path file) throws IOException {
     Safetensors.Contents c = Safetensors.load(file);
-    float round = Float.parseFloat(c.metadata().get("round"));
+    float parity = Integer.parseInt(c.metadata().get("round")) % 2;
     float[] v = c.tensors().get("weight").toFloatArray();
     assertEquals(SaveLoop.ELEMENTS, v.length);
     for (float x : v) {
-      if (x != round) {
-        throw new AssertionError(file + " mixes saves: round " + round + " holds " + x);
+      if (x != parity) {
+        throw new AssertionError(file + " mixes saves: parity " + parity + " holds " + x);
       }
     }
   }
