@@ -12,15 +12,15 @@ public final class MixedDevices {
   /** A helper that mixes a device tensor with a CPU one: runs on a CPU laptop, fails on the GPU box. */
   static Tensor addNoise(Tensor x, Device device) {
     Tensor onDevice = x.to(device);
-    Tensor noise = Tensor.randn(Shape.of(4, 4));
-    return onDevice.add(noise); // expect: MixedDevices
+    Tensor noise = Tensor.randn(Shape.of(4, 4)); // expect: MixedDevices
+    return onDevice.add(noise);
   }
 
   /** Concatenating features from two places. */
   static Tensor features(Device device) {
     Tensor learned = Tensor.randn(Shape.of(2, 3), device);
-    Tensor handcrafted = Tensor.ones(2, 3);
-    return Tensor.cat(List.of(learned, handcrafted), 1); // expect: MixedDevices
+    Tensor handcrafted = Tensor.ones(2, 3); // expect: MixedDevices
+    return Tensor.cat(List.of(learned, handcrafted), 1);
   }
 
   /** Two fixed GPUs. */

@@ -122,15 +122,57 @@ class DeviceAnalysisTest {
         class Mixed {
           void run(Device device, Device other) {
             Tensor a = Tensor.randn(2, 2, device);
-            Tensor b = Tensor.randn(2, 2);
-            a.add(b); // expect: DiscardedTensorOp, MixedDevices
+            Tensor b = Tensor.randn(2, 2); // expect: MixedDevices
+            a.add(b); // expect: DiscardedTensorOp
             Tensor c = Tensor.randn(2, 2, other);
             Tensor d = a.add(c); // expect: warning MixedDevices
             Tensor e = Tensor.randn(2, 2, Device.cuda(0)).add(b); // expect: MixedDevices
             Tensor f = a.add(Tensor.scalar(2.0));
             Tensor g = a.add(b.sum());
-            Tensor h = Tensor.cat(List.of(a, b), 0); // expect: MixedDevices
+            Tensor h = Tensor.cat(List.of(a, b.detach()), 0); // expect: MixedDevices
             Tensor i = a.add(Tensor.zerosLike(a)).add(Tensor.zeros(2, 2, a.device()));
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void aLocalMadeOnTheCpuIsReportedWhereItIsMade() {
+    JavaFileObject f = source("Masks", IMPORTS + """
+        class Masks {
+          Tensor masked(Device device) {
+            Tensor mask = Tensor.randn(2, 2, device);
+            Tensor keep = Tensor.randn(2, 2).detach(); // expect: MixedDevices
+            Tensor first = mask.mul(keep);
+            Tensor again = first.add(keep);
+            return Tensor.randn(2, 2, Device.cuda(1)).mul(keep); // expect: MixedDevices
+          }
+
+          Tensor reassigned(Device device) {
+            Tensor mask = Tensor.randn(2, 2, device);
+            Tensor keep = Tensor.randn(2, 2);
+            keep = keep.detach();
+            return mask.mul(keep); // expect: MixedDevices
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c).hadErrorContaining("keep is made here on the CPU, and mul (line 15) uses it with mask, which"
+        + " is on device; in device-agnostic code this runs only when device is the CPU, and fails on the GPU"
+        + " machine. Create it there: Tensor.randn(2, 2, device)");
+  }
+
+  @Test
+  void aParameterIsWhereItsDataIs() {
+    check("Params", """
+        class Params {
+          Tensor run(Device device, Tensor unknown) {
+            Tensor onDevice = Tensor.randn(2, 2, device);
+            dev.ondevice.Parameter cpu = new dev.ondevice.Parameter(Tensor.randn(2, 2));
+            dev.ondevice.Parameter there = new dev.ondevice.Parameter(Tensor.randn(2, 2, device));
+            dev.ondevice.Parameter elsewhere = new dev.ondevice.Parameter(unknown);
+            return onDevice.mul(cpu).mul(there).mul(elsewhere); // expect: MixedDevices
           }
         }\
         """);
@@ -176,11 +218,11 @@ class DeviceAnalysisTest {
           }
 
           void neither(Device device, boolean flag) {
-            Tensor x = Tensor.randn(2, 2);
+            Tensor x = Tensor.randn(2, 2); // expect: MixedDevices
             if (flag) {
               return;
             }
-            Tensor y = x.add(Tensor.randn(2, 2, device)); // expect: MixedDevices
+            Tensor y = x.add(Tensor.randn(2, 2, device));
           }
         }\
         """);

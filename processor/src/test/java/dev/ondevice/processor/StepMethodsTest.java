@@ -133,4 +133,35 @@ class StepMethodsTest {
         }\
         """);
   }
+
+  @Test
+  void aLoopThatTrainsThroughAHelperIsABatchLoop() {
+    check("Microbatches", """
+        class Microbatches {
+          static void backwardStep(Tensor loss) {
+            loss.backward();
+          }
+
+          static void epoch(Device device, int steps) {
+            for (int i = 0; i < steps; i++) {
+              backwardStep(Tensor.randn(2, 2, device).sum());
+            }
+          }
+
+          long schedule(Device device, int microbatches) {
+            long tokens = 0;
+            for (int i = 0; i < microbatches; i++) {
+              Tensor numTokens = Tensor.randn(2, 2, device).sum();
+              backwardStep(numTokens);
+              tokens += (long) numTokens.item(); // expect: warning HostSyncInLoop
+            }
+            for (int e = 0; e < 3; e++) {
+              epoch(device, microbatches);
+              tokens += (long) Tensor.randn(2, 2, device).sum().item();
+            }
+            return tokens;
+          }
+        }\
+        """);
+  }
 }

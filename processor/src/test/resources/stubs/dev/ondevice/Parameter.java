@@ -1,4 +1,8 @@
 package dev.ondevice;
 
 /** Stub of the runtime's Parameter. */
-public class Parameter extends Tensor {}
+public class Parameter extends Tensor {
+  public Parameter() {}
+
+  public Parameter(Tensor data) {}
+}

@@ -45,9 +45,10 @@ class DeviceChecksTest {
         "class Test {",
         "  Tensor run(Device device) {",
         "    Tensor a = Tensor.randn(2, 2, device);",
+        "    // BUG: Diagnostic contains: b is made here on the CPU, and add (line 9) uses it with a",
         "    Tensor b = Tensor.ones(2, 2);",
         "    // BUG: Diagnostic contains: add gets tensors on two devices",
-        "    return a.add(b).add(Tensor.scalar(1.0));",
+        "    return a.add(b).add(Tensor.ones(2, 2).neg());",
         "  }",
         "}").doTest();
   }

@@ -314,7 +314,7 @@ class DeviceFixesTest {
             "class Test {",
             "  Tensor run(Device device) {",
             "    Tensor a = Tensor.randn(2, 2, device);",
-            "    Tensor b = Tensor.ones(2, 2);",
+            "    Tensor b = a.cpu();",
             "    return a.add(b);",
             "  }",
             "}")
@@ -324,8 +324,34 @@ class DeviceFixesTest {
             "class Test {",
             "  Tensor run(Device device) {",
             "    Tensor a = Tensor.randn(2, 2, device);",
-            "    Tensor b = Tensor.ones(2, 2);",
+            "    Tensor b = a.cpu();",
             "    return a.add(b.to(device));",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
+  void aLocalMadeOnTheCpuIsMadeOnTheDevice() {
+    helper(MixedDevices.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor run(Device device) {",
+            "    Tensor a = Tensor.randn(2, 2, device);",
+            "    Tensor keep = Tensor.rand(a.shape()).gt(0.5);",
+            "    return a.mul(keep);",
+            "  }",
+            "}")
+        .addOutputLines("Test.java",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor run(Device device) {",
+            "    Tensor a = Tensor.randn(2, 2, device);",
+            "    Tensor keep = Tensor.rand(a.shape(), device).gt(0.5);",
+            "    return a.mul(keep);",
             "  }",
             "}")
         .doTest(TestMode.TEXT_MATCH);
@@ -715,8 +741,8 @@ class DeviceFixesTest {
             "    static final Device DEVICE = Device.cudaIfAvailable();",
             "  }",
             "  Tensor run(Tensor x) {",
-            "    Tensor b = Tensor.zeros(2, 2);",
-            "    return x.to(Env.DEVICE).add(b.to(Env.DEVICE));",
+            "    Tensor b = Tensor.zeros(2, 2, Env.DEVICE);",
+            "    return x.to(Env.DEVICE).add(b);",
             "  }",
             "}")
         .doTest(TestMode.TEXT_MATCH);

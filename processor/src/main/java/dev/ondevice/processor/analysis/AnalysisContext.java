@@ -56,6 +56,7 @@ final class AnalysisContext {
   private final CallResults callResults = new CallResults();
   private final HeldModels heldModels = new HeldModels();
   private final IdentityHashMap<Tree, Boolean> trainingLoops = new IdentityHashMap<>();
+  private final IdentityHashMap<ExecutableElement, Boolean> methodsThatTrain = new IdentityHashMap<>();
 
   AnalysisContext(Trees trees, CompilationUnitTree unit, Elements elements, RuntimeTypes runtimeTypes,
       AnalysisOptions options, IdentityHashMap<ExecutableElement, MethodSemantics> semantics, ClassFacts facts) {
@@ -91,8 +92,29 @@ final class AnalysisContext {
   }
 
   /** Whether a loop calls {@code backward()} on every iteration ({@link TrainingLoops}), asked once per loop. */
-  boolean stepsEveryIteration(Tree loop) {
-    return trainingLoops.computeIfAbsent(loop, TrainingLoops::stepsEveryIteration);
+  boolean stepsEveryIteration(TreePath loop) {
+    Boolean known = trainingLoops.get(loop.getLeaf());
+    if (known == null) {
+      known = TrainingLoops.stepsEveryIteration(loop, trees, this::trainsEachCall);
+      trainingLoops.put(loop.getLeaf(), known);
+    }
+    return known;
+  }
+
+  /**
+   * Whether a method of the compilation calls {@code backward()} once per call ({@link
+   * TrainingLoops#trainsEachCall}), asked once per method; a method without source here does not.
+   */
+  boolean trainsEachCall(ExecutableElement m) {
+    Boolean known = methodsThatTrain.get(m);
+    if (known == null) {
+      methodsThatTrain.put(m, false); // a recursive call does not train by itself
+      TreePath path = trees.getPath(m);
+      known = path != null && path.getLeaf() instanceof MethodTree method && method.getBody() != null
+          && TrainingLoops.trainsEachCall(new TreePath(path, method.getBody()), trees, this::trainsEachCall);
+      methodsThatTrain.put(m, known);
+    }
+    return known;
   }
 
   /** Where the tensors the class's methods return are, per call. */

@@ -130,7 +130,7 @@ final class CallResults {
           found[0] = t != null && ctx.types().hasInherited(t, BatchSource.class);
         }
         if (tree instanceof EnhancedForLoopTree || tree instanceof ForLoopTree || tree instanceof WhileLoopTree) {
-          found[0] |= ctx.stepsEveryIteration(tree);
+          found[0] |= ctx.stepsEveryIteration(new TreePath(getCurrentPath(), tree));
         }
         return super.scan(tree, null);
       }

@@ -17,6 +17,7 @@ import com.sun.source.tree.TypeCastTree;
 import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -93,6 +94,11 @@ final class Checks {
   private final AnalysisContext ctx;
   private final ModelScope scope;
   private final MethodInterpreter interpreter;
+  /**
+   * Factories reported as the line to change ({@link #remadeOnTheDevice}), by the device they
+   * were told to use: a later op that needs the same tensor on another device is reported at the op.
+   */
+  private final IdentityHashMap<Tree, String> remadeOn = new IdentityHashMap<>();
 
   Checks(AnalysisContext ctx, ModelScope scope, MethodInterpreter interpreter) {
     this.ctx = ctx;
@@ -1131,8 +1137,34 @@ final class Checks {
           Fix.replace("create it on the device", moved.path.getLeaf(), created));
       return true;
     }
+    // A requirement inferred from a method's body (a note says why) is reported at the call, with the why.
+    if (moved == cpu && target != null && note == null && remadeOnTheDevice(level, op, at, moved, other, why, target)) {
+      return true;
+    }
     report(CheckId.MIXED_DEVICES, at, found + "Move " + moved.text() + ": " + movedFrom(moved.path, target),
         possible, moveFix(moved, target));
+    return true;
+  }
+
+  /**
+   * Reports a CPU operand made by a factory in this method ({@link MadeOnTheCpu}) at that factory,
+   * the line to change, with the factory's overload that takes the device; false where there is
+   * none, or the device cannot be named there.
+   */
+  private boolean remadeOnTheDevice(Place.Conflict level, CharSequence op, TreePath at, Operand cpu, Operand device,
+      String why, String target) {
+    TreePath factory = MadeOnTheCpu.factoryOf(ctx, cpu.path, interpreter::isCpuFactory);
+    if (factory == null || !StatementFixes.usableAt(ctx, factory, leadingName(target))) {
+      return false;
+    }
+    String remade = CreateThenMoveFix.suggestion(ctx, factory, (MethodInvocationTree) factory.getLeaf(), target);
+    if (remade == null || !remadeOn.computeIfAbsent(factory.getLeaf(), f -> target).equals(target)) {
+      return false;
+    }
+    reportAt(CheckId.MIXED_DEVICES, factory, at, cpu.text() + " is made here on the CPU, and " + op + " (line "
+        + ctx.lineOf(at) + ") uses it with " + device.text() + ", which is on " + device.value.place().describe()
+        + "; " + why + ". Create it there: " + remade,
+        level == Place.Conflict.POSSIBLE, Fix.replace("create it on the device", factory.getLeaf(), remade));
     return true;
   }
 

@@ -697,7 +697,7 @@ final class MethodInterpreter {
         element = Value.on(iterated.place()); // for (Tensor t : tensors): where the list's tensors are
       }
     }
-    batchLoop |= batchIterators.loopTakesBatches(path, t) || ctx.stepsEveryIteration(t);
+    batchLoop |= batchIterators.loopTakesBatches(path, t) || ctx.stepsEveryIteration(path);
     Env head = env.copy();
     Tree outerBatchLoop = batchLoopTree;
     if (batchLoop) {
@@ -1193,6 +1193,11 @@ final class MethodInterpreter {
         return Value.on(submodules);
       }
       return Value.on(Place.CPU).withOrigin(Value.Origin.UNMOVED_MODEL, path, null);
+    }
+    if (rt.isTensor(type) && e instanceof ExecutableElement c
+        && ctx.semantics(c).kind == MethodSemantics.Kind.SAME_DEVICE) {
+      Place data = joined(path, t.getArguments(), args, Place.NONE);
+      return Place.NONE.equals(data) ? Value.UNKNOWN : Value.on(data); // new Parameter(x): where its data is
     }
     if (rt.isTensorRecord(type)) {
       return Value.on(joined(path, t.getArguments(), args, Place.NONE)); // new Example(x, y): where its tensors are

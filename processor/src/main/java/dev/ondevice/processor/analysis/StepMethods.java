@@ -76,7 +76,7 @@ final class StepMethods {
       public Void visitEnhancedForLoop(EnhancedForLoopTree node, Void unused) {
         TypeMirror source = ctx.trees().getTypeMirror(new TreePath(getCurrentPath(), node.getExpression()));
         if ((source != null && ctx.types().hasInherited(source, BatchSource.class))
-            || ctx.stepsEveryIteration(node)) {
+            || ctx.stepsEveryIteration(getCurrentPath())) {
           callsPerBatch(new TreePath(getCurrentPath(), node.getStatement()), node, method, ctx, batchWork,
               forwardWork);
         }
@@ -85,7 +85,7 @@ final class StepMethods {
 
       @Override
       public Void visitForLoop(com.sun.source.tree.ForLoopTree node, Void unused) {
-        if (ctx.stepsEveryIteration(node)) {
+        if (ctx.stepsEveryIteration(getCurrentPath())) {
           callsPerBatch(new TreePath(getCurrentPath(), node.getStatement()), node, method, ctx, batchWork,
               forwardWork);
         }
@@ -94,7 +94,7 @@ final class StepMethods {
 
       @Override
       public Void visitWhileLoop(WhileLoopTree node, Void unused) {
-        if (ctx.stepsEveryIteration(node)) {
+        if (ctx.stepsEveryIteration(getCurrentPath())) {
           callsPerBatch(new TreePath(getCurrentPath(), node.getStatement()), node, method, ctx, batchWork,
               forwardWork);
           return super.visitWhileLoop(node, null);
