@@ -1233,7 +1233,7 @@ class DeviceAnalysisTest {
             Tensor forward(Tensor x) {
               Tensor a = x.mul(w).mul(causalMask(2)); // expect: MixedDevices
               Tensor b = x.mul(w).mul(Masks.causal(2)); // expect: MixedDevices
-              Tensor c = x.mul(w).mul(causalMask(2).to(x.device()));
+              Tensor c = x.mul(w).mul(causalMask(2).to(x.device())); // expect: warning CreateThenMove
               Tensor d = x.mul(w).mul(Masks.on(2, x.device()));
               float[] e = Masks.table().toFloatArray();
               return a.add(b).add(c).add(d);
@@ -1539,7 +1539,7 @@ class DeviceAnalysisTest {
             }
 
             Tensor forward(Tensor x) {
-              return x.mul(w).add(mask(2).to(x.device())).add(pe);
+              return x.mul(w).add(mask(2).to(x.device())).add(pe); // expect: warning CreateThenMove
             }
           }
 
@@ -1608,20 +1608,20 @@ class DeviceAnalysisTest {
 
             Tensor forward(Tensor x) {
               Tensor a = local(2);
-              a = a.to(x.device());
+              a = a.to(x.device()); // expect: warning CreateThenMove
               Tensor b = atUse(2);
               Tensor c = guarded(2);
               if (!c.device().equals(x.device())) {
                 c = c.to(x.device());
               }
               float[] r = rows(2).toFloatArray();
-              Tensor s = summed(2).sum().to(x.device());
+              Tensor s = summed(2).sum().to(x.device()); // expect: warning CreateThenMove
               Tensor d = leaked(2);
               Tensor y = x.mul(w).add(d);
               Tensor e = late(2);
               Tensor z = y.add(e);
               e = e.to(x.device());
-              return z.add(a).add(b.to(x.device())).add(c).add(s).add(e);
+              return z.add(a).add(b.to(x.device())).add(c).add(s).add(e); // expect: warning CreateThenMove
             }
           }
         }\
@@ -1869,6 +1869,49 @@ class DeviceAnalysisTest {
             Tensor freqs = Tensor.randn(2, 2).mul(Tensor.scalar(-2.0)).sum().to(timesteps.device()); // expect: warning CreateThenMove
             Tensor mixed = Tensor.randn(2, 2).mul(timesteps).to(timesteps.device());
             return freqs;
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void createThenMoveThroughAVariableOrAHelperOnEveryStep() {
+    check("Encodings", """
+        class Encodings {
+          static Tensor sinusoid(Tensor positions, Tensor frequencies) {
+            Tensor angles = positions.mul(frequencies);
+            return Tensor.cat(List.of(angles, angles.mul(Tensor.scalar(2.0))), 0);
+          }
+
+          static Tensor encoding(long n) {
+            Tensor positions = Tensor.randn(n, 1);
+            return sinusoid(positions, Tensor.randn(1, 8));
+          }
+
+          static Tensor fromData(Tensor data) {
+            return sinusoid(data, Tensor.randn(1, 8));
+          }
+
+          static class Attention extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x) {
+              Tensor pos = encoding(4);
+              pos = pos.to(x.device()); // expect: warning CreateThenMove
+              Tensor direct = encoding(4).to(x.device()); // expect: warning CreateThenMove
+              Tensor data = fromData(x.detach().cpu()).to(x.device());
+              Tensor written = Tensor.randn(2, 2);
+              written.addi(x.detach().cpu());
+              Tensor alsoOnTheCpu = Tensor.randn(2, 2);
+              double host = alsoOnTheCpu.sum().item();
+              return x.mul(w).add(pos).add(direct).add(data).add(written.to(x.device()))
+                  .add(alsoOnTheCpu.to(x.device()));
+            }
+          }
+
+          static Tensor setUp(Device device) {
+            Tensor table = encoding(16);
+            return table.to(device);
           }
         }\
         """);

@@ -57,6 +57,7 @@ final class AnalysisContext {
   private final HeldModels heldModels = new HeldModels();
   private final IdentityHashMap<Tree, Boolean> trainingLoops = new IdentityHashMap<>();
   private final IdentityHashMap<ExecutableElement, Boolean> methodsThatTrain = new IdentityHashMap<>();
+  private ComputedOnTheHost computedOnTheHost;
 
   AnalysisContext(Trees trees, CompilationUnitTree unit, Elements elements, RuntimeTypes runtimeTypes,
       AnalysisOptions options, IdentityHashMap<ExecutableElement, MethodSemantics> semantics, ClassFacts facts) {
@@ -115,6 +116,14 @@ final class AnalysisContext {
       methodsThatTrain.put(m, known);
     }
     return known;
+  }
+
+  /** Tensors computed on the CPU from factories, through variables and methods of the compilation. */
+  ComputedOnTheHost computedOnTheHost() {
+    if (computedOnTheHost == null) {
+      computedOnTheHost = new ComputedOnTheHost(this);
+    }
+    return computedOnTheHost;
   }
 
   /** Where the tensors the class's methods return are, per call. */
@@ -486,6 +495,16 @@ final class AnalysisContext {
   long lineOf(TreePath path) {
     CompilationUnitTree of = path.getCompilationUnit();
     return of.getLineMap().getLineNumber(trees.getSourcePositions().getStartPosition(of, path.getLeaf()));
+  }
+
+  /** Where {@code path} is, for a message: {@code line N} in this file, {@code Other.java:N} in another. */
+  String placeOf(TreePath path) {
+    CompilationUnitTree of = path.getCompilationUnit();
+    if (of == unit) {
+      return "line " + lineOf(path);
+    }
+    String file = of.getSourceFile().getName();
+    return file.substring(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1) + ":" + lineOf(path);
   }
 
   /** Starts collecting the arguments a method interpreted for one call rejects ({@link CallResults}). */

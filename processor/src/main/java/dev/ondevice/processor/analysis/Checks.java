@@ -381,11 +381,20 @@ final class Checks {
       createThenMove(c);
     } else if (toADevice) {
       TreePath factory = factoryUnderHostOps(c.receiverPath(), c);
+      String device = deviceArgumentText(c) == null ? "the device" : deviceArgumentText(c);
       if (factory != null) {
         report(CheckId.CREATE_THEN_MOVE, c.path, ctx.shortText(c.receiverTree) + " is computed on the CPU from "
             + ctx.shortText(factory.getLeaf()) + " and " + moveText(c) + " copies it to the device right away;"
             + " compute it there instead: create " + ctx.shortText(factory.getLeaf()) + " on the device (pass "
-            + (deviceArgumentText(c) == null ? "the device" : deviceArgumentText(c)) + " to the factory)", false);
+            + device + " to the factory)", false);
+      } else if (everyStep() != null
+          && (factory = ctx.computedOnTheHost().factoryBehind(c.receiverPath(), c.path)) != null) {
+        // Through a variable or a helper, only where it costs on every step: set-up code that builds
+        // on the CPU and moves once (data standing in for what was loaded) is left alone.
+        report(CheckId.CREATE_THEN_MOVE, c.path, ctx.shortText(c.receiverTree) + " is computed on the CPU, from"
+            + " factories such as " + ctx.shortText(factory.getLeaf()) + " (" + ctx.placeOf(factory) + "), and "
+            + moveText(c) + " copies it to the device " + everyStep() + "; compute it there instead: pass " + device
+            + " down to those factories", false);
       }
     }
     boolean fromDevice = receiver.place().kind() == Place.Kind.FIXED || receiver.place().kind() == Place.Kind.SYMBOL;
@@ -509,6 +518,14 @@ final class Checks {
       p = new TreePath(new TreePath(callPath, select), select.getExpression());
     }
     return null;
+  }
+
+  /** When the code runs once per step, said for a message ({@code on every forward pass}); null when it does not. */
+  private String everyStep() {
+    if (interpreter.inBatchLoop()) {
+      return "on every batch";
+    }
+    return interpreter.forwardStep() != null ? "on every forward pass" : null;
   }
 
   /**
