@@ -162,6 +162,37 @@ class CallSitesTest {
   }
 
   @Test
+  void aModelMovedToAStaticDeviceFieldIsOnThatDevice() {
+    JavaFileObject f = source("Configured", AnalysedSources.IMPORTS + """
+        class Configured {
+          static final class Constants {
+            static Device device = Device.cudaIfAvailable();
+          }
+          static class Net extends Model {
+            Tensor forward(Tensor x) { return x; }
+          }
+          final Net model;
+
+          Configured(Net model) {
+            model.toDevice(Constants.device);
+            this.model = model;
+          }
+
+          Tensor validate(Loader loader) {
+            Loader.Batch b = loader.iterator().next();
+            Tensor input = b.inputs();
+            return model.forward(input); // expect: TargetsNotMoved
+          }
+        }\
+        """);
+    Compilation c = Sources.compile(List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c).hadErrorContaining("input is still on the CPU: it comes from the batch, and model is on"
+        + " Constants.device; move every tensor of the batch, the targets as well as the inputs: input ="
+        + " input.to(Constants.device)").inFile(f).onLine(29);
+  }
+
+  @Test
   void aMethodThatMovesSomeOfItsInputsIsTheOneToMoveTheOthers() {
     check("Pipeline", """
         class Pipeline {

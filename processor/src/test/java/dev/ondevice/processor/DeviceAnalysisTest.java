@@ -129,7 +129,7 @@ class DeviceAnalysisTest {
             Tensor e = Tensor.randn(2, 2, Device.cuda(0)).add(b); // expect: MixedDevices
             Tensor f = a.add(Tensor.scalar(2.0));
             Tensor g = a.add(b.sum());
-            Tensor h = Tensor.cat(List.of(a, b.detach()), 0); // expect: MixedDevices
+            Tensor h = Tensor.cat(List.of(a, Tensor.randn(2, 2).detach()), 0); // expect: MixedDevices
             Tensor i = a.add(Tensor.zerosLike(a)).add(Tensor.zeros(2, 2, a.device()));
           }
         }\
@@ -154,6 +154,12 @@ class DeviceAnalysisTest {
             keep = keep.detach();
             return mask.mul(keep); // expect: MixedDevices
           }
+
+          Tensor computedWithOthers(Device device) {
+            Tensor bias = Tensor.randn(2, 2, device);
+            Tensor causal = Tensor.randn(2, 2).mul(Tensor.randn(2, 2)); // expect: MixedDevices
+            return bias.add(causal.detach());
+          }
         }\
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
@@ -161,6 +167,9 @@ class DeviceAnalysisTest {
     assertThat(c).hadErrorContaining("keep is made here on the CPU, and mul (line 15) uses it with mask, which"
         + " is on device; in device-agnostic code this runs only when device is the CPU, and fails on the GPU"
         + " machine. Create it there: Tensor.randn(2, 2, device)");
+    assertThat(c).hadErrorContaining("causal is made here on the CPU, and add (line 30) uses it with bias, which is on"
+        + " device; in device-agnostic code this runs only when device is the CPU, and fails on the GPU machine."
+        + " Create it there: Tensor.randn(2, 2, device), and the tensors it is computed with as well");
   }
 
   @Test

@@ -164,4 +164,40 @@ class StepMethodsTest {
         }\
         """);
   }
+
+  @Test
+  void aReadOfATensorComputedFromParametersInAStepMethodReadsTheDevice() {
+    check("Optimizers", """
+        class Optimizers {
+          static final class Prodigy {
+            final List<dev.ondevice.Parameter> params;
+            double numerator;
+            double host;
+
+            Prodigy(List<dev.ondevice.Parameter> params) {
+              this.params = params;
+            }
+
+            void step(List<Tensor> hostTensors) {
+              for (dev.ondevice.Parameter p : params) {
+                Tensor grad = p.grad();
+                numerator += grad.mul(p.detach()).sum().item(); // expect: warning HostSyncInLoop
+              }
+              for (Tensor t : hostTensors) {
+                host += t.sum().item();
+              }
+            }
+          }
+
+          void train(Device device, int steps, List<dev.ondevice.Parameter> params, List<Tensor> hostTensors) {
+            Prodigy optimizer = new Prodigy(params);
+            for (int i = 0; i < steps; i++) {
+              Tensor loss = Tensor.randn(2, 2, device).sum();
+              loss.backward();
+              optimizer.step(hostTensors);
+            }
+          }
+        }\
+        """);
+  }
 }

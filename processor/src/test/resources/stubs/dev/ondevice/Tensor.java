@@ -110,6 +110,10 @@ public class Tensor {
     return this;
   }
 
+  public Tensor grad() {
+    return this;
+  }
+
   @ZeroDim
   public Tensor sum() {
     return this;

@@ -240,7 +240,8 @@ final class Checks {
       pendingRead(c.receiverPath(), c.receiver);
     }
     boolean onHost = c.receiver != null && Place.CPU.equals(c.receiver.place());
-    if (interpreter.inBatchLoop() && !onHost && !runsOnceOrPeriodically(c.path) && readsADevice(c.receiver)) {
+    if (interpreter.inBatchLoop() && !onHost && !runsOnceOrPeriodically(c.path)
+        && readsADevice(c.receiver, c.receiverTree == null ? null : c.receiverPath())) {
       hostSyncInLoop(c);
     } else if (!interpreter.inBatchLoop() && interpreter.forwardStep() != null && c.receiver != null
         && c.receiverTree != null && onADevice(c.receiver.place()) && c.semantics.kind != MethodSemantics.Kind.MOVE) {
@@ -255,10 +256,12 @@ final class Checks {
    * Whether a read in the batch loop reads from a device: not from the CPU in the loop itself (an
    * unknown place counts, as the batch loop's tensors mostly are the model's); in a method called
    * once per batch ({@link StepMethods}), only from a device known there, its callers' arguments
-   * included ({@link CallSites}).
+   * included ({@link CallSites}), or from a tensor computed from the model's parameters ({@link
+   * ParameterDerived}).
    */
-  private boolean readsADevice(Value receiver) {
-    return interpreter.stepReason() == null || (receiver != null && onADevice(receiver.place()));
+  private boolean readsADevice(Value receiver, TreePath receiverPath) {
+    return interpreter.stepReason() == null || (receiver != null && onADevice(receiver.place()))
+        || (receiverPath != null && ParameterDerived.derives(ctx, receiverPath));
   }
 
   /** Whether a place is a device other than the CPU: the model's, a device variable's, a fixed GPU. */
@@ -326,7 +329,8 @@ final class Checks {
       return;
     }
     pendingRead(path, v);
-    if (interpreter.inBatchLoop() && !Place.CPU.equals(v.place()) && !runsOnceOrPeriodically(path) && readsADevice(v)) {
+    if (interpreter.inBatchLoop() && !Place.CPU.equals(v.place()) && !runsOnceOrPeriodically(path)
+        && readsADevice(v, path)) {
       report(CheckId.HOST_SYNC_IN_LOOP, path, "printing " + ctx.shortText(path.getLeaf()) + " reads it on the host on"
           + " every batch (a synchronisation inside the batch loop); accumulate on the device and print once per"
           + " epoch", false);
@@ -400,7 +404,8 @@ final class Checks {
     boolean fromDevice = receiver.place().kind() == Place.Kind.FIXED || receiver.place().kind() == Place.Kind.SYMBOL;
     // A blocking copy to the host of a tensor not known to be there waits for the device, as cpu() does.
     if (!nonBlocking && Place.CPU.equals(target) && !Place.CPU.equals(receiver.place()) && c.receiverTree != null
-        && interpreter.inBatchLoop() && !s.hostSync && !runsOnceOrPeriodically(c.path) && readsADevice(receiver)) {
+        && interpreter.inBatchLoop() && !s.hostSync && !runsOnceOrPeriodically(c.path)
+        && readsADevice(receiver, c.receiverPath())) {
       hostSyncInLoop(c);
     }
     if (!nonBlocking && Place.CPU.equals(target) && fromDevice) {
@@ -1170,20 +1175,25 @@ final class Checks {
    */
   private boolean remadeOnTheDevice(Place.Conflict level, CharSequence op, TreePath at, Operand cpu, Operand device,
       String why, String target) {
-    TreePath factory = MadeOnTheCpu.factoryOf(ctx, cpu.path, interpreter::isCpuFactory);
-    if (factory == null || !StatementFixes.usableAt(ctx, factory, leadingName(target))) {
+    MadeOnTheCpu.Made made = MadeOnTheCpu.factoryOf(ctx, cpu.path, interpreter::isCpuFactory);
+    if (made == null || !StatementFixes.usableAt(ctx, made.factory(), leadingName(target))) {
       return false;
     }
+    TreePath factory = made.factory();
     String remade = CreateThenMoveFix.suggestion(ctx, factory, (MethodInvocationTree) factory.getLeaf(), target);
     if (remade == null || !remadeOn.computeIfAbsent(factory.getLeaf(), f -> target).equals(target)) {
       return false;
     }
-    reportAt(CheckId.MIXED_DEVICES, factory, at, cpu.text() + " is made here on the CPU, and " + op + " (line "
+    // Where the initializer computes with other tensors, they must move too: no automatic fix then.
+    reportAt(CheckId.MIXED_DEVICES, factory, at, made.variable() + " is made here on the CPU, and " + op + " (line "
         + ctx.lineOf(at) + ") uses it with " + device.text() + ", which is on " + device.value.place().describe()
-        + "; " + why + ". Create it there: " + remade,
-        level == Place.Conflict.POSSIBLE, Fix.replace("create it on the device", factory.getLeaf(), remade));
+        + "; " + why + ". Create it there: " + remade + (made.withOtherTensors()
+            ? ", and the tensors it is computed with as well" : ""),
+        level == Place.Conflict.POSSIBLE,
+        made.withOtherTensors() ? null : Fix.replace("create it on the device", factory.getLeaf(), remade));
     return true;
   }
+
 
   /** {@code x.to(target)}; for a tensor that is itself a move ({@code x.to(first)}), a move of its source instead of a second one. */
   private String movedFrom(TreePath path, String target) {

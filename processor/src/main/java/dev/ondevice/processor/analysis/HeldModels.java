@@ -15,6 +15,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.Modifier;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
@@ -134,6 +135,11 @@ final class HeldModels {
     if (field != null && field.getEnclosingElement() == owner) {
       Place initial = ctx.finalDevice(field);
       return initial != null ? initial : Place.symbol(field, field.getSimpleName().toString());
+    }
+    if (field != null && field.getModifiers().contains(Modifier.STATIC)) {
+      // Constants.device, a configuration's device: the same device wherever it is read.
+      Place initial = ctx.finalDevice(field);
+      return initial != null ? initial : Place.symbol(field, ctx.text(argument.getLeaf()));
     }
     if (e instanceof VariableElement variable
         && (e.getKind() == ElementKind.PARAMETER || e.getKind() == ElementKind.LOCAL_VARIABLE)) {

@@ -16,6 +16,7 @@ import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
+import javax.lang.model.type.TypeMirror;
 
 /**
  * Where a CPU operand was made, when that is the line to change: a local variable of the same
@@ -24,34 +25,43 @@ import javax.lang.model.element.Modifier;
  * the CPU and used on a device is to make it there, so the finding points at the factory.
  */
 final class MadeOnTheCpu {
+  /**
+   * The factory call that made {@code variable}, and whether ops between them computed with other
+   * tensors ({@code Tensor.arange(s).le(Tensor.arange(l))}), which would have to move as well.
+   */
+  record Made(TreePath factory, String variable, boolean withOtherTensors) {}
+
   private MadeOnTheCpu() {}
 
   /**
-   * The factory call that made the local {@code operand} names, or null where the operand is not
-   * such a local; {@code cpuFactory} says whether a call made a tensor on the CPU for want of a
+   * The factory call that made the local {@code operand} reads ({@link #variableUnderOps}), or null
+   * where the operand is not such a local; {@code cpuFactory} says whether a call made a tensor on the CPU for want of a
    * device.
    */
-  static TreePath factoryOf(AnalysisContext ctx, TreePath operand, Predicate<Tree> cpuFactory) {
-    if (!(MethodInterpreter.skipParens(operand.getLeaf()) instanceof IdentifierTree)) {
+  static Made factoryOf(AnalysisContext ctx, TreePath operand, Predicate<Tree> cpuFactory) {
+    TreePath variable = variableUnderOps(ctx, operand);
+    if (variable == null) {
       return null;
     }
-    Element local = ctx.trees().getElement(operand);
+    Element local = ctx.trees().getElement(variable);
     if (local == null || local.getKind() != ElementKind.LOCAL_VARIABLE) {
       return null;
     }
     TreePath declaration = ctx.trees().getPath(local);
-    if (declaration == null || !(declaration.getLeaf() instanceof VariableTree variable)
-        || variable.getInitializer() == null) {
+    if (declaration == null || !(declaration.getLeaf() instanceof VariableTree declared)
+        || declared.getInitializer() == null) {
       return null;
     }
     TreePath method = enclosingMethod(declaration);
     if (method == null || method.getLeaf() != leafOf(enclosingMethod(operand)) || assignedAgain(ctx, method, local)) {
       return null;
     }
-    TreePath made = new TreePath(declaration, variable.getInitializer());
+    TreePath made = new TreePath(declaration, declared.getInitializer());
+    boolean withOthers = false;
     while (MethodInterpreter.skipParens(made.getLeaf()) instanceof MethodInvocationTree call) {
       if (cpuFactory.test(call)) {
-        return new TreePath(made.getParentPath(), call);
+        return new Made(new TreePath(made.getParentPath(), call), ctx.trees().getElement(variable).getSimpleName()
+            .toString(), withOthers);
       }
       // x.gt(0.15), x.to(DType.FLOAT32): an op on the receiver's device; follow the receiver.
       if (!(call.getMethodSelect() instanceof MemberSelectTree select)
@@ -59,9 +69,45 @@ final class MadeOnTheCpu {
           || ctx.semantics(m).kind != MethodSemantics.Kind.SAME_DEVICE || m.getModifiers().contains(Modifier.STATIC)) {
         return null;
       }
+      withOthers |= takesTensors(ctx, new TreePath(made, call), call);
       made = new TreePath(new TreePath(new TreePath(made, call), select), select.getExpression());
     }
     return null;
+  }
+
+  /**
+   * The variable an operand reads, directly or under ops on it that take no other tensor ({@code
+   * mask} of {@code mask.logicalNot()}); null for anything else.
+   */
+  private static TreePath variableUnderOps(AnalysisContext ctx, TreePath operand) {
+    TreePath p = operand;
+    for (int depth = 0; depth < 8; depth++) {
+      Tree t = MethodInterpreter.skipParens(p.getLeaf());
+      if (t instanceof IdentifierTree) {
+        return t == p.getLeaf() ? p : new TreePath(p, t);
+      }
+      if (!(t instanceof MethodInvocationTree call) || !(call.getMethodSelect() instanceof MemberSelectTree select)) {
+        return null;
+      }
+      TreePath callPath = t == p.getLeaf() ? p : new TreePath(p, t);
+      if (!(ctx.trees().getElement(callPath) instanceof ExecutableElement m)
+          || ctx.semantics(m).kind != MethodSemantics.Kind.SAME_DEVICE || m.getModifiers().contains(Modifier.STATIC)
+          || ctx.semantics(m).inPlace || takesTensors(ctx, callPath, call)) {
+        return null;
+      }
+      p = new TreePath(new TreePath(callPath, select), select.getExpression());
+    }
+    return null;
+  }
+
+  private static boolean takesTensors(AnalysisContext ctx, TreePath path, MethodInvocationTree call) {
+    for (Tree a : call.getArguments()) {
+      TypeMirror t = ctx.trees().getTypeMirror(new TreePath(path, a));
+      if (t == null || ctx.types().isTensor(t) || ctx.containers().holdsTensors(t)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static Tree leafOf(TreePath p) {

@@ -39,11 +39,13 @@ final class RuntimeTypes {
   private static final int STRING = 16;
   private static final int MAP = 32;
   private static final int SHAPE = 64;
+  private static final int PARAMETER = 128;
   private static final Set<String> PRINTERS = Set.of("java.io.PrintStream", "java.io.PrintWriter",
       "java.lang.StringBuilder", "java.util.logging.Logger");
 
   private final Types types;
   private final TypeMirror tensor;
+  private final TypeMirror parameter;
   private final TypeMirror device;
   private final TypeMirror model;
   private final TypeMirror iterable;
@@ -71,6 +73,7 @@ final class RuntimeTypes {
     this.types = types;
     this.annotations = new AnnotationReader(elements);
     this.tensor = erasure(elements, "dev.ondevice.Tensor");
+    this.parameter = erasure(elements, "dev.ondevice.Parameter");
     this.device = erasure(elements, "dev.ondevice.Device");
     this.model = erasure(elements, "dev.ondevice.nn.Model");
     this.iterable = erasure(elements, "java.lang.Iterable");
@@ -191,6 +194,11 @@ final class RuntimeTypes {
     return (kinds(t) & TENSOR) != 0;
   }
 
+  /** Whether {@code t} is a model's learnable tensor, {@code Parameter}. */
+  boolean isParameter(TypeMirror t) {
+    return (kinds(t) & PARAMETER) != 0;
+  }
+
   boolean isDevice(TypeMirror t) {
     return (kinds(t) & DEVICE) != 0;
   }
@@ -267,7 +275,7 @@ final class RuntimeTypes {
     TypeMirror erased = types.erasure(u);
     int k = (is(erased, tensor) ? TENSOR : 0) | (is(erased, device) ? DEVICE : 0) | (is(erased, model) ? MODEL : 0)
         | (is(erased, iterable) ? ITERABLE : 0) | (is(erased, map) ? MAP : 0) | (e == stringElement ? STRING : 0)
-        | (e == shapeElement ? SHAPE : 0);
+        | (e == shapeElement ? SHAPE : 0) | (is(erased, parameter) ? PARAMETER : 0);
     kinds.put(e, k);
     return k;
   }
