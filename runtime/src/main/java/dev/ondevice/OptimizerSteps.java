@@ -1,8 +1,8 @@
 package dev.ondevice;
 
-import dev.ondevice.backend.AdamStep;
-import dev.ondevice.backend.SgdStep;
-import dev.ondevice.backend.Strided;
+import dev.ondevice.internal.backend.AdamStep;
+import dev.ondevice.internal.backend.SgdStep;
+import dev.ondevice.internal.backend.Strided;
 import java.util.Arrays;
 
 /**
