@@ -5,7 +5,6 @@ import dev.ondevice.internal.backend.Backends;
 import dev.ondevice.internal.backend.HostStorage;
 import dev.ondevice.internal.backend.RandomKind;
 import dev.ondevice.internal.backend.Strided;
-import dev.ondevice.internal.cpu.RandomKernels;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -94,7 +93,7 @@ final class Creation {
   private static Tensor random(RandomKind kind, double a, double b, Shape shape, DType dtype, Device device,
       Generator gen) {
     Tensor t = empty(shape, dtype, device);
-    long counter = gen.reserve(t.numel() * RandomKernels.countersPerElement(kind));
+    long counter = gen.reserve(t.numel() * kind.countersPerElement());
     t.data.storage().backend().random(kind, a, b, gen.seed(), counter, t.data);
     return t;
   }

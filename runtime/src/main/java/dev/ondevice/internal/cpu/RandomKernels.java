@@ -31,17 +31,12 @@ public final class RandomKernels {
     return (bits(seed, counter) >>> 11) * INV_2_53;
   }
 
-  /** Counters one element of the given kind consumes. */
-  public static int countersPerElement(RandomKind kind) {
-    return kind == RandomKind.NORMAL ? 2 : 1;
-  }
-
-  /** Fills contiguous {@code out}; element i uses counters from {@code counter + i * countersPerElement}. */
+  /** Fills contiguous {@code out}; element i uses counters from {@code counter + i * kind.countersPerElement()}. */
   public static void random(RandomKind kind, double a, double b, long seed, long counter, Strided out) {
     HostStorage s = out.host();
     ScalarType t = out.dtype();
     int base = out.offset();
-    int per = countersPerElement(kind);
+    int per = kind.countersPerElement();
     Parallel.forRange(out.numel(), Loops.GRAIN, (from, to) -> {
       for (int i = from; i < to; i++) {
         long c = counter + (long) i * per;
