@@ -37,7 +37,17 @@ public final class Backends {
 
   /** The CPU backend, looked up once. */
   private static final class Cpu {
-    static final HostBackend BACKEND = (HostBackend) devices(DeviceId.CPU_TYPE).backends().get(0);
+    static final HostBackend BACKEND = find();
+
+    private static HostBackend find() {
+      DeviceSet set = devices(DeviceId.CPU_TYPE);
+      if (set.count() == 0 || !(set.backends().get(0) instanceof HostBackend h)) {
+        throw new IllegalStateException("No CPU backend: " + (set.count() == 0 ? set.reason()
+            : set.backends().get(0).getClass().getName() + " does not run on host memory")
+            + "; is META-INF/services/" + BackendProvider.class.getName() + " on the class path?");
+      }
+      return h;
+    }
   }
 
   /**
