@@ -9,20 +9,28 @@ import dev.ondevice.internal.backend.ScalarType;
  * layer sits below {@code dev.ondevice} and never names its types.
  */
 final class BackendTypes {
-  private static final ScalarType[] SCALAR = ScalarType.values();
-  private static final DType[] DTYPE = DType.values();
   private static final Device[] CUDA = new Device[64];
 
   private BackendTypes() {}
 
   /** The backend's element type of {@code dtype}. */
   static ScalarType scalar(DType dtype) {
-    return SCALAR[dtype.ordinal()];
+    return switch (dtype) {
+      case BOOL -> ScalarType.BOOL;
+      case INT64 -> ScalarType.INT64;
+      case FLOAT32 -> ScalarType.FLOAT32;
+      case FLOAT64 -> ScalarType.FLOAT64;
+    };
   }
 
   /** The public element type of {@code type}. */
   static DType dtype(ScalarType type) {
-    return DTYPE[type.ordinal()];
+    return switch (type) {
+      case BOOL -> DType.BOOL;
+      case INT64 -> DType.INT64;
+      case FLOAT32 -> DType.FLOAT32;
+      case FLOAT64 -> DType.FLOAT64;
+    };
   }
 
   /** The backend's identity of {@code device}. */

@@ -50,7 +50,7 @@ final class PackageGraph {
       throw new IllegalStateException("jdeps failed (" + rc + "): " + err);
     }
     PackageGraph g = new PackageGraph();
-    for (String line : out.toString().split("\\R")) {
+    for (String line : (Iterable<String>) out.toString().lines()::iterator) {
       Matcher m = EDGE.matcher(line);
       if (m.matches() && m.group(1).startsWith(prefix) && m.group(2).startsWith(prefix)) {
         g.add(m.group(1), m.group(2));
