@@ -33,8 +33,8 @@ class PublicApiOnlyTest {
   }
 
   private static Stream<Path> walk(Path root) {
-    try {
-      return Files.walk(root);
+    try (Stream<Path> files = Files.walk(root)) {
+      return files.collect(Collectors.toList()).stream();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
