@@ -1,5 +1,5 @@
 // The shared definitions of the OnDevice CUDA kernels: the argument structs the Java side packs
-// (dev.ondevice.backend.cuda.KernelArgs mirrors their layout), strided indexing, dtype conversions
+// (dev.ondevice.internal.cuda.KernelArgs mirrors their layout), strided indexing, dtype conversions
 // with Java's semantics (the CPU backend is the reference), and the device error record.
 //
 // Every kernel takes one struct by value. Kernels are declared with OD_KERNEL, which also lets the

@@ -1,6 +1,6 @@
 package dev.ondevice;
 
-import dev.ondevice.backend.Storage;
+import dev.ondevice.internal.backend.Storage;
 import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.IdentityHashMap;

@@ -1,8 +1,8 @@
 package dev.ondevice;
 
 import dev.ondevice.annotations.SameDevice;
-import dev.ondevice.backend.Strided;
-import dev.ondevice.backend.Window2d;
+import dev.ondevice.internal.backend.Strided;
+import dev.ondevice.internal.backend.Window2d;
 
 /**
  * 2-d convolution, differentiable: PyTorch's {@code torch.nn.functional.conv2d} without dilation

@@ -1,11 +1,10 @@
 package dev.ondevice;
 
-import dev.ondevice.backend.Backend;
-import dev.ondevice.backend.DeviceRegistry;
-import dev.ondevice.backend.HostStorage;
-import dev.ondevice.backend.RandomKind;
-import dev.ondevice.backend.Strided;
-import dev.ondevice.cpu.RandomKernels;
+import dev.ondevice.internal.backend.Backend;
+import dev.ondevice.internal.backend.Backends;
+import dev.ondevice.internal.backend.HostStorage;
+import dev.ondevice.internal.backend.RandomKind;
+import dev.ondevice.internal.backend.Strided;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -20,12 +19,12 @@ final class Creation {
   }
 
   static Tensor empty(int[] sizes, DType dtype, Device device) {
-    Backend b = DeviceRegistry.backend(device);
+    Backend b = Backends.of(BackendTypes.id(device));
     long elements = 1;
     for (int s : sizes) {
       elements *= s;
     }
-    return new Tensor(Strided.contiguous(b.allocate(elements * dtype.byteSize()), dtype, sizes));
+    return new Tensor(Strided.contiguous(b.allocate(elements * dtype.byteSize()), BackendTypes.scalar(dtype), sizes));
   }
 
   static Tensor full(Shape shape, double value, DType dtype, Device device) {
@@ -94,7 +93,7 @@ final class Creation {
   private static Tensor random(RandomKind kind, double a, double b, Shape shape, DType dtype, Device device,
       Generator gen) {
     Tensor t = empty(shape, dtype, device);
-    long counter = gen.reserve(t.numel() * RandomKernels.countersPerElement(kind));
+    long counter = gen.reserve(t.numel() * kind.countersPerElement());
     t.data.storage().backend().random(kind, a, b, gen.seed(), counter, t.data);
     return t;
   }

@@ -1,8 +1,8 @@
 package dev.ondevice;
 
 import dev.ondevice.annotations.HostSync;
-import dev.ondevice.backend.DeviceRegistry;
-import dev.ondevice.backend.cuda.CudaBackend;
+import dev.ondevice.internal.backend.Backends;
+import dev.ondevice.internal.backend.DeviceId;
 import java.util.Optional;
 
 /**
@@ -17,21 +17,33 @@ import java.util.Optional;
  * back to the driver.
  */
 public final class Cuda {
+  private static final String CUDA = DeviceId.CUDA_TYPE;
+
   private Cuda() {}
+
+  /** {@link Device#describe()}: {@code cuda:0 (emulated)} for an emulated device; opens no device. */
+  static String describe(Device device) {
+    return device.isCpu() ? device.toString() : Backends.describe(BackendTypes.id(device));
+  }
+
+  /** {@code [allocated, reserved, peak allocated]} bytes of {@code device}. */
+  private static long[] memory(Device device) {
+    return Backends.of(BackendTypes.id(device)).memory();
+  }
 
   /** Whether at least one CUDA device can be used (real or, when asked for, emulated). */
   public static boolean isAvailable() {
-    return DeviceRegistry.cudaAvailable();
+    return Backends.deviceCount(CUDA) > 0;
   }
 
   /** The number of CUDA devices; 0 without CUDA. */
   public static int deviceCount() {
-    return DeviceRegistry.cudaDeviceCount();
+    return Backends.deviceCount(CUDA);
   }
 
   /** Whether the CUDA devices are emulated ones (see {@link EmulatedCuda}). */
   public static boolean isEmulated() {
-    return DeviceRegistry.cudaEmulated();
+    return Backends.emulated(CUDA);
   }
 
   /**
@@ -39,12 +51,12 @@ public final class Cuda {
    * capability and memory, and what runs matrix products; or why there are none. Never throws.
    */
   public static String summary() {
-    return DeviceRegistry.cudaSummary();
+    return Backends.summary(CUDA);
   }
 
   /** Why CUDA is not available, in one line; empty when it is. */
   public static Optional<String> unavailableReason() {
-    return Optional.ofNullable(DeviceRegistry.cudaUnavailableReason());
+    return Optional.ofNullable(Backends.unavailableReason(CUDA));
   }
 
   /**
@@ -54,15 +66,12 @@ public final class Cuda {
    * @throws IllegalStateException if there is no such device, saying how many there are
    */
   public static String deviceName(int index) {
-    Device d = Device.cuda(index);
-    DeviceRegistry.backend(d);
-    CudaBackend b = DeviceRegistry.cudaBackend(d);
-    return b == null ? d.describe() : b.name();
+    return Backends.of(DeviceId.cuda(Device.cuda(index).index())).name();
   }
 
   /** Bytes held by the tensors on {@code device} ({@code torch.cuda.memory_allocated}). */
   public static long memoryAllocated(Device device) {
-    return DeviceRegistry.memory(device)[0];
+    return memory(device)[0];
   }
 
   /**
@@ -70,12 +79,12 @@ public final class Cuda {
    * cache's ({@code torch.cuda.memory_reserved}).
    */
   public static long memoryReserved(Device device) {
-    return DeviceRegistry.memory(device)[1];
+    return memory(device)[1];
   }
 
   /** The most bytes the tensors on {@code device} held at once ({@code torch.cuda.max_memory_allocated}). */
   public static long maxMemoryAllocated(Device device) {
-    return DeviceRegistry.memory(device)[2];
+    return memory(device)[2];
   }
 
   /**
@@ -84,7 +93,7 @@ public final class Cuda {
    * devices' queued work first.
    */
   public static void emptyCache() {
-    DeviceRegistry.emptyCache();
+    Backends.emptyCache();
   }
 
   /** Waits for all work queued on every CUDA device; a host synchronisation on each. */
@@ -98,6 +107,6 @@ public final class Cuda {
   /** Waits for all work queued on {@code device}; a host synchronisation. */
   @HostSync
   public static void synchronize(Device device) {
-    DeviceRegistry.backend(device).synchronize();
+    Backends.of(BackendTypes.id(device)).synchronize();
   }
 }

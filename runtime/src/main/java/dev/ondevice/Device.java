@@ -1,7 +1,6 @@
 package dev.ondevice;
 
 import dev.ondevice.annotations.ReturnsDevice;
-import dev.ondevice.backend.DeviceRegistry;
 import java.util.Objects;
 
 /**
@@ -115,10 +114,11 @@ public final class Device {
 
   /**
    * A description for people: the device string, followed by {@code (emulated)} for an emulated
-   * CUDA device, as in {@code cuda:0 (emulated)}.
+   * CUDA device, as in {@code cuda:0 (emulated)}. Asks {@link Cuda} whether emulation is in place;
+   * it opens no device.
    */
   public String describe() {
-    return DeviceRegistry.describe(this);
+    return Cuda.describe(this);
   }
 
   @Override

@@ -1,6 +1,6 @@
 package dev.ondevice;
 
-import dev.ondevice.backend.TransferCounters;
+import dev.ondevice.internal.backend.TransferCounters;
 
 /**
  * Counts of host synchronisations and copies per device: the numbers behind the rules "no item()
@@ -44,7 +44,7 @@ public final class DeviceStats {
   /** The counters of {@code device} now ({@code cuda} means {@code cuda:0}). */
   public static DeviceStats of(Device device) {
     Device d = device.resolved();
-    return new DeviceStats(d, TransferCounters.of(d));
+    return new DeviceStats(d, TransferCounters.of(BackendTypes.id(d)));
   }
 
   /** Zeroes the counters of every device. */

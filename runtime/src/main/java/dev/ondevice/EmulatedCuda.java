@@ -1,6 +1,7 @@
 package dev.ondevice;
 
-import dev.ondevice.backend.DeviceRegistry;
+import dev.ondevice.internal.backend.Backends;
+import dev.ondevice.internal.backend.DeviceId;
 
 /**
  * Emulated CUDA devices, for testing device-agnostic code on machines without a GPU (JAX's forced
@@ -23,7 +24,7 @@ public final class EmulatedCuda {
 
   /** Replaces the CUDA devices by {@code count} emulated ones until the installation is closed. */
   public static Installation install(int count) {
-    return new Installation(DeviceRegistry.installEmulation(count));
+    return new Installation(Backends.installEmulation(DeviceId.CUDA_TYPE, count));
   }
 
   /** Emulated devices in place; closing restores the devices there were before. */

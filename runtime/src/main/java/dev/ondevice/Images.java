@@ -1,6 +1,6 @@
 package dev.ondevice;
 
-import dev.ondevice.backend.Window2d;
+import dev.ondevice.internal.backend.Window2d;
 
 /** Argument checks shared by the image ops: batched or unbatched inputs, and windows that fit them. */
 final class Images {

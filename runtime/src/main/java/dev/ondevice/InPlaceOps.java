@@ -1,8 +1,8 @@
 package dev.ondevice;
 
-import dev.ondevice.backend.BinaryOp;
-import dev.ondevice.backend.Strided;
-import dev.ondevice.backend.Transfers;
+import dev.ondevice.internal.backend.BinaryOp;
+import dev.ondevice.internal.backend.Strided;
+import dev.ondevice.internal.backend.Transfers;
 
 /**
  * In-place ops: they write into the tensor's own memory and bump its version counter. They are

@@ -1,6 +1,6 @@
 package dev.ondevice;
 
-import dev.ondevice.backend.Strided;
+import dev.ondevice.internal.backend.Strided;
 import java.util.Arrays;
 
 /** Matrix products with PyTorch's matmul rules, and softmax. */

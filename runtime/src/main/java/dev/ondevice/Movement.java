@@ -1,10 +1,9 @@
 package dev.ondevice;
 
-import dev.ondevice.backend.DeviceRegistry;
-import dev.ondevice.backend.HostStorage;
-import dev.ondevice.backend.Strided;
-import dev.ondevice.backend.Transfers;
-import dev.ondevice.cpu.CopyKernels;
+import dev.ondevice.internal.backend.Backends;
+import dev.ondevice.internal.backend.HostStorage;
+import dev.ondevice.internal.backend.Strided;
+import dev.ondevice.internal.backend.Transfers;
 
 /** Moves between devices and dtypes, and reads to the host. */
 final class Movement {
@@ -16,8 +15,8 @@ final class Movement {
     if (target.equals(source)) {
       return t;
     }
-    DeviceRegistry.backend(target);
-    Tensor out = new Tensor(Transfers.copy(t.data, target, nonBlocking));
+    Backends.of(BackendTypes.id(target));
+    Tensor out = new Tensor(Transfers.copy(t.data, BackendTypes.id(target), nonBlocking));
     return Node.record("to", out, new Tensor[] {t}, (g, needs) -> new Tensor[] {g.to(source)});
   }
 
@@ -56,12 +55,12 @@ final class Movement {
   /** The host-readable, contiguous form of {@code t} in {@code dtype}: a counted host read. */
   private static Strided hostData(Tensor t, DType dtype) {
     Strided h = Transfers.readable(t.data);
-    if (h.dtype() == dtype && h.isContiguous()) {
+    if (h.dtype() == BackendTypes.scalar(dtype) && h.isContiguous()) {
       return h;
     }
     Strided converted = Strided.contiguous(
-        DeviceRegistry.cpu().allocate((long) h.numel() * dtype.byteSize()), dtype, h.sizes().clone());
-    CopyKernels.copy(h, converted);
+        Backends.cpu().allocate((long) h.numel() * dtype.byteSize()), BackendTypes.scalar(dtype), h.sizes().clone());
+    Backends.cpu().copyNow(h, converted);
     return converted;
   }
 
@@ -88,8 +87,8 @@ final class Movement {
   static double scalarValue(Tensor t) {
     HostStorage s = t.data.host();
     s.awaitReady();
-    Strided converted = Strided.contiguous(DeviceRegistry.cpu().allocate(8), DType.FLOAT64, new int[0]);
-    CopyKernels.copy(t.data, converted);
+    Strided converted = Strided.contiguous(Backends.cpu().allocate(8), BackendTypes.scalar(DType.FLOAT64), new int[0]);
+    Backends.cpu().copyNow(t.data, converted);
     return converted.host().doubles().get(0);
   }
 

@@ -1,8 +1,6 @@
 package dev.ondevice;
 
-import dev.ondevice.backend.AdamStep;
-import dev.ondevice.backend.SgdStep;
-import dev.ondevice.backend.Strided;
+import dev.ondevice.internal.backend.Strided;
 import java.util.Arrays;
 
 /**
@@ -17,6 +15,41 @@ import java.util.Arrays;
  */
 public final class OptimizerSteps {
   private OptimizerSteps() {}
+
+  /**
+   * The hyper-parameters of one fused SGD update, with PyTorch's names and meaning ({@code
+   * torch.optim.SGD}): {@code d = grad + weightDecay·param}; with momentum, {@code buf = d} on the
+   * first step and {@code buf = momentum·buf + (1 − dampening)·d} after it, then {@code d = buf}, or
+   * {@code d + momentum·buf} with Nesterov; finally {@code param −= lr·d}.
+   *
+   * @param lr the learning rate
+   * @param momentum the momentum factor, 0 for none (then there is no buffer)
+   * @param dampening the dampening of the momentum
+   * @param weightDecay the L2 penalty added to the gradient
+   * @param nesterov whether the momentum is Nesterov's
+   * @param firstStep whether the momentum buffer is written for the first time (its contents are ignored)
+   */
+  public record SgdStep(double lr, double momentum, double dampening, double weightDecay, boolean nesterov,
+      boolean firstStep) {}
+
+  /**
+   * The hyper-parameters of one fused Adam or AdamW update, as PyTorch's single-tensor {@code
+   * torch.optim.Adam} and {@code AdamW} compute it: AdamW first scales the parameter by {@code 1 −
+   * lr·weightDecay}, Adam adds {@code weightDecay·param} to the gradient; then {@code m = β1·m + (1 −
+   * β1)·g}, {@code v = β2·v + (1 − β2)·g²}, with AMSGrad {@code vmax = max(vmax, v)}, and {@code param
+   * −= lr / (1 − β1^step) · m / (√v / √(1 − β2^step) + eps)}.
+   *
+   * @param lr the learning rate
+   * @param beta1 the decay of the first moment
+   * @param beta2 the decay of the second moment
+   * @param eps the term added to the denominator
+   * @param weightDecay the weight decay, L2 (Adam) or decoupled (AdamW)
+   * @param decoupled whether the weight decay is AdamW's
+   * @param amsgrad whether the maximum of the second moments is kept and used
+   * @param step this parameter's step count, from 1
+   */
+  public record AdamStep(double lr, double beta1, double beta2, double eps, double weightDecay,
+      boolean decoupled, boolean amsgrad, long step) {}
 
   /**
    * One SGD update of {@code param} and, with momentum, of {@code momentumBuffer} (null when {@code
@@ -38,7 +71,9 @@ public final class OptimizerSteps {
       checkState(op, param, "momentumBuffer", momentumBuffer);
     }
     checkDistinct(op, new String[] {"param", "grad", "momentumBuffer"}, param, grad, momentumBuffer);
-    param.data.storage().backend().sgdStep(param.data, grad.data, data(momentumBuffer), step);
+    param.data.storage().backend().sgdStep(param.data, grad.data, data(momentumBuffer),
+        new dev.ondevice.internal.backend.SgdStep(step.lr(), step.momentum(), step.dampening(), step.weightDecay(),
+            step.nesterov(), step.firstStep()));
     bump(param, momentumBuffer);
   }
 
@@ -70,7 +105,8 @@ public final class OptimizerSteps {
     checkDistinct(op, new String[] {"param", "grad", "expAvg", "expAvgSq", "maxExpAvgSq"},
         param, grad, expAvg, expAvgSq, maxExpAvgSq);
     param.data.storage().backend().adamStep(param.data, grad.data, expAvg.data, expAvgSq.data, data(maxExpAvgSq),
-        step);
+        new dev.ondevice.internal.backend.AdamStep(step.lr(), step.beta1(), step.beta2(), step.eps(),
+            step.weightDecay(), step.decoupled(), step.amsgrad(), step.step()));
     bump(param, expAvg, expAvgSq, maxExpAvgSq);
   }
 

@@ -1,7 +1,7 @@
 package dev.ondevice;
 
 import dev.ondevice.annotations.InPlace;
-import dev.ondevice.backend.Transfers;
+import dev.ondevice.internal.backend.Transfers;
 
 /**
  * A learnable tensor of a model: a leaf that requires grad. Unlike other tensors, a parameter
@@ -26,7 +26,7 @@ public final class Parameter extends Tensor {
     if (target.equals(device())) {
       return;
     }
-    data = Transfers.copy(data, target, false);
+    data = Transfers.copy(data, BackendTypes.id(target), false);
     Tensor g = grad();
     if (g != null) {
       setGrad(null);

@@ -1,8 +1,8 @@
 package dev.ondevice;
 
-import dev.ondevice.backend.Backend;
-import dev.ondevice.backend.BinaryOp;
-import dev.ondevice.backend.UnaryOp;
+import dev.ondevice.internal.backend.Backend;
+import dev.ondevice.internal.backend.BinaryOp;
+import dev.ondevice.internal.backend.UnaryOp;
 import java.util.Locale;
 
 /** Elementwise ops, with broadcasting, type promotion, the device rules and their gradients. */

@@ -1,7 +1,7 @@
 package dev.ondevice;
 
 import dev.ondevice.annotations.SameDevice;
-import dev.ondevice.backend.Window2d;
+import dev.ondevice.internal.backend.Window2d;
 
 /**
  * 2-d max and average pooling over square windows, differentiable: PyTorch's {@code

@@ -1,6 +1,6 @@
 package dev.ondevice;
 
-import dev.ondevice.backend.ReduceOp;
+import dev.ondevice.internal.backend.ReduceOp;
 import java.util.Locale;
 
 /** Reductions over dimensions and their gradients. */

@@ -9,10 +9,10 @@ import dev.ondevice.annotations.ReadinessCheck;
 import dev.ondevice.annotations.ReturnsDevice;
 import dev.ondevice.annotations.SameDevice;
 import dev.ondevice.annotations.ZeroDim;
-import dev.ondevice.backend.BinaryOp;
-import dev.ondevice.backend.ReduceOp;
-import dev.ondevice.backend.Strided;
-import dev.ondevice.backend.UnaryOp;
+import dev.ondevice.internal.backend.BinaryOp;
+import dev.ondevice.internal.backend.ReduceOp;
+import dev.ondevice.internal.backend.Strided;
+import dev.ondevice.internal.backend.UnaryOp;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -504,13 +504,13 @@ public class Tensor {
 
   /** The element type. */
   public DType dtype() {
-    return data.dtype();
+    return BackendTypes.dtype(data.dtype());
   }
 
   /** The device: always indexed for CUDA ({@code cuda:0}). */
   @ReturnsDevice(ReturnsDevice.Source.OF_RECEIVER)
   public Device device() {
-    return data.device();
+    return BackendTypes.device(data.device());
   }
 
   /** The strides, in elements. */

@@ -1,6 +1,6 @@
 package dev.ondevice;
 
-import dev.ondevice.backend.Strided;
+import dev.ondevice.internal.backend.Strided;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

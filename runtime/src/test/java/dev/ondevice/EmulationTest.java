@@ -11,9 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ondevice.backend.AsyncDeviceException;
-import dev.ondevice.backend.DeviceRegistry;
-import dev.ondevice.backend.HostBackend;
+import dev.ondevice.internal.backend.AsyncDeviceException;
+import dev.ondevice.internal.backend.Backends;
+import dev.ondevice.internal.backend.HostBackend;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -54,7 +54,7 @@ class EmulationTest {
       try {
         Method enqueue = HostBackend.class.getDeclaredMethod("enqueue", Runnable.class);
         enqueue.setAccessible(true);
-        enqueue.invoke(DeviceRegistry.backend(device), (Runnable) this::hold);
+        enqueue.invoke(Backends.of(BackendTypes.id(device)), (Runnable) this::hold);
       } catch (ReflectiveOperationException e) {
         throw new LinkageError("cannot queue a gate on " + device, e);
       }
@@ -278,7 +278,7 @@ class EmulationTest {
     assertEquals(CUDA1, b.device());
     assertEquals("cuda:0 (emulated)", a.device().describe());
     assertEquals("cuda:1 (emulated)", b.device().describe());
-    assertNotEquals(DeviceRegistry.backend(CUDA0), DeviceRegistry.backend(CUDA1));
+    assertNotEquals(Backends.of(BackendTypes.id(CUDA0)), Backends.of(BackendTypes.id(CUDA1)));
     assertThrows(DeviceMismatchException.class, () -> a.add(b));
   }
 

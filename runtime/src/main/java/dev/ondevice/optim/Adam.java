@@ -2,7 +2,7 @@ package dev.ondevice.optim;
 
 import dev.ondevice.Parameter;
 import dev.ondevice.Tensor;
-import dev.ondevice.backend.AdamStep;
+import dev.ondevice.OptimizerSteps.AdamStep;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;

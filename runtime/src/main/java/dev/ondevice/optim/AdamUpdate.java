@@ -3,7 +3,7 @@ package dev.ondevice.optim;
 import dev.ondevice.OptimizerSteps;
 import dev.ondevice.Parameter;
 import dev.ondevice.Tensor;
-import dev.ondevice.backend.AdamStep;
+import dev.ondevice.OptimizerSteps.AdamStep;
 import java.util.Map;
 
 /** The state of {@link Adam} and {@link AdamW} and their fused update. */

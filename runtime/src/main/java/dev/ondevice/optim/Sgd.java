@@ -3,7 +3,7 @@ package dev.ondevice.optim;
 import dev.ondevice.OptimizerSteps;
 import dev.ondevice.Parameter;
 import dev.ondevice.Tensor;
-import dev.ondevice.backend.SgdStep;
+import dev.ondevice.OptimizerSteps.SgdStep;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;

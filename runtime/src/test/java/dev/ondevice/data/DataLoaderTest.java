@@ -15,8 +15,9 @@ import dev.ondevice.DType;
 import dev.ondevice.Device;
 import dev.ondevice.Shape;
 import dev.ondevice.Tensor;
-import dev.ondevice.backend.DeviceRegistry;
-import dev.ondevice.backend.HostBackend;
+import dev.ondevice.internal.backend.Backends;
+import dev.ondevice.internal.backend.DeviceId;
+import dev.ondevice.internal.backend.HostBackend;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -510,7 +511,7 @@ class DataLoaderTest {
   private static void holdStream(Device device, CountDownLatch open) throws ReflectiveOperationException {
     Method enqueue = HostBackend.class.getDeclaredMethod("enqueue", Runnable.class);
     enqueue.setAccessible(true);
-    enqueue.invoke(DeviceRegistry.backend(device), (Runnable) () -> {
+    enqueue.invoke(Backends.of(new DeviceId(device.type().label(), device.index())), (Runnable) () -> {
       while (true) {
         try {
           open.await();

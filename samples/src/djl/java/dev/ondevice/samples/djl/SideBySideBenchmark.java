@@ -4,8 +4,8 @@ import ai.djl.engine.Engine;
 import ai.djl.nn.Block;
 import ai.djl.pytorch.jni.JniUtils;
 import ai.djl.pytorch.jni.LibUtils;
+import dev.ondevice.Cpu;
 import dev.ondevice.Device;
-import dev.ondevice.cpu.Parallel;
 import dev.ondevice.nn.Layer;
 import dev.ondevice.samples.bench.TrainingBenchmark;
 import dev.ondevice.samples.mnist.MnistCnn;
@@ -59,7 +59,7 @@ public final class SideBySideBenchmark {
         "libtorch %s (DJL %s) from %s: %d intra-op, %d inter-op threads; ours: %d threads%n",
         LibUtils.getVersion(), Engine.getDjlVersion(), LibUtils.getLibtorchPath(),
         JniUtils.getNumThreads(), JniUtils.getNumInteropThreads(),
-        Parallel.THREADS);
+        Cpu.threads());
 
     if (!which.equals("cnn")) {
       compare("mlp", djlOnly, () -> new MnistMlp(Device.cpu()), DjlTraining.mlp(), rounds, batches);

@@ -1,5 +1,6 @@
 package dev.ondevice.samples.bench;
 
+import dev.ondevice.Cpu;
 import dev.ondevice.Autograd;
 import dev.ondevice.DType;
 import dev.ondevice.Device;
@@ -7,7 +8,6 @@ import dev.ondevice.Generator;
 import dev.ondevice.Parameter;
 import dev.ondevice.Shape;
 import dev.ondevice.Tensor;
-import dev.ondevice.cpu.Parallel;
 import dev.ondevice.nn.Conv2d;
 import dev.ondevice.nn.CrossEntropyLoss;
 import dev.ondevice.nn.Flatten;
@@ -61,7 +61,7 @@ public final class CnnTrainingBenchmark {
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     System.out.printf(Locale.ROOT, "MNIST CNN, batch %d, %d threads: %.1f ms/step, %.0f samples/s (last loss %.4f)%n",
-        batch, Parallel.THREADS, 1000 * seconds / steps, batch * steps / seconds, loss);
+        batch, Cpu.threads(), 1000 * seconds / steps, batch * steps / seconds, loss);
   }
 
   /** One forward, backward and SGD step; returns the loss (a host read, once per step). */

@@ -1,8 +1,7 @@
 package dev.ondevice.samples.bench;
 
+import dev.ondevice.Cpu;
 import dev.ondevice.Tensor;
-import dev.ondevice.cpu.Gemm;
-import dev.ondevice.cpu.Parallel;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -32,7 +31,7 @@ import org.bytedeco.openblas.global.openblas;
  * docs/performance.md}, which has the command and the figures.
  */
 public final class CpuBenchmark {
-  private static final int THREADS = Parallel.THREADS;
+  private static final int THREADS = Cpu.threads();
   private static final ExecutorService POOL = Executors.newFixedThreadPool(Math.max(1, THREADS - 1), r -> {
     Thread t = new Thread(r, "bench-baseline");
     t.setDaemon(true);
@@ -70,7 +69,7 @@ public final class CpuBenchmark {
         : new CpuBenchmark(rounds > 0 ? rounds : 15, 1.5, 0.3);
     System.out.printf(Locale.ROOT, "CPU benchmark: %d threads (-Dondevice.cpu.threads), %d processors, Java %s%n",
         THREADS, Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
-    System.out.println("Matrix products: " + Gemm.nativeStatus());
+    System.out.println("Matrix products: " + Cpu.matmulLibrary());
     System.out.printf(Locale.ROOT, "%d rounds, contenders alternating; medians over the rounds, [min-max],"
         + " ratio = median of the per-round ratios%n%n", bench.rounds);
     if (!only.equals("elementwise")) {
@@ -93,7 +92,7 @@ public final class CpuBenchmark {
     // The runtime calls OpenBLAS single-threaded and splits products over its own threads; the
     // direct call runs on OpenBLAS's own threads, as many, set for the call and reset after it.
     Runnable direct = () -> {
-      openblas.blas_set_num_threads(Parallel.THREADS);
+      openblas.blas_set_num_threads(Cpu.threads());
       try {
         openblas.cblas_sgemm(openblas.CblasRowMajor, openblas.CblasNoTrans, openblas.CblasNoTrans, n, n, n, 1f, pa,
             n, pb, n, 0f, pc, n);
@@ -112,7 +111,7 @@ public final class CpuBenchmark {
       diff = Math.max(diff, Math.abs(ours[i] - theirs[i]));
     }
     System.out.printf(Locale.ROOT, "matmul %dx%d float32 (%d threads, max |ours - direct| = %.2g)%n",
-        n, n, Parallel.THREADS, diff);
+        n, n, Cpu.threads(), diff);
 
     double flops = 2.0 * n * n * n;
     List<Contender> cs = List.of(

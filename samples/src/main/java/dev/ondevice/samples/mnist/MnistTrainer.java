@@ -1,5 +1,6 @@
 package dev.ondevice.samples.mnist;
 
+import dev.ondevice.Cpu;
 import dev.ondevice.Autograd;
 import dev.ondevice.Cuda;
 import dev.ondevice.DType;
@@ -9,7 +10,6 @@ import dev.ondevice.Generator;
 import dev.ondevice.Parameter;
 import dev.ondevice.Shape;
 import dev.ondevice.Tensor;
-import dev.ondevice.cpu.Gemm;
 import dev.ondevice.data.Batch;
 import dev.ondevice.data.DataLoader;
 import dev.ondevice.data.Mnist;
@@ -194,6 +194,6 @@ public final class MnistTrainer {
         parameters, o.device.describe(), Cuda.unavailableReason().map(r -> " (CUDA not available: " + r + ")")
             .orElse(""));
     out.printf(Locale.ROOT, "data %s: %,d training and %,d test images; batch %d, SGD lr %s momentum %s; %s%n",
-        o.data, trainSize, testSize, o.batchSize, o.learningRate, o.momentum, Gemm.nativeStatus());
+        o.data, trainSize, testSize, o.batchSize, o.learningRate, o.momentum, Cpu.matmulLibrary());
   }
 }
