@@ -25,7 +25,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>
 
 echo "== CUDA test suite on cuda:0"
 # The classes of the cuda-backend execution in runtime/pom.xml.
-classes='^dev\.ondevice\.((Pointwise|Reductions|Views|Gradient|Indexing|LinearAlgebra|LayerGradient|BadInput|Formatting|Creation|Autograd|DeviceConsistency|Transfer)Test|nn\..*Test|optim\..*Test|backend\.cuda\..*Test)$'
+classes='^dev\.ondevice\.((Pointwise|Reductions|Views|Gradient|Indexing|LinearAlgebra|LayerGradient|BadInput|Formatting|Creation|Autograd|DeviceConsistency|Transfer)Test|nn\..*Test|optim\..*Test|internal\.cuda\..*Test)$'
 "$java" "${jvm[@]}" -Dondevice.test.devices=cuda:0 -jar "$bundle"/lib/junit-platform-console-standalone-*.jar \
   execute --class-path "$cp" --scan-class-path "$bundle/lib/ondevice-runtime-tests.jar" --include-classname "$classes" \
   --reports-dir "$out/junit" --details=summary --disable-banner 2>&1 | tee "$out/tests.log" | tail -25
