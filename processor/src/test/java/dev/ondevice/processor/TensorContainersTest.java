@@ -101,4 +101,60 @@ class TensorContainersTest {
         }\
         """);
   }
+
+  @Test
+  void anArrayMadeWithItsElementsKeepsEachOnesDevice() {
+    check("Tuples", """
+        class Tuples {
+          static Tensor[] meanAndCount(Device device) {
+            return new Tensor[] {Tensor.randn(2, 2, device), Tensor.zeros(2, 2)};
+          }
+
+          void run(Device device, int i) {
+            Tensor onDevice = Tensor.randn(2, 2, device);
+            Tensor[] r = meanAndCount(device);
+            Tensor a = onDevice.mul(r[0]);
+            Tensor b = onDevice.mul(r[1]); // expect: MixedDevices
+            Tensor c = onDevice.mul(r[i]); // element i: on one device or the other, not known
+            r[1] = r[1].to(device);
+            Tensor d = onDevice.mul(r[1]);
+          }
+        }\
+        """);
+  }
+
+  @Test
+  void resultsAreFollowedFiveCallsDeep() {
+    check("Deep", """
+        class Deep {
+          static final class Steps {
+            final Tensor table = Tensor.randn(2, 2);
+
+            private Tensor[] one(Tensor x) { return new Tensor[] {two(x), x}; }
+            private Tensor two(Tensor x) { return three(x).detach(); }
+            private Tensor three(Tensor x) { return four(x).detach(); }
+            private Tensor four(Tensor x) { return five(x).detach(); }
+            private Tensor five(Tensor x) { return x.detach(); }
+
+            private static Tensor lookup(Tensor table, Tensor x) {
+              return table.mul(x);
+            }
+
+            Tensor loop(Tensor noise) {
+              Tensor x = noise;
+              Tensor y = null;
+              for (int i = 0; i < 3; i++) {
+                x = one(x)[0];
+                y = lookup(table, x); // expect: MixedDevices
+              }
+              return y;
+            }
+          }
+
+          void run(Device device) {
+            new Steps().loop(Tensor.randn(2, 2, device));
+          }
+        }\
+        """);
+  }
 }

@@ -31,7 +31,7 @@ import javax.lang.model.type.TypeMirror;
  */
 final class CallResults {
   /** How deep calls are followed from one call of the class. */
-  private static final int MAX_DEPTH = 3;
+  private static final int MAX_DEPTH = 5;
 
   /**
    * What one call gives back: the value it returns (null where none is known) and the arguments its
@@ -47,6 +47,8 @@ final class CallResults {
   /** Per method: whether it moves tensors itself. */
   private final IdentityHashMap<ExecutableElement, Boolean> movesItself = new IdentityHashMap<>();
   private final Set<ExecutableElement> inProgress = Collections.newSetFromMap(new IdentityHashMap<>());
+  /** Methods in progress whose interpretation met the depth limit: their outcomes are not kept. */
+  private final Set<ExecutableElement> cutShort = Collections.newSetFromMap(new IdentityHashMap<>());
 
   /**
    * Whether the calls of {@code m} are followed into its body: a method in this class's source,
@@ -73,10 +75,16 @@ final class CallResults {
 
   /**
    * What a call of {@code m} given {@code args} gives back, or {@link #NOTHING} where it is not
-   * followed ({@link #follows}) or is recursive.
+   * followed ({@link #follows}), is recursive, or is deeper than {@link #MAX_DEPTH} calls. An
+   * outcome is kept for the next call with arguments in the same places, unless a call inside it
+   * was cut short by the depth limit: a shallower call of the same method would see more.
    */
   Outcome of(ExecutableElement m, List<Value> args, AnalysisContext ctx) {
-    if (inProgress.contains(m) || inProgress.size() >= MAX_DEPTH || !follows(m, ctx)) {
+    if (inProgress.size() >= MAX_DEPTH && !inProgress.contains(m) && follows(m, ctx)) {
+      cutShort.addAll(inProgress); // their outcomes hold less than a shallower call of them would
+      return NOTHING;
+    }
+    if (inProgress.contains(m) || !follows(m, ctx)) {
       return NOTHING;
     }
     TypeElement owner = (TypeElement) m.getEnclosingElement();
@@ -109,7 +117,9 @@ final class CallResults {
       inProgress.remove(m);
     }
     Outcome outcome = new Outcome(result, List.copyOf(rejected));
-    byArguments.put(key, outcome);
+    if (!cutShort.remove(m)) {
+      byArguments.put(key, outcome);
+    }
     return outcome;
   }
 

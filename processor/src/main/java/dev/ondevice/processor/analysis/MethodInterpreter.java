@@ -563,7 +563,7 @@ final class MethodInterpreter {
     if (t.getExpression() != null) {
       TreePath ep = new TreePath(path, t.getExpression());
       Value v = expression(ep);
-      returned = returned == null ? Value.on(v.place()) : returned.join(Value.on(v.place()));
+      returned = returned == null ? v.located() : returned.join(v.located());
       String on = method == null ? null : rt.returnDevice(method);
       if (on != null && rt.isTensor(method.getReturnType())) {
         checks.contract(ep, v, checks.scope().declaredPlace(on), () -> "the result of " + method.getSimpleName()
@@ -880,7 +880,7 @@ final class MethodInterpreter {
     for (ExpressionTree d : t.getDimensions()) {
       expression(new TreePath(path, d));
     }
-    Place joined = Place.NONE;
+    List<Value> elements = new ArrayList<>();
     if (t.getInitializers() != null) {
       for (ExpressionTree i : t.getInitializers()) {
         TreePath ip = new TreePath(path, i);
@@ -888,18 +888,22 @@ final class MethodInterpreter {
         if (v.partlyUnmoved()) {
           escaped(ip);
         }
-        joined = joined.join(v.place());
+        elements.add(Value.on(v.place()).withZeroDim(v.zeroDim()));
       }
     }
-    return containers.holdsTensors(ctx.trees().getTypeMirror(path)) ? Value.on(joined) : Value.UNKNOWN;
+    return containers.holdsTensors(ctx.trees().getTypeMirror(path)) ? Value.array(elements) : Value.UNKNOWN;
   }
 
-  /** {@code parts[i]}: where the array's tensors are. */
+  /** {@code parts[i]}: where element {@code i} is, for a constant {@code i}, else where the array's tensors are. */
   private Value arrayAccess(TreePath path, com.sun.source.tree.ArrayAccessTree t) {
     TreePath array = new TreePath(path, t.getExpression());
     Value v = expression(array);
-    expression(new TreePath(path, t.getIndex()));
-    return containers.holdsTensors(ctx.trees().getTypeMirror(array)) ? Value.on(v.place()) : Value.UNKNOWN;
+    TreePath index = new TreePath(path, t.getIndex());
+    expression(index);
+    if (!containers.holdsTensors(ctx.trees().getTypeMirror(array))) {
+      return Value.UNKNOWN;
+    }
+    return constant(index) instanceof Integer i ? v.element(i) : Value.on(v.place());
   }
 
   /** Evaluates the operands of an expression whose own value is not a tensor (arithmetic, literals, ...). */
@@ -1007,9 +1011,12 @@ final class MethodInterpreter {
       expression(new TreePath(lhs, ((MemberSelectTree) a.getVariable()).getExpression()));
     } else if (a.getVariable() instanceof com.sun.source.tree.ArrayAccessTree element) {
       Element array = namedLocal(new TreePath(lhs, element.getExpression()));
-      expression(new TreePath(lhs, element.getIndex()));
+      TreePath index = new TreePath(lhs, element.getIndex());
+      expression(index);
       if (array != null && env.get(array) != null && containers.holdsTensors(array.asType())) {
-        env.put(array, Value.on(env.get(array).place().join(v.place()))); // parts[i] = x
+        Value held = env.get(array); // parts[i] = x
+        env.put(array, constant(index) instanceof Integer i ? held.withElement(i, v)
+            : Value.on(held.place().join(v.place())));
       }
     }
     if (a.getVariable() instanceof MemberSelectTree part && v.origin() == Value.Origin.UNMOVED_MODEL
@@ -1538,8 +1545,9 @@ final class MethodInterpreter {
     if (returnsTensors || givesTheCpu(c)) {
       CallResults.Outcome r = ctx.callResults().of(c.method, c.arguments, ctx);
       r.rejected().forEach(rejected -> checks.rejectedArgument(c, rejected)); // agent.act(Tensor.of(state))
-      if (returnsTensors && r.returned() != null && r.returned().place().isKnown()) {
-        return Value.on(r.returned().place().throughCalls()); // preprocess(text) building CPU tensors, scale(x) returning x.mul(2)
+      if (returnsTensors && r.returned() != null && (r.returned().place().isKnown() || r.returned().knownByElement())) {
+        // preprocess(text) building CPU tensors, scale(x) returning x.mul(2), new Tensor[] {mean, count}
+        return r.returned().throughCalls();
       }
     }
     return Value.UNKNOWN;

@@ -1,12 +1,15 @@
 package dev.ondevice.processor.analysis;
 
 import com.sun.source.util.TreePath;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
  * The abstract value of an expression: its device, and what else the checks need to know (0-dim,
  * pinned memory, a pending non-blocking copy to the host, where the value came from, whether it is
- * a model that was never moved). Immutable.
+ * a model that was never moved), and for an array made with its elements ({@code new Tensor[]
+ * {mu, logVar}}, Python's tuple returned) where each element is. Immutable.
  */
 final class Value {
   /** Where a tensor came from, for the checks with their own message. */
@@ -53,7 +56,7 @@ final class Value {
     }
   }
 
-  static final Value UNKNOWN = new Value(Place.UNKNOWN, false, Tri.MAYBE, false, Origin.NONE, null, null);
+  static final Value UNKNOWN = new Value(Place.UNKNOWN, false, Tri.MAYBE, false, Origin.NONE, null, null, null);
 
   private final Place place;
   private final boolean zeroDim;
@@ -62,9 +65,11 @@ final class Value {
   private final Origin origin;
   private final TreePath originPath;
   private final String originName;
+  /** An array's elements, each where it is; null for anything else. */
+  private final List<Value> elements;
 
   private Value(Place place, boolean zeroDim, Tri pinned, boolean pendingHostCopy, Origin origin, TreePath originPath,
-      String originName) {
+      String originName, List<Value> elements) {
     this.place = place;
     this.zeroDim = zeroDim;
     this.pinned = pinned;
@@ -72,15 +77,64 @@ final class Value {
     this.origin = origin;
     this.originPath = originPath;
     this.originName = originName;
+    this.elements = elements;
   }
 
   static Value on(Place place) {
-    return new Value(place, false, Tri.MAYBE, false, Origin.NONE, null, null);
+    return new Value(place, false, Tri.MAYBE, false, Origin.NONE, null, null, null);
+  }
+
+  /** An array of tensors made with its elements: where they all are, and where each one is. */
+  static Value array(List<Value> elements) {
+    Place joined = Place.NONE;
+    for (Value e : elements) {
+      joined = joined.join(e.place);
+    }
+    return new Value(joined, false, Tri.MAYBE, false, Origin.NONE, null, null, List.copyOf(elements));
+  }
+
+  /** Element {@code i} of an array: where it is, if known, else where the array's tensors are. */
+  Value element(int i) {
+    return elements != null && i >= 0 && i < elements.size() ? elements.get(i) : on(place);
+  }
+
+  /**
+   * This value as a call's result seen by its caller ({@link Place#throughCalls}), each element of
+   * an array as well.
+   */
+  Value throughCalls() {
+    if (elements == null) {
+      return on(place.throughCalls());
+    }
+    List<Value> seen = new ArrayList<>(elements.size());
+    elements.forEach(e -> seen.add(e.throughCalls()));
+    return array(seen);
+  }
+
+  /** Where this is and nothing else: the place, and an array's elements one by one. */
+  Value located() {
+    return elements == null ? on(place) : array(elements);
+  }
+
+  /** Whether this is an array whose elements are known one by one. */
+  boolean knownByElement() {
+    return elements != null && !elements.isEmpty();
+  }
+
+  /** The array with element {@code i} replaced by {@code v} ({@code parts[i] = x}). */
+  Value withElement(int i, Value v) {
+    if (elements == null || i < 0 || i >= elements.size()) {
+      return on(place.join(v.place));
+    }
+    List<Value> changed = new ArrayList<>(elements);
+    changed.set(i, v);
+    return array(changed);
   }
 
   /** A new tensor in ordinary (pageable) memory on {@code place}: a factory or op result. */
   static Value fresh(Place place) {
-    return new Value(place, false, Place.CPU.equals(place) ? Tri.NO : Tri.MAYBE, false, Origin.NONE, null, null);
+    return new Value(place, false, Place.CPU.equals(place) ? Tri.NO : Tri.MAYBE, false, Origin.NONE, null, null,
+        null);
   }
 
   Place place() {
@@ -124,23 +178,23 @@ final class Value {
   }
 
   Value withPlace(Place p) {
-    return new Value(p, zeroDim, pinned, pendingHostCopy, origin, originPath, originName);
+    return new Value(p, zeroDim, pinned, pendingHostCopy, origin, originPath, originName, null);
   }
 
   Value withZeroDim(boolean z) {
-    return new Value(place, z, pinned, pendingHostCopy, origin, originPath, originName);
+    return new Value(place, z, pinned, pendingHostCopy, origin, originPath, originName, elements);
   }
 
   Value withPinned(Tri p) {
-    return new Value(place, zeroDim, p, pendingHostCopy, origin, originPath, originName);
+    return new Value(place, zeroDim, p, pendingHostCopy, origin, originPath, originName, elements);
   }
 
   Value withPendingHostCopy(boolean pending) {
-    return new Value(place, zeroDim, pinned, pending, origin, originPath, originName);
+    return new Value(place, zeroDim, pinned, pending, origin, originPath, originName, elements);
   }
 
   Value withOrigin(Origin o, TreePath tree, String name) {
-    return new Value(place, zeroDim, pinned, pendingHostCopy, o, tree, name);
+    return new Value(place, zeroDim, pinned, pendingHostCopy, o, tree, name, elements);
   }
 
   Value join(Value other) {
@@ -161,8 +215,16 @@ final class Value {
           ? Origin.DEFAULT_DEVICE_FACTORY : Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS;
       path = factory.originPath;
     }
+    List<Value> joinedElements = null;
+    if (elements != null && other.elements != null && elements.size() == other.elements.size()) {
+      joinedElements = new ArrayList<>(elements.size());
+      for (int i = 0; i < elements.size(); i++) {
+        joinedElements.add(elements.get(i).join(other.elements.get(i)));
+      }
+    }
     return new Value(joined, zeroDim && other.zeroDim, pinned.join(other.pinned),
-        pendingHostCopy && other.pendingHostCopy, o, path, name);
+        pendingHostCopy && other.pendingHostCopy, o, path, name, joinedElements == null ? null
+            : List.copyOf(joinedElements));
   }
 
   /** A tensor (not 0-dim) made by a factory without a device in a model, on every path or on some. */
@@ -176,7 +238,8 @@ final class Value {
       return false;
     }
     return v.place.equals(place) && v.zeroDim == zeroDim && v.pinned == pinned
-        && v.pendingHostCopy == pendingHostCopy && v.origin == origin && sameLeaf(v.originPath, originPath);
+        && v.pendingHostCopy == pendingHostCopy && v.origin == origin && sameLeaf(v.originPath, originPath)
+        && Objects.equals(v.elements, elements);
   }
 
   private static boolean sameLeaf(TreePath a, TreePath b) {
