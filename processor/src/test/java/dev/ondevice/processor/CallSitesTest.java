@@ -193,6 +193,36 @@ class CallSitesTest {
   }
 
   @Test
+  void theFixInACalleeNamesADeviceInScopeThere() {
+    JavaFileObject f = source("Schedules", AnalysedSources.IMPORTS + """
+        class Schedules {
+          static final class Diffusion {
+            static Tensor lookup(Tensor table, Tensor t, Tensor x) {
+              return table.indexSelect(0, t).to(x.device()); // expect: MixedDevices
+            }
+          }
+
+          static final class Sampler {
+            final Tensor table = Tensor.randn(2, 2);
+
+            Tensor sample(Tensor x, Tensor t) {
+              return Diffusion.lookup(table, t, x);
+            }
+          }
+
+          void run(Device device) {
+            new Sampler().sample(Tensor.randn(2, 2, device), Tensor.randn(2, 2, device));
+          }
+        }\
+        """);
+    Compilation c = Sources.compile(List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c).hadErrorContaining("indexSelect gets tensors on two devices: table is on the CPU and t (argument"
+        + " 'index') is on device; in device-agnostic code this runs only when device is the CPU, and fails on the GPU"
+        + " machine. Move table: table.to(t.device())").inFile(f).onLine(15);
+  }
+
+  @Test
   void aMethodThatMovesSomeOfItsInputsIsTheOneToMoveTheOthers() {
     check("Pipeline", """
         class Pipeline {

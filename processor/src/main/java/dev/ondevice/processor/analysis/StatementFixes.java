@@ -3,6 +3,7 @@ package dev.ondevice.processor.analysis;
 import com.sun.source.tree.BlockTree;
 import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.MethodTree;
+import com.sun.source.tree.Scope;
 import com.sun.source.tree.StatementTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.tree.VariableTree;
@@ -11,6 +12,8 @@ import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
 import java.util.List;
 import javax.lang.model.element.Element;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.util.ElementFilter;
 
 /** Fixes that insert a statement, indented as the statement they stand beside. */
 final class StatementFixes {
@@ -145,7 +148,27 @@ final class StatementFixes {
         return super.visitVariable(v, null);
       }
     }.scan(method, null);
-    return inScope[0] || !local[0];
+    return inScope[0] || (!local[0] && visibleOutsideTheMethod(ctx, at, name));
+  }
+
+  /**
+   * Whether {@code name}, not a local of the method, names something there: a field of an
+   * enclosing class (its own or inherited), or a type ({@code Env} of {@code Env.DEVICE}), taken
+   * to be one when it starts with a capital letter. A variable of a caller ({@code device} where
+   * only {@code x} is in scope) is not.
+   */
+  private static boolean visibleOutsideTheMethod(AnalysisContext ctx, TreePath at, String name) {
+    if (Character.isUpperCase(name.charAt(0))) {
+      return true;
+    }
+    for (Scope scope = ctx.trees().getScope(at); scope != null; scope = scope.getEnclosingScope()) {
+      TypeElement type = scope.getEnclosingClass();
+      if (type != null && ElementFilter.fieldsIn(ctx.elements().getAllMembers(type)).stream()
+          .anyMatch(f -> f.getSimpleName().contentEquals(name))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static TreePath enclosingStatement(TreePath at) {
