@@ -222,7 +222,7 @@ class DeviceAnalysisTest {
             if (flag) {
               x = x.to(device);
             }
-            Tensor y = x.add(Tensor.randn(2, 2, device));
+            Tensor y = x.add(Tensor.randn(2, 2, device)); // expect: warning MixedDevices
             Tensor z = (flag ? x.to(device) : x.to(device)).add(Tensor.randn(2, 2, device));
           }
 
@@ -235,6 +235,32 @@ class DeviceAnalysisTest {
           }
         }\
         """);
+  }
+
+  @Test
+  void aTensorMovedOnSomePathsOnlyMayDifferFromTheDevice() {
+    JavaFileObject f = source("SomePathsMoved", IMPORTS + """
+        class SomePathsMoved {
+          Tensor run(Device device, boolean useGpu) {
+            Tensor w = Tensor.randn(2, 2, device);
+            Tensor x = Tensor.randn(2, 2);
+            if (useGpu) {
+              x = x.to(device);
+            }
+            Tensor y = Tensor.randn(2, 2);
+            if (useGpu) {
+              y = y.to(device);
+            } else {
+              y = y.to(device);
+            }
+            return w.add(x).add(y); // expect: warning MixedDevices
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c).hadWarningContaining("add gets tensors on two devices: w is on device and x (argument 'other') is on"
+        + " the CPU or device, by the path taken; they may be different devices at run time. Move x: x.to(device)");
   }
 
   @Test

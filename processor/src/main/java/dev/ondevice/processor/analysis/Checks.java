@@ -635,6 +635,12 @@ final class Checks {
           reported = conflict(c.method.getSimpleName(), c.path, reference, o, false); // if (h == null) h = zeros(..)
         }
       }
+      for (Operand o : operands) {
+        if (!reported && o.value.place().kind() == Place.Kind.BY_PATH && !o.value.zeroDim()
+            && !o.value.isDefaultDeviceFactory()) {
+          reported = conflict(c.method.getSimpleName(), c.path, reference, o, false); // if (gpu) x = x.to(device)
+        }
+      }
     }
     // Reported with a CPU operand first, the result is where the other operand is, as the fix moves
     // the CPU one there: what is computed from it is not reported again
@@ -961,6 +967,9 @@ final class Checks {
    */
   private boolean conflict(CharSequence op, TreePath at, Operand a, Operand b, boolean modelCall) {
     Place.Conflict level = Place.conflict(a.value.place(), b.value.place());
+    if (level != Place.Conflict.NONE && (byPathFromAFactory(a) || byPathFromAFactory(b))) {
+      level = Place.Conflict.NONE; // DefaultDeviceInModel reports it at its factory
+    }
     if (level == Place.Conflict.NONE) {
       return (a.value.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS
           || b.value.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS) && onTheCpuOnSomePaths(at, a, b);
@@ -974,6 +983,11 @@ final class Checks {
       return true;
     }
     return reportConflict(inferred(level, a, b), op, at, a, b, modelCall);
+  }
+
+  /** An operand on the CPU on some paths because a factory in a model made it there on those paths. */
+  private static boolean byPathFromAFactory(Operand o) {
+    return o.value.place().kind() == Place.Kind.BY_PATH && o.value.isDefaultDeviceFactory();
   }
 
   /**

@@ -508,7 +508,8 @@ final class MethodInterpreter {
    * The join of the paths of a choice ({@code if}, {@code switch}), where a {@code Device} local that
    * they give different devices fixed or chosen in this method ({@code if (Cuda.isAvailable())
    * device = Device.cuda(); else device = Device.cpu();}) holds a device chosen at run time after it,
-   * of its own, as with {@code ?:}.
+   * of its own, as with {@code ?:}; and a tensor local on the CPU on one path and on a device on
+   * the other is on either by the path taken ({@link Place#chosen}).
    */
   private Env joinChoosing(Tree at, Env a, Env b) {
     Env joined = a.join(b);
@@ -519,6 +520,11 @@ final class MethodInterpreter {
       Element variable = joined.variableAt(i);
       Value x = a.get(variable);
       Value y = b.get(variable);
+      if (x != null && y != null && rt.isTensor(variable.asType()) && !x.zeroDim() && !y.zeroDim()) {
+        // if (useGpu) x = x.to(device): on the CPU or the device, by the path taken.
+        joined.put(variable, joined.valueAt(i).withPlace(Place.chosen(x.place(), y.place())));
+        continue;
+      }
       if (x != null && y != null && x.place().isChoiceInMethod() && y.place().isChoiceInMethod()
           && rt.isDevice(variable.asType())) {
         joined.put(variable, Value.on(Place.symbol(new DeviceChoice(at, x.place(), y.place()),
@@ -1103,7 +1109,9 @@ final class MethodInterpreter {
       inner.changedInPlace.forEach((variable, value) -> {
         Value before = env.get(variable);
         if (before != null) {
-          env.put(variable, before.join(value));
+          Value either = before.join(value);
+          // Moved if and when the lambda runs: not a path this method chooses, so nothing known.
+          env.put(variable, either.place().kind() == Place.Kind.BY_PATH ? either.withPlace(Place.UNKNOWN) : either);
           changedInPlace(variable, value);
         }
       });

@@ -6,8 +6,9 @@ import javax.lang.model.element.VariableElement;
 
 /**
  * The abstract device of a value: nothing yet, the CPU, a fixed device ({@code cuda:0}), a
- * symbolic device (the value of a {@code Device} variable, or the device of a model), or unknown.
- * Unknown never causes a finding.
+ * symbolic device (the value of a {@code Device} variable, or the device of a model), the CPU or
+ * one device depending on the path taken ({@code if (useGpu) x = x.to(device);}), or unknown.
+ * Unknown never causes a finding; a place by path only a possible one.
  */
 final class Place {
   enum Kind {
@@ -15,6 +16,8 @@ final class Place {
     CPU,
     FIXED,
     SYMBOL,
+    /** The CPU on some paths, the device its key holds (a fixed or symbolic place) on the others. */
+    BY_PATH,
     UNKNOWN
   }
 
@@ -130,8 +133,28 @@ final class Place {
     return UNKNOWN;
   }
 
+  /**
+   * The join of two paths of a choice ({@code if}, {@code switch}) for a tensor: the CPU on one and
+   * a device on the other is {@link Kind#BY_PATH}; anything else is {@link #join}. Loops do not
+   * use it: a value before the loop and another after its first iteration are not a choice.
+   */
+  static Place chosen(Place a, Place b) {
+    Place device = a.kind == Kind.CPU ? b : b.kind == Kind.CPU ? a : null;
+    if (device != null && (device.kind == Kind.FIXED || device.kind == Kind.SYMBOL)) {
+      return new Place(Kind.BY_PATH, "the CPU or " + device.describe() + ", by the path taken", device);
+    }
+    return a.join(b);
+  }
+
   /** Whether two places are provably different (certain) or may differ at run time (possible). */
   static Conflict conflict(Place a, Place b) {
+    if (a.kind == Kind.BY_PATH || b.kind == Kind.BY_PATH) {
+      // On the CPU on one path and on the device on another: either meets the CPU or that device
+      // on some path. Anything else is too little known.
+      Place path = a.kind == Kind.BY_PATH ? a : b;
+      Place other = path == a ? b : a;
+      return other.kind == Kind.CPU || path.key.equals(other) ? Conflict.POSSIBLE : Conflict.NONE;
+    }
     if (!a.isKnown() || !b.isKnown() || a.equals(b)) {
       return Conflict.NONE;
     }
@@ -152,7 +175,7 @@ final class Place {
     return switch (kind) {
       case CPU -> "the CPU";
       case FIXED -> name;
-      case SYMBOL -> name;
+      case SYMBOL, BY_PATH -> name;
       default -> "an unknown device";
     };
   }
