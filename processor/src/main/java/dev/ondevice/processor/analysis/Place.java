@@ -151,8 +151,9 @@ final class Place {
     if (a.kind == Kind.BY_PATH || b.kind == Kind.BY_PATH) {
       // On the CPU on one path and on the device on another: either meets the CPU or that device
       // on some path. Anything else is too little known.
-      Place path = a.kind == Kind.BY_PATH ? a : b;
-      Place other = path == a ? b : a;
+      boolean first = a.kind == Kind.BY_PATH;
+      Place path = first ? a : b;
+      Place other = first ? b : a;
       return other.kind == Kind.CPU || path.key.equals(other) ? Conflict.POSSIBLE : Conflict.NONE;
     }
     if (!a.isKnown() || !b.isKnown() || a.equals(b)) {
