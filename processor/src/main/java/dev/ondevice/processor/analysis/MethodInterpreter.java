@@ -699,6 +699,9 @@ final class MethodInterpreter {
       if (batchLoop) {
         element = Value.on(Place.CPU).withOrigin(Value.Origin.BATCH, new TreePath(path, f.getVariable()),
             f.getVariable().getName().toString());
+        if (PageableLoaders.pageable(ctx, ep)) {
+          element = element.withPinned(Value.Tri.NO); // DataLoader.builder(ds)...build() without pinMemory(true)
+        }
       } else if (containers.holdsTensors(ctx.trees().getTypeMirror(ep))) {
         element = Value.on(iterated.place()); // for (Tensor t : tensors): where the list's tensors are
       }
@@ -1535,12 +1538,13 @@ final class MethodInterpreter {
     if (s.returnDevice != null) {
       Value v = Value.on(checks.scope().declaredPlace(s.returnDevice, c.receiver));
       if (c.receiver != null && c.receiver.origin() == Value.Origin.BATCH && Place.CPU.equals(v.place())) {
-        v = v.withOrigin(Value.Origin.BATCH, c.path, c.receiver.originName());
+        v = v.withOrigin(Value.Origin.BATCH, c.path, c.receiver.originName()).withPinned(c.receiver.pinned());
       }
       return v;
     }
     if (c.receiver != null && c.receiver.origin() == Value.Origin.BATCH && s.returnsTensor) {
-      return Value.on(Place.CPU).withOrigin(Value.Origin.BATCH, c.path, c.receiver.originName());
+      return Value.on(Place.CPU).withOrigin(Value.Origin.BATCH, c.path, c.receiver.originName())
+          .withPinned(c.receiver.pinned()); // a batch's tensors are in the memory its loader gives
     }
     if (rt.isModel(c.method.getReturnType()) && HelperResults.newUnmovedModel(c.method, c.path, ctx)) {
       return Value.on(Place.CPU).withOrigin(Value.Origin.UNMOVED_MODEL, c.path, null); // Net model = buildModel();
