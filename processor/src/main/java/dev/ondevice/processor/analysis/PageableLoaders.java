@@ -32,7 +32,7 @@ final class PageableLoaders {
     TreePath at = t == source.getLeaf() ? source : new TreePath(source, t);
     if (t instanceof IdentifierTree) {
       Element e = ctx.trees().getElement(at);
-      return e != null && e.getKind() == ElementKind.LOCAL_VARIABLE && initializedOnce(ctx, at, e);
+      return e != null && e.getKind() == ElementKind.LOCAL_VARIABLE && initializedOnce(ctx, e);
     }
     if (t instanceof NewClassTree) {
       return true; // the constructors take no pinning flag: new DataLoader(ds, 64) is pageable
@@ -58,7 +58,7 @@ final class PageableLoaders {
   }
 
   /** A local never assigned after its declaration, whose initializer makes pageable batches. */
-  private static boolean initializedOnce(AnalysisContext ctx, TreePath use, Element local) {
+  private static boolean initializedOnce(AnalysisContext ctx, Element local) {
     TreePath declaration = ctx.trees().getPath(local);
     if (declaration == null || !(declaration.getLeaf() instanceof VariableTree v) || v.getInitializer() == null) {
       return false;
