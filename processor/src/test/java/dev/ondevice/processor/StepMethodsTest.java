@@ -200,4 +200,39 @@ class StepMethodsTest {
         }\
         """);
   }
+
+  @Test
+  void aLossReadInAStepMethodAfterItsBackwardReadsTheDevice() {
+    check("Trainers", """
+        class Trainers {
+          interface Objective {
+            Tensor[] loss(Tensor batch);
+          }
+
+          static final class Trainer {
+            final Objective objective;
+            final Device device;
+
+            Trainer(Objective objective, Device device) {
+              this.objective = objective;
+              this.device = device;
+            }
+
+            double trainStep(Tensor batch) {
+              Tensor[] out = objective.loss(batch.to(device));
+              Tensor loss = out[0];
+              loss.backward();
+              Tensor other = out[1];
+              return loss.item() + other.item(); // expect: warning HostSyncInLoop
+            }
+
+            void train(List<Tensor> batches) {
+              for (Tensor b : batches) {
+                trainStep(b);
+              }
+            }
+          }
+        }\
+        """);
+  }
 }

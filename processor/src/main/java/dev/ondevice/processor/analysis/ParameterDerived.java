@@ -16,7 +16,8 @@ import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.type.TypeMirror;
 
 /**
- * Tensors computed from a model's parameters: a {@code Parameter}, its {@code grad()}, and ops of
+ * Tensors computed from a model's parameters: a {@code Parameter}, its {@code grad()}, a local the
+ * method calls {@code backward()} on (a loss, whose gradient flows to the parameters), and ops of
  * the tensor API on them, directly or through local variables assigned once. An op's operands
  * share one device (else it throws), so such a tensor is where the parameters are: on the
  * model's device, a GPU on the machine that trains. An optimizer's {@code step()} walking {@code
@@ -46,7 +47,8 @@ final class ParameterDerived {
     }
     if (t instanceof IdentifierTree) {
       Element e = ctx.trees().getElement(at);
-      return e != null && e.getKind() == ElementKind.LOCAL_VARIABLE && assignedOnceFromAParameter(ctx, e, depth);
+      return e != null && e.getKind() == ElementKind.LOCAL_VARIABLE
+          && (assignedOnceFromAParameter(ctx, e, depth) || backwardFrom(ctx, at, e));
     }
     if (!(t instanceof MethodInvocationTree call) || !(ctx.trees().getElement(at) instanceof ExecutableElement m)
         || ctx.semantics(m).kind != MethodSemantics.Kind.SAME_DEVICE) {
@@ -79,6 +81,34 @@ final class ParameterDerived {
       return false;
     }
     return derives(ctx, new TreePath(declaration, v.getInitializer()), depth + 1);
+  }
+
+  /**
+   * Whether the method calls {@code local.backward()}: a loss whose gradient flows to the model's
+   * parameters is computed from them, so it is where they are.
+   */
+  private static boolean backwardFrom(AnalysisContext ctx, TreePath use, Element local) {
+    TreePath method = use;
+    while (method != null && !(method.getLeaf() instanceof MethodTree)) {
+      method = method.getParentPath();
+    }
+    if (method == null) {
+      return false;
+    }
+    boolean[] found = {false};
+    new TreePathScanner<Void, Void>() {
+      @Override
+      public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
+        if (node.getArguments().isEmpty() && node.getMethodSelect() instanceof MemberSelectTree select
+            && select.getIdentifier().contentEquals("backward")
+            && ctx.trees().getElement(new TreePath(new TreePath(getCurrentPath(), select), select.getExpression()))
+                == local) {
+          found[0] = true;
+        }
+        return super.visitMethodInvocation(node, null);
+      }
+    }.scan(method, null);
+    return found[0];
   }
 
   private static boolean assigned(AnalysisContext ctx, TreePath method, Element local) {
