@@ -1953,6 +1953,31 @@ class DeviceAnalysisTest {
   }
 
   @Test
+  void aHelperFirstSeenAtTheDepthLimitIsSeenInFullFromNearer() {
+    check("Chains", """
+        class Chains {
+          static class Attention extends Model {
+            dev.ondevice.Parameter w;
+
+            static Tensor encoding(long n) {
+              return Tensor.randn(n, n).detach();
+            }
+
+            static Tensor one(long n) { return two(n); }
+            static Tensor two(long n) { return three(n); }
+            static Tensor three(long n) { return encoding(n); }
+
+            Tensor forward(Tensor x) {
+              Tensor far = one(2).to(x.device());
+              Tensor near = three(2).to(x.device()); // expect: warning CreateThenMove
+              return x.mul(w).add(far).add(near);
+            }
+          }
+        }\
+        """);
+  }
+
+  @Test
   void contractsAtMethodBoundaries() {
     check("Contracts", """
         class Contracts {

@@ -57,6 +57,8 @@ final class ComputedOnTheHost {
   private final AnalysisContext ctx;
   private final IdentityHashMap<ExecutableElement, Optional<Summary>> summaries = new IdentityHashMap<>();
   private final Set<ExecutableElement> inProgress = Collections.newSetFromMap(new IdentityHashMap<>());
+  /** Methods in progress whose look met the depth limit: their summaries are not kept. */
+  private final Set<ExecutableElement> cutShort = Collections.newSetFromMap(new IdentityHashMap<>());
 
   ComputedOnTheHost(AnalysisContext ctx) {
     this.ctx = ctx;
@@ -177,7 +179,11 @@ final class ComputedOnTheHost {
             ? combine(made(new TreePath(new TreePath(path, select), select.getExpression()), depth), args) : null;
       }
       default -> {
-        if (depth >= MAX_DEPTH || !isMethodOfTheCompilation(path)) {
+        if (!isMethodOfTheCompilation(path)) {
+          return null;
+        }
+        if (depth >= MAX_DEPTH) {
+          cutShort.addAll(inProgress); // what they find is less than a shallower look would
           return null;
         }
         Summary summary = summary(m, depth + 1);
@@ -236,7 +242,10 @@ final class ComputedOnTheHost {
     return all;
   }
 
-  /** The summary of a method's returns, computed once. */
+  /**
+   * The summary of a method's returns, computed once; not kept when the depth limit cut the look
+   * short, as a later call of the method from nearer the move would see more.
+   */
   private Summary summary(ExecutableElement m, int depth) {
     Optional<Summary> known = summaries.get(m);
     if (known != null) {
@@ -254,7 +263,9 @@ final class ComputedOnTheHost {
     } finally {
       inProgress.remove(m);
     }
-    summaries.put(m, Optional.ofNullable(s));
+    if (!cutShort.remove(m)) {
+      summaries.put(m, Optional.ofNullable(s));
+    }
     return s;
   }
 
