@@ -84,8 +84,8 @@ final class ComputedOnTheHost {
       return null;
     }
     TreePath declaration = ctx.trees().getPath(local);
-    TreePath method = enclosingMethod(declaration);
-    if (declaration == null || method == null || method.getLeaf() != leafOf(enclosingMethod(move))
+    TreePath method = LocalInitializers.enclosingMethod(declaration);
+    if (declaration == null || method == null || method.getLeaf() != leafOf(LocalInitializers.enclosingMethod(move))
         || !(declaration.getLeaf() instanceof VariableTree variable)
         || variable.getInitializer() == null || !onlyMovedAway(method, local, receiver.getLeaf(), move)) {
       return null;
@@ -297,26 +297,20 @@ final class ComputedOnTheHost {
 
   /** A local variable initialised on the host, never assigned again nor written in place. */
   private Made local(TreePath use, Element local, int depth) {
-    TreePath declaration = ctx.trees().getPath(local);
-    TreePath method = enclosingMethod(use);
-    if (declaration == null || method == null || method.getLeaf() != leafOf(enclosingMethod(declaration))
-        || !(declaration.getLeaf() instanceof VariableTree variable) || variable.getInitializer() == null
-        || writtenAgain(method, local)) {
+    TreePath initializer = LocalInitializers.soleInitializer(ctx, local);
+    TreePath method = LocalInitializers.enclosingMethod(use);
+    if (initializer == null || method == null
+        || method.getLeaf() != LocalInitializers.enclosingMethod(initializer).getLeaf()
+        || writtenInPlace(method, local)) {
       return null;
     }
-    return made(new TreePath(declaration, variable.getInitializer()), depth);
+    return made(initializer, depth);
   }
 
-  /** Whether {@code local} is assigned after its declaration or is the receiver of an in-place op. */
-  private boolean writtenAgain(TreePath method, Element local) {
+  /** Whether {@code local} is the receiver of an in-place op in {@code method}. */
+  private boolean writtenInPlace(TreePath method, Element local) {
     boolean[] found = {false};
     new TreePathScanner<Void, Void>() {
-      @Override
-      public Void visitAssignment(AssignmentTree node, Void unused) {
-        found[0] |= ctx.trees().getElement(new TreePath(getCurrentPath(), node.getVariable())) == local;
-        return super.visitAssignment(node, null);
-      }
-
       @Override
       public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
         if (node.getMethodSelect() instanceof MemberSelectTree select
@@ -347,10 +341,4 @@ final class ComputedOnTheHost {
     return p == null ? null : p.getLeaf();
   }
 
-  private static TreePath enclosingMethod(TreePath p) {
-    while (p != null && !(p.getLeaf() instanceof MethodTree)) {
-      p = p.getParentPath();
-    }
-    return p;
-  }
 }

@@ -1,19 +1,12 @@
 package dev.ondevice.processor.analysis;
 
-import com.sun.source.tree.AssignmentTree;
-import com.sun.source.tree.CompoundAssignmentTree;
 import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
-import com.sun.source.tree.MethodTree;
 import com.sun.source.tree.Tree;
-import com.sun.source.tree.UnaryTree;
-import com.sun.source.tree.VariableTree;
 import com.sun.source.util.TreePath;
-import com.sun.source.util.TreePathScanner;
 import java.util.function.Predicate;
 import javax.lang.model.element.Element;
-import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.type.TypeMirror;
@@ -44,24 +37,15 @@ final class MadeOnTheCpu {
       return null;
     }
     Element local = ctx.trees().getElement(variable);
-    if (local == null || local.getKind() != ElementKind.LOCAL_VARIABLE) {
+    TreePath made = LocalInitializers.soleInitializer(ctx, local);
+    if (made == null || LocalInitializers.enclosingMethod(made).getLeaf()
+        != leafOf(LocalInitializers.enclosingMethod(operand))) {
       return null;
     }
-    TreePath declaration = ctx.trees().getPath(local);
-    if (declaration == null || !(declaration.getLeaf() instanceof VariableTree declared)
-        || declared.getInitializer() == null) {
-      return null;
-    }
-    TreePath method = enclosingMethod(declaration);
-    if (method == null || method.getLeaf() != leafOf(enclosingMethod(operand)) || assignedAgain(ctx, method, local)) {
-      return null;
-    }
-    TreePath made = new TreePath(declaration, declared.getInitializer());
     boolean withOthers = false;
     while (MethodInterpreter.skipParens(made.getLeaf()) instanceof MethodInvocationTree call) {
       if (cpuFactory.test(call)) {
-        return new Made(new TreePath(made.getParentPath(), call), ctx.trees().getElement(variable).getSimpleName()
-            .toString(), withOthers);
+        return new Made(new TreePath(made.getParentPath(), call), local.getSimpleName().toString(), withOthers);
       }
       // x.gt(0.15), x.to(DType.FLOAT32): an op on the receiver's device; follow the receiver.
       if (!(call.getMethodSelect() instanceof MemberSelectTree select)
@@ -112,37 +96,5 @@ final class MadeOnTheCpu {
 
   private static Tree leafOf(TreePath p) {
     return p == null ? null : p.getLeaf();
-  }
-
-  private static TreePath enclosingMethod(TreePath p) {
-    while (p != null && !(p.getLeaf() instanceof MethodTree)) {
-      p = p.getParentPath();
-    }
-    return p;
-  }
-
-  /** Whether {@code local} is assigned anywhere in {@code method} after its declaration. */
-  private static boolean assignedAgain(AnalysisContext ctx, TreePath method, Element local) {
-    boolean[] found = {false};
-    new TreePathScanner<Void, Void>() {
-      @Override
-      public Void visitAssignment(AssignmentTree node, Void unused) {
-        found[0] |= ctx.trees().getElement(new TreePath(getCurrentPath(), node.getVariable())) == local;
-        return super.visitAssignment(node, null);
-      }
-
-      @Override
-      public Void visitCompoundAssignment(CompoundAssignmentTree node, Void unused) {
-        found[0] |= ctx.trees().getElement(new TreePath(getCurrentPath(), node.getVariable())) == local;
-        return super.visitCompoundAssignment(node, null);
-      }
-
-      @Override
-      public Void visitUnary(UnaryTree node, Void unused) {
-        found[0] |= ctx.trees().getElement(new TreePath(getCurrentPath(), node.getExpression())) == local;
-        return super.visitUnary(node, null);
-      }
-    }.scan(method, null);
-    return found[0];
   }
 }

@@ -1,17 +1,13 @@
 package dev.ondevice.processor.analysis;
 
-import com.sun.source.tree.AssignmentTree;
 import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.LiteralTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
-import com.sun.source.tree.MethodTree;
 import com.sun.source.tree.NewClassTree;
 import com.sun.source.tree.Tree;
-import com.sun.source.tree.VariableTree;
 import com.sun.source.util.TreePath;
-import com.sun.source.util.TreePathScanner;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
 
@@ -59,25 +55,7 @@ final class PageableLoaders {
 
   /** A local never assigned after its declaration, whose initializer makes pageable batches. */
   private static boolean initializedOnce(AnalysisContext ctx, Element local) {
-    TreePath declaration = ctx.trees().getPath(local);
-    if (declaration == null || !(declaration.getLeaf() instanceof VariableTree v) || v.getInitializer() == null) {
-      return false;
-    }
-    TreePath method = declaration;
-    while (method != null && !(method.getLeaf() instanceof MethodTree)) {
-      method = method.getParentPath();
-    }
-    if (method == null) {
-      return false;
-    }
-    boolean[] assigned = {false};
-    new TreePathScanner<Void, Void>() {
-      @Override
-      public Void visitAssignment(AssignmentTree node, Void unused) {
-        assigned[0] |= ctx.trees().getElement(new TreePath(getCurrentPath(), node.getVariable())) == local;
-        return super.visitAssignment(node, null);
-      }
-    }.scan(method, null);
-    return !assigned[0] && pageable(ctx, new TreePath(declaration, v.getInitializer()));
+    TreePath initializer = LocalInitializers.soleInitializer(ctx, local);
+    return initializer != null && pageable(ctx, initializer);
   }
 }

@@ -1,13 +1,10 @@
 package dev.ondevice.processor.analysis;
 
-import com.sun.source.tree.AssignmentTree;
 import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
-import com.sun.source.tree.MethodTree;
 import com.sun.source.tree.Tree;
-import com.sun.source.tree.VariableTree;
 import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
 import javax.lang.model.element.Element;
@@ -69,18 +66,8 @@ final class ParameterDerived {
 
   /** A local whose initializer derives from a parameter and which is never assigned again. */
   private static boolean assignedOnceFromAParameter(AnalysisContext ctx, Element local, int depth) {
-    TreePath declaration = ctx.trees().getPath(local);
-    if (declaration == null || !(declaration.getLeaf() instanceof VariableTree v) || v.getInitializer() == null) {
-      return false;
-    }
-    TreePath method = declaration;
-    while (method != null && !(method.getLeaf() instanceof MethodTree)) {
-      method = method.getParentPath();
-    }
-    if (method == null || assigned(ctx, method, local)) {
-      return false;
-    }
-    return derives(ctx, new TreePath(declaration, v.getInitializer()), depth + 1);
+    TreePath initializer = LocalInitializers.soleInitializer(ctx, local);
+    return initializer != null && derives(ctx, initializer, depth + 1);
   }
 
   /**
@@ -88,10 +75,7 @@ final class ParameterDerived {
    * parameters is computed from them, so it is where they are.
    */
   private static boolean backwardFrom(AnalysisContext ctx, TreePath use, Element local) {
-    TreePath method = use;
-    while (method != null && !(method.getLeaf() instanceof MethodTree)) {
-      method = method.getParentPath();
-    }
+    TreePath method = LocalInitializers.enclosingMethod(use);
     if (method == null) {
       return false;
     }
@@ -106,18 +90,6 @@ final class ParameterDerived {
           found[0] = true;
         }
         return super.visitMethodInvocation(node, null);
-      }
-    }.scan(method, null);
-    return found[0];
-  }
-
-  private static boolean assigned(AnalysisContext ctx, TreePath method, Element local) {
-    boolean[] found = {false};
-    new TreePathScanner<Void, Void>() {
-      @Override
-      public Void visitAssignment(AssignmentTree node, Void unused) {
-        found[0] |= ctx.trees().getElement(new TreePath(getCurrentPath(), node.getVariable())) == local;
-        return super.visitAssignment(node, null);
       }
     }.scan(method, null);
     return found[0];
