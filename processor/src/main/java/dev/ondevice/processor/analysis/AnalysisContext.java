@@ -698,7 +698,7 @@ final class AnalysisContext {
         ? typeElement : null, null, false);
     pushBuffer();
     try {
-      return new MethodInterpreter(this, scope, null, Env.start()).expression(expression);
+      return new MethodInterpreter(this, scope, null, Env.start(), false).expression(expression);
     } catch (RuntimeException e) {
       return Value.UNKNOWN;
     } finally {

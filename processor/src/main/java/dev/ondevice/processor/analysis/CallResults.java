@@ -105,7 +105,7 @@ final class CallResults {
       boolean instance = !m.getModifiers().contains(Modifier.STATIC);
       ModelScope scope = new ModelScope(ctx.types(), owner, m, instance,
           ctx.types().isModel(owner.asType()) && ctx.placesPartsItself(owner));
-      MethodInterpreter interpreter = new MethodInterpreter(ctx, scope, m, Env.start());
+      MethodInterpreter interpreter = new MethodInterpreter(ctx, scope, m, Env.start(), false);
       interpreter.given(args);
       interpreter.method(body, scope);
       result = interpreter.returned();

@@ -194,7 +194,7 @@ public final class DeviceAnalysis {
     ModelScope scope = new ModelScope(ctx.types(), type, method, !isStatic(body), spread);
     ctx.pushBuffer();
     try {
-      MethodInterpreter interpreter = new MethodInterpreter(ctx, scope, method, Env.start());
+      MethodInterpreter interpreter = new MethodInterpreter(ctx, scope, method, Env.start(), true);
       if (method != null) {
         interpreter.method(body, scope);
         OptimizerStateOrder.check(body, ctx);

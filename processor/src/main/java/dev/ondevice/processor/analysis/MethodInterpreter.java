@@ -62,9 +62,10 @@ import javax.lang.model.type.TypeMirror;
 /**
  * The flow-sensitive, intra-procedural interpretation of one method (or initializer, or lambda)
  * body over abstract values: one pass over the tree, branches joined, loops iterated to a fixed
- * point (usually after one pass), checks applied as expressions are evaluated.
+ * point (usually after one pass). It owns every change of the abstract state; as it evaluates
+ * expressions it tells the {@link Checks} the facts it finds, and they report.
  */
-final class MethodInterpreter {
+final class MethodInterpreter implements Interpretation {
   private static final int MAX_LOOP_PASSES = 5;
 
   /** A break/continue target: a loop, a switch or a labelled statement. */
@@ -86,7 +87,10 @@ final class MethodInterpreter {
 
   private final AnalysisContext ctx;
   private final RuntimeTypes rt;
+  private final ModelScope scope;
+  private final boolean reporting;
   private final Checks checks;
+  private final DeviceOps ops;
   private Value thisValue;
   private final ExecutableElement method;
   private final Deque<Frame> frames = new ArrayDeque<>();
@@ -124,10 +128,18 @@ final class MethodInterpreter {
    */
   private IdentityHashMap<Element, Value> changedInPlace;
 
-  MethodInterpreter(AnalysisContext ctx, ModelScope scope, ExecutableElement method, Env start) {
+  /**
+   * An interpreter of a body of {@code scope}'s class, starting from {@code start}; {@code
+   * reporting} says whether the checks are told what it finds, which they are not where only a
+   * summary of the method is wanted.
+   */
+  MethodInterpreter(AnalysisContext ctx, ModelScope scope, ExecutableElement method, Env start, boolean reporting) {
     this.ctx = ctx;
     this.rt = ctx.types();
-    this.checks = new Checks(ctx, scope, this);
+    this.scope = scope;
+    this.reporting = reporting;
+    this.checks = reporting ? Checks.all(ctx, this) : Checks.NONE;
+    this.ops = new DeviceOps(ctx, scope, this, checks);
     this.thisValue = scope.thisValue();
     this.method = method;
     this.env = start;
@@ -280,7 +292,7 @@ final class MethodInterpreter {
     }
     String on = rt.declaredDevice(e);
     if (on != null && rt.isTensor(e.asType())) {
-      Place declared = checks.scope().declaredPlace(on);
+      Place declared = scope.declaredPlace(on);
       checks.contract(init, value, declared, () -> "the variable " + e.getSimpleName() + " (@OnDevice(\""
           + on + "\"))");
       value = value.withPlace(declared);
@@ -291,7 +303,7 @@ final class MethodInterpreter {
     }
   }
 
-  /** {@code Tensor moved = x.to(device);} never read, {@code x} read afterwards: {@link Checks#storedMoveNeverRead}. */
+  /** {@code Tensor moved = x.to(device);} never read, {@code x} read afterwards: {@link DiscardedMoveCheck#storedMoveNeverRead}. */
   private void storedMoveNeverRead(TreePath declaration, VariableTree v, Element stored) {
     ExpressionTree init = skipParens(v.getInitializer());
     if (!(init instanceof MethodInvocationTree call) || lastCall != init || lastCallSemantics == null
@@ -384,7 +396,7 @@ final class MethodInterpreter {
     ExpressionTree e = skipParens(s.getExpression());
     MethodSemantics sem = lastCall == e ? lastCallSemantics : null;
     if (sem != null && sem.pure()) {
-      checks.discarded(new TreePath(path, e), (MethodInvocationTree) e, sem);
+      checks.discardedResult(new TreePath(path, e), (MethodInvocationTree) e, sem);
       if (sem.kind == MethodSemantics.Kind.MOVE) {
         assumeAssigned((MethodInvocationTree) e, path, v);
       }
@@ -572,7 +584,7 @@ final class MethodInterpreter {
       returned = returned == null ? v.located() : returned.join(v.located());
       String on = method == null ? null : rt.returnDevice(method);
       if (on != null && rt.isTensor(method.getReturnType())) {
-        checks.contract(ep, v, checks.scope().declaredPlace(on), () -> "the result of " + method.getSimpleName()
+        checks.contract(ep, v, scope.declaredPlace(on), () -> "the result of " + method.getSimpleName()
             + " (@OnDevice(\"" + on + "\"))");
       } else if (method != null && rt.isTensor(method.getReturnType())) {
         checks.returned(ep, v, method);
@@ -830,7 +842,8 @@ final class MethodInterpreter {
   }
 
   /** The value a variable or a call's argument had when it was last evaluated. */
-  Value valueOf(Tree t) {
+  @Override
+  public Value valueOf(Tree t) {
     Value v = values.get(t);
     return v == null ? Value.UNKNOWN : v;
   }
@@ -947,9 +960,17 @@ final class MethodInterpreter {
     if (inBatchLoop() || l.pendingHostCopy() || r.pendingHostCopy()) {
       boolean inString = isString(path);
       if (path.getLeaf().getKind() == Tree.Kind.PLUS) {
-        checks.printed(leftPath, l, inString);
+        printed(leftPath, l, inString);
       }
-      checks.printed(rightPath, r, inString);
+      printed(rightPath, r, inString);
+    }
+  }
+
+  /** A tensor turned into a string: a read on the host. */
+  private void printed(TreePath path, Value v, boolean inString) {
+    if (inString && rt.isTensor(ctx.trees().getTypeMirror(path))) {
+      checks.read(path, v);
+      checks.printed(path, v);
     }
   }
 
@@ -989,7 +1010,7 @@ final class MethodInterpreter {
         Value v = env.get(e);
         yield v == null ? Value.UNKNOWN : v;
       }
-      case FIELD -> ctx.isThisOrSuper(e) ? thisValue : checks.scope().field(ctx, (VariableElement) e, thisValue,
+      case FIELD -> ctx.isThisOrSuper(e) ? thisValue : scope.field(ctx, (VariableElement) e, thisValue,
           path.getLeaf());
       default -> Value.UNKNOWN;
     };
@@ -1003,7 +1024,7 @@ final class MethodInterpreter {
         && receiverElement.getKind() == ElementKind.PACKAGE);
     Value receiver = typeName ? Value.UNKNOWN : expression(receiverPath);
     if (e != null && e.getKind() == ElementKind.FIELD) {
-      return checks.scope().field(ctx, (VariableElement) e, receiver, t);
+      return scope.field(ctx, (VariableElement) e, receiver, t);
     }
     return Value.UNKNOWN;
   }
@@ -1038,7 +1059,7 @@ final class MethodInterpreter {
     if (e != null && isLocal(e)) {
       String on = rt.declaredDevice(e);
       if (on != null && rt.isTensor(e.asType())) {
-        Place declared = checks.scope().declaredPlace(on);
+        Place declared = scope.declaredPlace(on);
         checks.contract(rhs, v, declared, () -> "the variable " + e.getSimpleName() + " (@OnDevice(\""
             + on + "\"))");
         v = v.withPlace(declared);
@@ -1084,7 +1105,7 @@ final class MethodInterpreter {
   }
 
   private void lambda(TreePath path, LambdaExpressionTree l) {
-    MethodInterpreter inner = new MethodInterpreter(ctx, checks.scope(), null, env.copy());
+    MethodInterpreter inner = new MethodInterpreter(ctx, scope, null, env.copy(), reporting);
     inner.batchDepth = batchDepth;
     inner.stepReason = stepReason;
     // loader.forEach(b -> ...) runs its lambda once per batch; any other lambda runs where it is written.
@@ -1122,7 +1143,7 @@ final class MethodInterpreter {
     ExpressionTree e = l.getBody() instanceof ExpressionTree ? skipParens(l.getBody()) : null;
     MethodSemantics sem = e != null && inner.lastCall == e ? inner.lastCallSemantics : null;
     if (sem != null && sem.pure() && dropsResult(ctx.trees().getTypeMirror(path))) {
-      inner.checks.discarded(new TreePath(path, e), (MethodInvocationTree) e, sem);
+      inner.checks.discardedResult(new TreePath(path, e), (MethodInvocationTree) e, sem);
     }
   }
 
@@ -1190,7 +1211,7 @@ final class MethodInterpreter {
       if (s.kind == MethodSemantics.Kind.FACTORY) {
         return factory(path, t.getArguments(), args, s);
       }
-      checks.parameterContracts(path, executableElement, s, null, t.getArguments(), args);
+      ops.parameterContracts(path, executableElement, s, null, t.getArguments(), args);
       device = s.devicePlace(args);
     }
     if (rt.isModel(type)) {
@@ -1358,7 +1379,11 @@ final class MethodInterpreter {
       return Value.UNKNOWN;
     }
     MethodSemantics s = ctx.semantics(m);
-    checks.printedArguments(path, m, t.getArguments(), args);
+    if (rt.prints(m)) {
+      for (int i = 0; i < t.getArguments().size(); i++) {
+        printed(new TreePath(path, t.getArguments().get(i)), args.get(i), true); // System.out.println(loss)
+      }
+    }
     if (receiverTree != null && receiver.partlyUnmoved()
         && (((s.kind == MethodSemantics.Kind.OTHER || s.kind == MethodSemantics.Kind.MODEL_CALL)
         && ctx.mayMoveItsModel(m)) || t.getArguments().stream().anyMatch(MethodInterpreter::movesWhatItIsGiven))) {
@@ -1382,6 +1407,9 @@ final class MethodInterpreter {
       }
     }
     if (s.hostSync) {
+      if (call.receiver != null && call.receiverTree != null) {
+        checks.read(call.receiverPath(), call.receiver);
+      }
       checks.hostSync(call);
       if (receiver == null || !Place.CPU.equals(receiver.place())) {
         env.completePendingHostCopies();
@@ -1463,9 +1491,9 @@ final class MethodInterpreter {
     MethodSemantics s = c.semantics;
     return switch (s.kind) {
       case FACTORY -> factory(c.path, c.argumentTrees, c.arguments, s);
-      case MOVE -> checks.move(c, s.devicePlace(c.arguments));
-      case SAME_DEVICE -> checks.sameDevice(c);
-      case MODEL_CALL -> checks.modelCall(c);
+      case MOVE -> ops.move(c, s.devicePlace(c.arguments));
+      case SAME_DEVICE -> ops.sameDevice(c);
+      case MODEL_CALL -> ops.modelCall(c);
       case RETURNS_DEVICE -> Value.on(returnedDevice(c));
       default -> other(c);
     };
@@ -1494,7 +1522,7 @@ final class MethodInterpreter {
       if (!s.fromHostData) {
         cpuFactories.put(path.getLeaf(), Boolean.TRUE);
       }
-      if (checks.scope().isModelInstanceMethod()) {
+      if (scope.isModelInstanceMethod()) {
         v = v.withOrigin(Value.Origin.DEFAULT_DEVICE_FACTORY, path, null);
       }
     }
@@ -1520,7 +1548,7 @@ final class MethodInterpreter {
         && rt.isIterator(c.method.getReturnType())) {
       return Value.UNKNOWN.withOrigin(Value.Origin.BATCH_ITERATOR, c.path, null); // it = loader.iterator()
     }
-    checks.parameterContracts(c);
+    ops.parameterContracts(c);
     Place device = s.devicePlace(c.arguments);
     if (s.inPlace && device != null && c.receiverTree == null && c.receiver != null) {
       thisValue = Value.UNKNOWN; // toDevice(d) in a method of the model: where it is now is not followed
@@ -1536,7 +1564,7 @@ final class MethodInterpreter {
       }
     }
     if (s.returnDevice != null) {
-      Value v = Value.on(checks.scope().declaredPlace(s.returnDevice, c.receiver));
+      Value v = Value.on(scope.declaredPlace(s.returnDevice, c.receiver));
       if (c.receiver != null && c.receiver.origin() == Value.Origin.BATCH && Place.CPU.equals(v.place())) {
         v = v.withOrigin(Value.Origin.BATCH, c.path, c.receiver.originName()).withPinned(c.receiver.pinned());
       }
@@ -1556,7 +1584,7 @@ final class MethodInterpreter {
     boolean returnsTensors = s.returnsTensor || containers.holdsTensors(c.method.getReturnType());
     if (returnsTensors || givesTheCpu(c)) {
       CallResults.Outcome r = ctx.callResults().of(c.method, c.arguments, ctx);
-      r.rejected().forEach(rejected -> checks.rejectedArgument(c, rejected)); // agent.act(Tensor.of(state))
+      r.rejected().forEach(rejected -> ops.rejectedArgument(c, rejected)); // agent.act(Tensor.of(state))
       if (returnsTensors && r.returned() != null && (r.returned().place().isKnown() || r.returned().knownByElement())) {
         // preprocess(text) building CPU tensors, scale(x) returning x.mul(2), new Tensor[] {mean, count}
         return r.returned().throughCalls();
@@ -1709,7 +1737,8 @@ final class MethodInterpreter {
   }
 
   /** The compile-time constant value of an expression, or null. */
-  Object constant(TreePath path) {
+  @Override
+  public Object constant(TreePath path) {
     Tree t = skipParens(path.getLeaf());
     if (t instanceof LiteralTree literalTree) {
       return literalTree.getValue();
@@ -1730,28 +1759,33 @@ final class MethodInterpreter {
   }
 
   /** Whether a call created a tensor on the CPU for want of a device ({@code Tensor.zeros(3)}). */
-  boolean isCpuFactory(Tree call) {
+  @Override
+  public boolean isCpuFactory(Tree call) {
     return cpuFactories.containsKey(call);
   }
 
   /** Whether {@code call} invokes a tensor move ({@code to}, {@code cuda}, {@code cpu}). */
-  boolean isMove(TreePath call) {
+  @Override
+  public boolean isMove(TreePath call) {
     Element e = ctx.trees().getElement(call);
     return e instanceof ExecutableElement m && ctx.semantics(m).kind == MethodSemantics.Kind.MOVE;
   }
 
   /** Whether the analysis is inside a batch loop or a step method. */
-  boolean inBatchLoop() {
+  @Override
+  public boolean inBatchLoop() {
     return batchDepth > 0;
   }
 
   /** Why the body runs once per batch where no loop or {@code @Step} says so, or null. */
-  String stepReason() {
+  @Override
+  public String stepReason() {
     return stepReason;
   }
 
   /** Why the body runs on every forward pass of a model, or null. */
-  String forwardStep() {
+  @Override
+  public String forwardStep() {
     return forwardStep;
   }
 
@@ -1759,8 +1793,14 @@ final class MethodInterpreter {
    * The innermost batch loop being interpreted, or the lambda a batch source runs once per batch:
    * null outside one, or where the batch is a {@code @Step} method's.
    */
-  Tree batchLoop() {
+  @Override
+  public Tree batchLoop() {
     return batchLoopTree;
+  }
+
+  @Override
+  public ModelScope scope() {
+    return scope;
   }
 
   Env env() {

@@ -1,0 +1,141 @@
+package dev.ondevice.processor.analysis;
+
+import com.sun.source.tree.MethodInvocationTree;
+import com.sun.source.tree.Tree;
+import com.sun.source.util.TreePath;
+import java.util.IdentityHashMap;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * {@link CheckId#MIXED_DEVICES}: tensors on provably different devices meet in one op, model call
+ * or loss, or a tensor is given where {@code @OnDevice} declares another device. Conflicts that a
+ * more specific check explains (a batch's targets, a factory in a model, a static constant, a
+ * model never moved) are left to it.
+ */
+final class MixedDevicesCheck extends DeviceCheck {
+  /** Ops that look values up in their receiver by index: a table pinned to the CPU keeps its place for them. */
+  private static final Set<String> LOOKUPS = Set.of("indexSelect", "gather", "take");
+
+  /**
+   * Factories reported as the line to change ({@link #remadeOnTheDevice}), by the device they
+   * were told to use: a later op that needs the same tensor on another device is reported at the op.
+   */
+  private final IdentityHashMap<Tree, String> remadeOn = new IdentityHashMap<>();
+
+  MixedDevicesCheck(AnalysisContext ctx, Interpretation at, DeviceTexts texts) {
+    super(ctx, at, texts);
+  }
+
+  @Override
+  void conflict(DeviceConflict c) {
+    if (c.culprit() == DeviceConflict.Culprit.PINNED) {
+      pinned(c);
+    } else if (c.culprit() == DeviceConflict.Culprit.OTHER) {
+      other(c);
+    }
+  }
+
+  @Override
+  void contract(TreePath path, Value v, Place declared, Supplier<String> what) {
+    Place.Conflict level = Place.conflict(declared, v.place());
+    if (level == Place.Conflict.NONE || v.cpuScalarLike()) {
+      return;
+    }
+    // hostIds.to(device) given where the CPU is wanted: hostIds.to(Device.cpu()), not a second move.
+    report(CheckId.MIXED_DEVICES, path, ctx.shortText(path.getLeaf()) + " is on " + v.place().describe() + ", but "
+        + what.get() + " must be on " + declared.describe() + "; move it there: "
+        + texts.movedFrom(path, texts.deviceText(declared, null)), level == Place.Conflict.POSSIBLE);
+  }
+
+  @Override
+  void rejectedArgument(MethodInterpreter.Call c, RejectedArgument r, Value argument, TreePath argumentPath) {
+    if (argument.origin() == Value.Origin.BATCH) {
+      return; // TargetsNotMoved
+    }
+    RejectedArguments.Advice advice = RejectedArguments.advice(ctx, texts, r, argument, argumentPath);
+    report(CheckId.MIXED_DEVICES, argumentPath, c.method.getSimpleName() + " gets " + ctx.shortText(argumentPath.getLeaf())
+        + " on the CPU and " + advice.uses() + "; " + (advice.target() == null ? advice.move()
+            : "move it: " + advice.move()), false, advice.fix());
+  }
+
+  private void pinned(DeviceConflict c) {
+    Operand cpu = c.cpu();
+    Operand device = c.device();
+    String found = c.op() + " gets tensors on two devices: " + cpu.text(ctx) + " is pinned to the CPU"
+        + " (@OnDevice(\"cpu\")) and " + device.text(ctx) + " is on " + device.value.place().describe()
+        + "; a pinned tensor stays on the CPU when its model moves: ";
+    if (LOOKUPS.contains(c.op().toString())) {
+      // table.indexSelect(0, rows): the table stays on the host by design, so the indices move.
+      String toCpu = device.text(ctx) + ".to(Device.cpu())";
+      report(CheckId.MIXED_DEVICES, c.at(), found + "move " + device.text(ctx) + " to it for this lookup, " + toCpu
+          + ", and the result to the device where it is needed", c.possible(), texts.moveFix(device, "Device.cpu()"));
+    } else {
+      String target = texts.deviceText(device.value.place(), device);
+      report(CheckId.MIXED_DEVICES, c.at(), found + "if " + cpu.text(ctx) + " is needed on the device, remove"
+          + " @OnDevice(\"cpu\") so that it moves with the model, or copy it for this op: " + cpu.text(ctx) + ".to("
+          + target + ")", c.possible(), texts.moveFix(cpu, target));
+    }
+  }
+
+  private void other(DeviceConflict c) {
+    Operand a = c.a();
+    Operand b = c.b();
+    Operand moved = c.cpu() != null ? c.cpu() : b;
+    Operand other = moved == a ? b : a;
+    String why = c.possible()
+        ? "they may be different devices at run time"
+        : c.cpu() != null && other.value.place().kind() == Place.Kind.SYMBOL
+            ? "in device-agnostic code this runs only when " + other.value.place().describe()
+                + " is the CPU, and fails on the GPU machine"
+            : "the op fails at run time";
+    String target = texts.deviceText(other.value.place(), other);
+    String note = a.note != null ? a.note : b.note;
+    String found = c.op() + " gets tensors on two devices: " + texts.describe(a) + " and " + texts.describe(b) + "; "
+        + why + ". " + (note == null ? "" : "(" + note + ".) ");
+    String movedText = moved.text(ctx);
+    if (moved.role == Operand.Role.IN_PLACE_RECEIVER) {
+      // total.to(device).addi(x) would add into a copy: the receiver must be moved for good.
+      report(CheckId.MIXED_DEVICES, c.at(), found + "An in-place op writes its result where " + movedText + " is: move "
+          + movedText + " first (" + movedText + " = " + movedText + ".to(" + target + ")), or create it there",
+          c.possible());
+      return;
+    }
+    String created = texts.createdOn(moved, target);
+    if (created != null) {
+      report(CheckId.MIXED_DEVICES, c.at(), found + "Create " + movedText + " there: " + created, c.possible(),
+          Fix.replace("create it on the device", moved.path.getLeaf(), created));
+      return;
+    }
+    // A requirement inferred from a method's body (a note says why) is reported at the call, with the why.
+    if (moved == c.cpu() && target != null && note == null && remadeOnTheDevice(c, other, why, target)) {
+      return;
+    }
+    report(CheckId.MIXED_DEVICES, c.at(), found + "Move " + movedText + ": " + texts.movedFrom(moved.path, target),
+        c.possible(), texts.moveFix(moved, target));
+  }
+
+  /**
+   * Reports a CPU operand made by a factory in this method ({@link MadeOnTheCpu}) at that factory,
+   * the line to change, with the factory's overload that takes the device; false where there is
+   * none, or the device cannot be named there.
+   */
+  private boolean remadeOnTheDevice(DeviceConflict c, Operand device, String why, String target) {
+    MadeOnTheCpu.Made made = MadeOnTheCpu.factoryOf(ctx, c.cpu().path, at::isCpuFactory);
+    if (made == null || !StatementFixes.usableAt(ctx, made.factory(), DeviceTexts.leadingName(target))) {
+      return false;
+    }
+    TreePath factory = made.factory();
+    String remade = CreateThenMoveFix.suggestion(ctx, factory, (MethodInvocationTree) factory.getLeaf(), target);
+    if (remade == null || !remadeOn.computeIfAbsent(factory.getLeaf(), f -> target).equals(target)) {
+      return false;
+    }
+    // Where the initializer computes with other tensors, they must move too: no automatic fix then.
+    reportAt(CheckId.MIXED_DEVICES, factory, c.at(), made.variable() + " is made here on the CPU, and " + c.op()
+        + " (line " + ctx.lineOf(c.at()) + ") uses it with " + device.text(ctx) + ", which is on "
+        + device.value.place().describe() + "; " + why + ". Create it there: " + remade + (made.withOtherTensors()
+            ? ", and the tensors it is computed with as well" : ""),
+        c.possible(), made.withOtherTensors() ? null : Fix.replace("create it on the device", factory.getLeaf(), remade));
+    return true;
+  }
+}

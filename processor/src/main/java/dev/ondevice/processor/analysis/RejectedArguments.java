@@ -1,0 +1,31 @@
+package dev.ondevice.processor.analysis;
+
+import com.sun.source.util.TreePath;
+
+/**
+ * What {@link MixedDevicesCheck} and {@link TargetsNotMovedCheck} say of a tensor given on the CPU
+ * to a method whose body needs it on a device ({@link RejectedArgument}).
+ */
+final class RejectedArguments {
+  /**
+   * @param uses how the method uses it: {@code uses it in mul (line 12) with w on cuda:0}
+   * @param target the device to move it to, as code usable at the argument; null where there is none
+   * @param move how to move it
+   * @param fix the fix that moves it, or null
+   */
+  record Advice(String uses, String target, String move, Fix fix) {}
+
+  private RejectedArguments() {}
+
+  static Advice advice(AnalysisContext ctx, DeviceTexts texts, RejectedArgument r, Value argument,
+      TreePath argumentPath) {
+    String uses = "uses it in " + r.op() + " (line " + ctx.lineOf(r.at()) + ") with " + r.other() + " on "
+        + r.needed().describe();
+    String target = DeviceTexts.namedInCode(r.needed())
+        && StatementFixes.usableAt(ctx, argumentPath, DeviceTexts.leadingName(r.needed().name()))
+        ? r.needed().name() : null;
+    String move = target == null ? "move it to that device before the call" : texts.movedFrom(argumentPath, target);
+    Operand cpu = new Operand(argument, argumentPath, argumentPath.getLeaf(), null);
+    return new Advice(uses, target, move, target == null ? null : texts.moveFix(cpu, target));
+  }
+}
