@@ -54,6 +54,12 @@ public class Tensor {
   public static Tensor empty(Shape shape, DType dtype, Device device) {
     return Creation.empty(shape, dtype, device);
   }
+  /** Uninitialised memory of the given shape and dtype, on the CPU. */
+  @Factory
+  public static Tensor empty(Shape shape, DType dtype) {
+    return Creation.empty(shape, dtype, Device.cpu());
+  }
+
 
   /** Zeros, float32, on the CPU. */
   @Factory
@@ -72,6 +78,12 @@ public class Tensor {
   public static Tensor zeros(Shape shape, Device device) {
     return Creation.full(shape, 0, DType.FLOAT32, device);
   }
+  /** Zeros of the given dtype on the CPU. */
+  @Factory
+  public static Tensor zeros(Shape shape, DType dtype) {
+    return Creation.full(shape, 0, dtype, Device.cpu());
+  }
+
 
   /** Zeros of the given dtype on {@code device}. */
   @Factory
@@ -114,6 +126,12 @@ public class Tensor {
   public static Tensor ones(Shape shape, Device device) {
     return Creation.full(shape, 1, DType.FLOAT32, device);
   }
+  /** Ones of the given dtype on the CPU. */
+  @Factory
+  public static Tensor ones(Shape shape, DType dtype) {
+    return Creation.full(shape, 1, dtype, Device.cpu());
+  }
+
 
   /** Ones of the given dtype on {@code device}. */
   @Factory
@@ -144,6 +162,12 @@ public class Tensor {
   public static Tensor full(Shape shape, double value, Device device) {
     return Creation.full(shape, value, DType.FLOAT32, device);
   }
+  /** {@code value} everywhere, of the given dtype, on the CPU. */
+  @Factory
+  public static Tensor full(Shape shape, double value, DType dtype) {
+    return Creation.full(shape, value, dtype, Device.cpu());
+  }
+
 
   /** {@code value} everywhere, of the given dtype, on {@code device}. */
   @Factory
@@ -167,6 +191,12 @@ public class Tensor {
   @Factory(zeroDim = true)
   public static Tensor scalar(double value, Device device) {
     return Creation.full(Shape.scalar(), value, DType.FLOAT32, device);
+  }
+
+  /** The identity matrix, float32, on the CPU. */
+  @Factory
+  public static Tensor eye(long n) {
+    return Creation.eye(n, Device.cpu());
   }
 
   /** The identity matrix, float32, on {@code device}. */
@@ -199,6 +229,12 @@ public class Tensor {
     return Creation.arange((double) start, (double) end, 1, DType.INT64, device);
   }
 
+  /** {@code start, start + step, ...} below {@code end}, of the given dtype, on the CPU. */
+  @Factory
+  public static Tensor arange(double start, double end, double step, DType dtype) {
+    return Creation.arange(start, end, step, dtype, Device.cpu());
+  }
+
   /** {@code start, start + step, ...} below {@code end}, of the given dtype, on {@code device}. */
   @Factory
   public static Tensor arange(double start, double end, double step, DType dtype, Device device) {
@@ -222,6 +258,12 @@ public class Tensor {
   public static Tensor rand(Shape shape, Device device) {
     return Creation.rand(shape, DType.FLOAT32, device, Generator.defaultGenerator());
   }
+  /** Uniform on [0, 1), of the given floating dtype, on the CPU, from the default generator. */
+  @Factory
+  public static Tensor rand(Shape shape, DType dtype) {
+    return Creation.rand(shape, dtype, Device.cpu(), Generator.defaultGenerator());
+  }
+
 
   /** Uniform on [0, 1), on {@code device}, from {@code generator}. */
   @Factory
@@ -258,6 +300,12 @@ public class Tensor {
   public static Tensor randn(Shape shape, Device device) {
     return Creation.randn(shape, DType.FLOAT32, device, Generator.defaultGenerator());
   }
+  /** Standard normal, of the given floating dtype, on the CPU, from the default generator. */
+  @Factory
+  public static Tensor randn(Shape shape, DType dtype) {
+    return Creation.randn(shape, dtype, Device.cpu(), Generator.defaultGenerator());
+  }
+
 
   /** Standard normal, on {@code device}, from {@code generator}. */
   @Factory

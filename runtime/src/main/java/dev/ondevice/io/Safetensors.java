@@ -11,8 +11,6 @@ import java.nio.ByteOrder;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -53,7 +51,9 @@ import java.util.function.IntToLongFunction;
  * target. Tensors of any device are written (reading a device tensor waits for the device).
  *
  * <p><b>Reading</b> validates as the reference does: a header of at most 100 MB ({@link
- * #MAX_HEADER_SIZE}) that fits in the file, valid UTF-8, one JSON object without duplicate keys,
+ * #MAX_HEADER_SIZE}) that fits in the file, valid UTF-8, one JSON object (parsed with Jackson's
+ * streaming parser, within the limits {@link #MAX_NESTING_DEPTH}, {@link #MAX_NAME_LENGTH}, {@link
+ * #MAX_STRING_LENGTH} and {@link #MAX_TENSORS}) without duplicate keys where values are read,
  * {@code __metadata__} a map of strings to strings, known dtypes, shapes whose size times the
  * dtype's matches the offsets, and offsets that are in order, contiguous and cover the data
  * exactly, to the end of the file (no holes, no overlaps, no trailing bytes). Fields of a tensor
@@ -68,6 +68,18 @@ import java.util.function.IntToLongFunction;
 public final class Safetensors {
   /** The largest header accepted, as in the reference: 100,000,000 bytes. */
   public static final long MAX_HEADER_SIZE = 100_000_000L;
+  /**
+   * The most tensors a file may hold: 100,000. The reference has no limit but the header's size;
+   * this one bounds the memory a hostile header can make a reader allocate, far above real files
+   * (a large language model holds a few thousand tensors per file).
+   */
+  public static final int MAX_TENSORS = 100_000;
+  /** The deepest nesting of JSON arrays and objects in a header: 128, {@code serde_json}'s limit. */
+  public static final int MAX_NESTING_DEPTH = 128;
+  /** The longest tensor name or metadata key, in UTF-16 chars: 50,000. */
+  public static final int MAX_NAME_LENGTH = 50_000;
+  /** The longest metadata value (or other JSON string in a header), in UTF-16 chars: 20,000,000. */
+  public static final int MAX_STRING_LENGTH = 20_000_000;
   /** The header key of the free-form string metadata. */
   public static final String METADATA_KEY = "__metadata__";
 
@@ -164,8 +176,9 @@ public final class Safetensors {
    * temporary file is removed.
    *
    * @throws IllegalArgumentException for a null or reserved name ({@code __metadata__}), a name
-   *     or metadata string that is not valid Unicode, or a header over {@link #MAX_HEADER_SIZE};
-   *     nothing is written then
+   *     or metadata string that is not valid Unicode or is longer than {@link #MAX_NAME_LENGTH}
+   *     (names and keys) or {@link #MAX_STRING_LENGTH} (values), more than {@link #MAX_TENSORS}
+   *     tensors, or a header over {@link #MAX_HEADER_SIZE}; nothing is written then
    * @throws SafetensorsException naming the file, if reading a tensor or writing failed
    * @throws IOException if the temporary file cannot be created or moved
    */
@@ -357,6 +370,10 @@ public final class Safetensors {
   private static Plan plan(Map<String, Tensor> tensors, Map<String, String> metadata, String op,
       boolean checksum) {
     Objects.requireNonNull(tensors, op + ": tensors is null");
+    if (tensors.size() > MAX_TENSORS) {
+      throw new IllegalArgumentException(op + ": " + tensors.size() + " tensors, more than the " + MAX_TENSORS
+          + " readers accept (Safetensors.MAX_TENSORS); save them to several files");
+    }
     List<Map.Entry<String, Tensor>> sorted = new ArrayList<>(tensors.size());
     for (Map.Entry<String, Tensor> e : tensors.entrySet()) {
       String name = e.getKey();
@@ -367,7 +384,7 @@ public final class Safetensors {
         throw new IllegalArgumentException(op + ": '" + METADATA_KEY + "' is reserved for the metadata, it cannot"
             + " name a tensor");
       }
-      requireUnicode(op, "tensor name", name);
+      requireWritable(op, "tensor name", name, MAX_NAME_LENGTH);
       if (e.getValue() == null) {
         throw new IllegalArgumentException(op + ": tensor '" + name + "' is null");
       }
@@ -395,11 +412,11 @@ public final class Safetensors {
           throw new IllegalArgumentException(op + ": metadata entry " + m.getKey() + "=" + m.getValue()
               + " has a null; metadata maps strings to strings");
         }
-        requireUnicode(op, "metadata key", m.getKey());
-        requireUnicode(op, "metadata value of '" + m.getKey() + "'", m.getValue());
+        requireWritable(op, "metadata key", m.getKey(), MAX_NAME_LENGTH);
+        requireWritable(op, "metadata value of '" + m.getKey() + "'", m.getValue(), MAX_STRING_LENGTH);
         ordered.put(m.getKey(), m.getValue());
       }
-      Json.writeString(json, METADATA_KEY);
+      JsonStrings.append(json, METADATA_KEY);
       json.append(":{");
       boolean first = true;
       for (Map.Entry<String, String> m : ordered.entrySet()) {
@@ -407,12 +424,12 @@ public final class Safetensors {
           json.append(',');
         }
         first = false;
-        Json.writeString(json, m.getKey());
+        JsonStrings.append(json, m.getKey());
         json.append(':');
         if (checksum && m.getKey().equals(Checksum.KEY)) {
           checksumChars = json.length() + 1; // after the opening quote
         }
-        Json.writeString(json, m.getValue());
+        JsonStrings.append(json, m.getValue());
       }
       json.append('}');
     }
@@ -427,7 +444,7 @@ public final class Safetensors {
       if (json.length() > 1) {
         json.append(',');
       }
-      Json.writeString(json, e.getKey());
+      JsonStrings.append(json, e.getKey());
       json.append(":{\"dtype\":\"").append(dtype.name()).append("\",\"shape\":[");
       long[] shape = t.shape().toArray();
       for (int i = 0; i < shape.length; i++) {
@@ -453,8 +470,13 @@ public final class Safetensors {
     return new Plan(header, entries, offset, new Checksum(written, described), checksumOffset);
   }
 
-  private static void requireUnicode(String op, String what, String s) {
-    int at = Json.unpairedSurrogate(s);
+  /** Rejects a string a reader would refuse: one over {@code maxLength} chars, or not valid Unicode. */
+  private static void requireWritable(String op, String what, String s, int maxLength) {
+    if (s.length() > maxLength) {
+      throw new IllegalArgumentException(op + ": the " + what + " \"" + s.substring(0, 20) + "...\" has " + s.length()
+          + " chars, more than the " + maxLength + " readers accept");
+    }
+    int at = JsonStrings.unpairedSurrogate(s);
     if (at >= 0) {
       throw new IllegalArgumentException(op + ": the " + what + " \"" + s + "\" has an unpaired surrogate at index "
           + at + ", which UTF-8 cannot encode");
@@ -667,23 +689,6 @@ public final class Safetensors {
     }
   }
 
-  /** A tensor entry of a header. */
-  private static final class Info {
-    final String name;
-    final FileDtype dtype;
-    final long[] shape;
-    final long begin;
-    final long end;
-
-    Info(String name, FileDtype dtype, long[] shape, long begin, long end) {
-      this.name = name;
-      this.dtype = dtype;
-      this.shape = shape;
-      this.begin = begin;
-      this.end = end;
-    }
-  }
-
   private static Contents read(Source src, String source) throws IOException {
     long size = src.size();
     if (size < LENGTH_BYTES) {
@@ -704,58 +709,17 @@ public final class Safetensors {
     ByteBuffer headerBytes = ByteBuffer.allocate((int) n);
     src.readFully(LENGTH_BYTES, headerBytes);
     headerBytes.flip();
-    String text;
-    try {
-      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(headerBytes).toString();
-    } catch (CharacterCodingException e) {
-      throw new SafetensorsException(source, "invalid header: it is not valid UTF-8 (" + e.getMessage() + ")", e);
-    }
-    Object root;
-    try {
-      root = Json.parse(text);
-    } catch (Json.JsonException e) {
-      throw new SafetensorsException(source, "invalid header: it is not valid JSON: " + e.getMessage(), e);
-    }
-    if (!(root instanceof Map)) {
-      throw new SafetensorsException(source, "invalid header: it must be a JSON object, it is " + kind(root));
-    }
-    @SuppressWarnings("unchecked")
-    Map<String, Object> header = (Map<String, Object>) root;
-    Map<String, String> metadata = new LinkedHashMap<>();
-    List<Info> infos = new ArrayList<>();
-    for (Map.Entry<String, Object> e : header.entrySet()) {
-      if (e.getKey().equals(METADATA_KEY)) {
-        readMetadata(source, e.getValue(), metadata);
-      } else {
-        infos.add(readInfo(source, e.getKey(), e.getValue()));
-      }
-    }
-    // As the reference: order by offsets, then check they are contiguous from 0 and match the sizes.
-    infos.sort(Comparator.<Info>comparingLong(i -> i.begin).thenComparingLong(i -> i.end));
-    long start = 0;
-    for (Info info : infos) {
-      if (info.begin != start || info.end < info.begin) {
-        throw new SafetensorsException(source, "invalid offset for tensor '" + info.name + "': data_offsets ["
-            + info.begin + ", " + info.end + "], but " + (start == 0 ? "the data starts at 0"
-                : "the tensor before it ends at " + start) + "; tensors must follow one another without holes or"
-            + " overlaps");
-      }
-      start = info.end;
-      long bytes = byteSize(source, info);
-      if (info.end - info.begin != bytes) {
-        throw new SafetensorsException(source, "invalid tensor info for '" + info.name + "': shape "
-            + Arrays.toString(info.shape) + " of dtype " + info.dtype + " needs " + bytes + " bytes, but data_offsets ["
-            + info.begin + ", " + info.end + "] span " + (info.end - info.begin));
-      }
-    }
+    Header header = HeaderReader.read(headerBytes, source);
+    Map<String, String> metadata = header.metadata();
+    List<TensorInfo> infos = header.tensors();
+    long dataBytes = header.dataBytes();
     long available = size - LENGTH_BYTES - n;
-    if (start > available) {
-      throw new SafetensorsException(source, "truncated: the header declares " + start + " bytes of tensor data but"
-          + " only " + available + " follow it");
+    if (dataBytes > available) {
+      throw new SafetensorsException(source, "truncated: the header declares " + dataBytes + " bytes of tensor data"
+          + " but only " + available + " follow it");
     }
-    if (start < available) {
-      throw new SafetensorsException(source, "incomplete metadata: the tensors cover " + start + " bytes of data but "
+    if (dataBytes < available) {
+      throw new SafetensorsException(source, "incomplete metadata: the tensors cover " + dataBytes + " bytes of data but "
           + available + " follow the header; the data must be covered exactly, to the end of the file");
     }
     Map<String, Tensor> tensors = new LinkedHashMap<>();
@@ -765,12 +729,12 @@ public final class Safetensors {
     String expected = metadata.get(Checksum.KEY);
     if (expected != null) {
       List<Checksum.Described> described = new ArrayList<>();
-      for (Info info : infos) {
+      for (TensorInfo info : infos) {
         described.add(new Checksum.Described(info.begin, info.name, info.dtype.name(), Checksum.shape(info.shape)));
       }
       checksum = new Checksum(metadata, described);
     }
-    for (Info info : infos) {
+    for (TensorInfo info : infos) {
       tensors.put(info.name, readTensor(src, source, info, dataStart, checksum));
       fileDtypes.put(info.name, info.dtype);
     }
@@ -782,95 +746,7 @@ public final class Safetensors {
     return new Contents(tensors, metadata, fileDtypes);
   }
 
-  private static void readMetadata(String source, Object value, Map<String, String> out) throws SafetensorsException {
-    if (value == Json.NULL) {
-      return;
-    }
-    if (!(value instanceof Map)) {
-      throw new SafetensorsException(source, "invalid header: " + METADATA_KEY + " must be an object of strings, it is "
-          + kind(value));
-    }
-    for (Map.Entry<?, ?> m : ((Map<?, ?>) value).entrySet()) {
-      if (!(m.getValue() instanceof String)) {
-        throw new SafetensorsException(source, "invalid header: " + METADATA_KEY + " must map strings to strings, but '"
-            + m.getKey() + "' is " + kind(m.getValue()));
-      }
-      out.put((String) m.getKey(), (String) m.getValue());
-    }
-  }
-
-  private static Info readInfo(String source, String name, Object value) throws SafetensorsException {
-    String where = "invalid header: tensor '" + name + "'";
-    if (!(value instanceof Map<?, ?> entry)) {
-      throw new SafetensorsException(source, where + " must be an object with dtype, shape and data_offsets, it is "
-          + kind(value));
-    }
-    Object dtypeValue = field(source, where, entry, "dtype");
-    if (!(dtypeValue instanceof String dtypeName)) {
-      throw new SafetensorsException(source, where + ": dtype must be a string, it is " + kind(dtypeValue));
-    }
-    FileDtype dtype = FileDtype.parse(dtypeName);
-    if (dtype == null) {
-      throw new SafetensorsException(source, where + ": unknown dtype \"" + dtypeValue + "\"; the format's dtypes are "
-          + Arrays.toString(FileDtype.values()));
-    }
-    long[] shape = integers(source, where, "shape", field(source, where, entry, "shape"), -1);
-    long[] offsets = integers(source, where, "data_offsets", field(source, where, entry, "data_offsets"), 2);
-    return new Info(name, dtype, shape, offsets[0], offsets[1]);
-  }
-
-  private static Object field(String source, String where, Map<?, ?> entry, String key) throws SafetensorsException {
-    Object v = entry.get(key);
-    if (v == null) {
-      throw new SafetensorsException(source, where + " has no " + key);
-    }
-    return v;
-  }
-
-  /** A JSON array of non-negative integers; of {@code length} elements unless it is -1. */
-  private static long[] integers(String source, String where, String key, Object value, int length)
-      throws SafetensorsException {
-    if (!(value instanceof List)) {
-      throw new SafetensorsException(source, where + ": " + key + " must be an array of integers, it is " + kind(value));
-    }
-    List<?> list = (List<?>) value;
-    if (length >= 0 && list.size() != length) {
-      throw new SafetensorsException(source, where + ": " + key + " must have " + length + " elements, it has "
-          + list.size());
-    }
-    long[] out = new long[list.size()];
-    for (int i = 0; i < out.length; i++) {
-      Object o = list.get(i);
-      long v = o instanceof Json.JsonNumber number ? number.asNonNegativeLong() : -1;
-      if (v < 0) {
-        throw new SafetensorsException(source, where + ": " + key + " must hold integers from 0 to " + Long.MAX_VALUE
-            + ", element " + i + " is " + (o instanceof Json.JsonNumber ? o : kind(o)));
-      }
-      out[i] = v;
-    }
-    return out;
-  }
-
-  /** The bytes the shape and dtype of {@code info} need, with the reference's overflow and alignment checks. */
-  private static long byteSize(String source, Info info) throws SafetensorsException {
-    try {
-      long elements = 1;
-      for (long d : info.shape) {
-        elements = Math.multiplyExact(elements, d);
-      }
-      long bits = Math.multiplyExact(elements, (long) info.dtype.bits);
-      if (bits % 8 != 0) {
-        throw new SafetensorsException(source, "tensor '" + info.name + "': " + elements + " elements of " + info.dtype
-            + " do not end on a byte boundary");
-      }
-      return bits / 8;
-    } catch (ArithmeticException e) {
-      throw new SafetensorsException(source, "tensor '" + info.name + "': the size of shape " + Arrays.toString(info.shape)
-          + " of dtype " + info.dtype + " overflows");
-    }
-  }
-
-  private static Tensor readTensor(Source src, String source, Info info, long dataStart, Checksum checksum)
+  private static Tensor readTensor(Source src, String source, TensorInfo info, long dataStart, Checksum checksum)
       throws IOException {
     DType dtype = info.dtype.readAs;
     if (info.dtype.readAs == null) {
@@ -967,24 +843,5 @@ public final class Safetensors {
       return sign == 0 ? magnitude : -magnitude;
     }
     return Float.intBitsToFloat(sign | ((exponent + 112) << 23) | (mantissa << 13));
-  }
-
-  private static String kind(Object v) {
-    if (v instanceof Map) {
-      return "an object";
-    }
-    if (v instanceof List) {
-      return "an array";
-    }
-    if (v instanceof String) {
-      return "a string";
-    }
-    if (v instanceof Json.JsonNumber) {
-      return "a number";
-    }
-    if (v instanceof Boolean) {
-      return "a boolean";
-    }
-    return "null";
   }
 }

@@ -390,15 +390,16 @@ class SafetensorsTest {
     assertRejected(notUtf8, "not valid UTF-8");
     assertRejected(handMade("{"), "not valid JSON");
     assertRejected(handMade("[]      "), "must be a JSON object", "an array");
-    assertRejected(handMade("{\"a\":1,}"), "not valid JSON");
-    assertRejected(handMade("{} x"), "not valid JSON", "after the end");
+    assertRejected(handMade("{\"__metadata__\":{\"a\":\"1\",}}"), "not valid JSON");
+    assertRejected(handMade("{} x"), "not valid JSON", "Unrecognized token 'x'");
     assertRejected(handMade("{\"test\":{\"dtype\":\"I32\",\"shape\":[],\"data_offsets\":[0,4]},"
         + "\"test\":{\"dtype\":\"I32\",\"shape\":[],\"data_offsets\":[4,8]}}", new byte[8]), "duplicate key \"test\"");
     assertRejected(handMade("{\"__metadata__\":{\"a\":\"1\",\"a\":\"2\"}}"), "duplicate key \"a\"");
     assertRejected(handMade("{\"__metadata__\":{\"epoch\":3}}"), "__metadata__ must map strings to strings",
         "'epoch' is a number");
     assertRejected(handMade("{\"__metadata__\":[\"a\"]}"), "__metadata__ must be an object");
-    assertRejected(handMade("[".repeat(200) + "]".repeat(200)), "nesting deeper than 128");
+    assertRejected(handMade("{\"t\":{\"x\":" + "[".repeat(200) + "]".repeat(200) + "}}"), "nesting depth (129) exceeds the"
+        + " maximum allowed (128");
   }
 
   @Test

@@ -10,8 +10,7 @@ import dev.ondevice.processor.analysis.CheckId;
 @BugPattern(
     summary = "A tensor created on the CPU and moved to a device right away",
     severity = BugPattern.SeverityLevel.WARNING,
-    linkType = BugPattern.LinkType.CUSTOM,
-    link = "docs/checks/CreateThenMove.md")
+    linkType = BugPattern.LinkType.NONE)
 public final class CreateThenMove extends DeviceBugChecker {
   private static final long serialVersionUID = 1L;
 

@@ -10,8 +10,7 @@ import dev.ondevice.processor.analysis.CheckId;
 @BugPattern(
     summary = "A tensor created on the default device inside a model meets the model's state or inputs",
     severity = BugPattern.SeverityLevel.ERROR,
-    linkType = BugPattern.LinkType.CUSTOM,
-    link = "docs/checks/DefaultDeviceInModel.md")
+    linkType = BugPattern.LinkType.NONE)
 public final class DefaultDeviceInModel extends DeviceBugChecker {
   private static final long serialVersionUID = 1L;
 

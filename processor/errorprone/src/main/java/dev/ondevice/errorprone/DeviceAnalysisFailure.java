@@ -13,8 +13,7 @@ import dev.ondevice.processor.analysis.CheckId;
 @BugPattern(
     summary = "The device analysis failed on a method, which was skipped",
     severity = BugPattern.SeverityLevel.WARNING,
-    linkType = BugPattern.LinkType.CUSTOM,
-    link = "docs/checks/DeviceAnalysisFailure.md")
+    linkType = BugPattern.LinkType.NONE)
 public final class DeviceAnalysisFailure extends DeviceBugChecker {
   private static final long serialVersionUID = 1L;
 

@@ -10,8 +10,7 @@ import dev.ondevice.processor.analysis.CheckId;
 @BugPattern(
     summary = "A tensor move whose result is discarded: tensors do not move in place",
     severity = BugPattern.SeverityLevel.ERROR,
-    linkType = BugPattern.LinkType.CUSTOM,
-    link = "docs/checks/DiscardedMove.md")
+    linkType = BugPattern.LinkType.NONE)
 public final class DiscardedMove extends DeviceBugChecker {
   private static final long serialVersionUID = 1L;
 

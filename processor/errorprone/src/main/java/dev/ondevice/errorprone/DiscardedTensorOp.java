@@ -10,8 +10,7 @@ import dev.ondevice.processor.analysis.CheckId;
 @BugPattern(
     summary = "A tensor op whose result is discarded: tensor ops return a new tensor",
     severity = BugPattern.SeverityLevel.ERROR,
-    linkType = BugPattern.LinkType.CUSTOM,
-    link = "docs/checks/DiscardedTensorOp.md")
+    linkType = BugPattern.LinkType.NONE)
 public final class DiscardedTensorOp extends DeviceBugChecker {
   private static final long serialVersionUID = 1L;
 

@@ -10,8 +10,7 @@ import dev.ondevice.processor.analysis.CheckId;
 @BugPattern(
     summary = "A tensor moved to a device written into the code, where the code around it follows a device variable",
     severity = BugPattern.SeverityLevel.WARNING,
-    linkType = BugPattern.LinkType.CUSTOM,
-    link = "docs/checks/HardCodedDevice.md")
+    linkType = BugPattern.LinkType.NONE)
 public final class HardCodedDevice extends DeviceBugChecker {
   private static final long serialVersionUID = 1L;
 

@@ -10,8 +10,7 @@ import dev.ondevice.processor.analysis.CheckId;
 @BugPattern(
     summary = "A host synchronisation (item, toArray, cpu, printing) inside the batch loop",
     severity = BugPattern.SeverityLevel.WARNING,
-    linkType = BugPattern.LinkType.CUSTOM,
-    link = "docs/checks/HostSyncInLoop.md")
+    linkType = BugPattern.LinkType.NONE)
 public final class HostSyncInLoop extends DeviceBugChecker {
   private static final long serialVersionUID = 1L;
 

@@ -10,8 +10,7 @@ import dev.ondevice.processor.analysis.CheckId;
 @BugPattern(
     summary = "A model class declared as a local or anonymous class, for which no code can be generated",
     severity = BugPattern.SeverityLevel.ERROR,
-    linkType = BugPattern.LinkType.CUSTOM,
-    link = "docs/checks/LocalModelClass.md")
+    linkType = BugPattern.LinkType.NONE)
 public final class LocalModelClass extends DeviceBugChecker {
   private static final long serialVersionUID = 1L;
 

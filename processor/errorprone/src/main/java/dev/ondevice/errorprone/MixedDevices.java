@@ -10,8 +10,7 @@ import dev.ondevice.processor.analysis.CheckId;
 @BugPattern(
     summary = "Tensors on provably different devices meet in one op, model call or loss",
     severity = BugPattern.SeverityLevel.ERROR,
-    linkType = BugPattern.LinkType.CUSTOM,
-    link = "docs/checks/MixedDevices.md")
+    linkType = BugPattern.LinkType.NONE)
 public final class MixedDevices extends DeviceBugChecker {
   private static final long serialVersionUID = 1L;
 

@@ -10,8 +10,7 @@ import dev.ondevice.processor.analysis.CheckId;
 @BugPattern(
     summary = "A model that was never moved is used with tensors on another device",
     severity = BugPattern.SeverityLevel.ERROR,
-    linkType = BugPattern.LinkType.CUSTOM,
-    link = "docs/checks/ModelNotMoved.md")
+    linkType = BugPattern.LinkType.NONE)
 public final class ModelNotMoved extends DeviceBugChecker {
   private static final long serialVersionUID = 1L;
 

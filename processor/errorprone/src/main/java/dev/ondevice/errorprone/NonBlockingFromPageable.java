@@ -10,8 +10,7 @@ import dev.ondevice.processor.analysis.CheckId;
 @BugPattern(
     summary = "A non-blocking copy from host memory that is not pinned",
     severity = BugPattern.SeverityLevel.WARNING,
-    linkType = BugPattern.LinkType.CUSTOM,
-    link = "docs/checks/NonBlockingFromPageable.md")
+    linkType = BugPattern.LinkType.NONE)
 public final class NonBlockingFromPageable extends DeviceBugChecker {
   private static final long serialVersionUID = 1L;
 

@@ -10,8 +10,7 @@ import dev.ondevice.processor.analysis.CheckId;
 @BugPattern(
     summary = "Optimizer state loaded onto a model's parameters, which then move without it",
     severity = BugPattern.SeverityLevel.ERROR,
-    linkType = BugPattern.LinkType.CUSTOM,
-    link = "docs/checks/OptimizerStateLeftBehind.md")
+    linkType = BugPattern.LinkType.NONE)
 public final class OptimizerStateLeftBehind extends DeviceBugChecker {
   private static final long serialVersionUID = 1L;
 

@@ -10,8 +10,7 @@ import dev.ondevice.processor.analysis.CheckId;
 @BugPattern(
     summary = "A static tensor constant, on the CPU, meets tensors on another device",
     severity = BugPattern.SeverityLevel.ERROR,
-    linkType = BugPattern.LinkType.CUSTOM,
-    link = "docs/checks/StaticTensorConstant.md")
+    linkType = BugPattern.LinkType.NONE)
 public final class StaticTensorConstant extends DeviceBugChecker {
   private static final long serialVersionUID = 1L;
 

@@ -10,8 +10,7 @@ import dev.ondevice.processor.analysis.CheckId;
 @BugPattern(
     summary = "Batch targets left on the CPU while the inputs were moved to the device",
     severity = BugPattern.SeverityLevel.ERROR,
-    linkType = BugPattern.LinkType.CUSTOM,
-    link = "docs/checks/TargetsNotMoved.md")
+    linkType = BugPattern.LinkType.NONE)
 public final class TargetsNotMoved extends DeviceBugChecker {
   private static final long serialVersionUID = 1L;
 

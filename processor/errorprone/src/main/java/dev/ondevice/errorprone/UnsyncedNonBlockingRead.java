@@ -10,8 +10,7 @@ import dev.ondevice.processor.analysis.CheckId;
 @BugPattern(
     summary = "The result of a non-blocking copy to the host read before a synchronisation",
     severity = BugPattern.SeverityLevel.ERROR,
-    linkType = BugPattern.LinkType.CUSTOM,
-    link = "docs/checks/UnsyncedNonBlockingRead.md")
+    linkType = BugPattern.LinkType.NONE)
 public final class UnsyncedNonBlockingRead extends DeviceBugChecker {
   private static final long serialVersionUID = 1L;
 

@@ -180,6 +180,34 @@ class DeviceFixesTest {
   }
 
   @Test
+  void createThenMoveOfAFactoryWithADtypeCreatesOnTheDevice() {
+    // Tensor.zeros(Shape, DType) has no Device parameter: the analysis takes it for a CPU factory
+    // from its @Factory annotation alone, and the fix finds zeros(Shape, DType, Device).
+    helper(CreateThenMove.class)
+        .addInputLines("Test.java",
+            "import dev.ondevice.DType;",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Shape;",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor run(int n, Device device) {",
+            "    return Tensor.zeros(Shape.of(n), DType.INT64).to(device);",
+            "  }",
+            "}")
+        .addOutputLines("Test.java",
+            "import dev.ondevice.DType;",
+            "import dev.ondevice.Device;",
+            "import dev.ondevice.Shape;",
+            "import dev.ondevice.Tensor;",
+            "class Test {",
+            "  Tensor run(int n, Device device) {",
+            "    return Tensor.zeros(Shape.of(n), DType.INT64, device);",
+            "  }",
+            "}")
+        .doTest(TestMode.TEXT_MATCH);
+  }
+
+  @Test
   void itemPerBatchBecomesAnOnDeviceSumReadOnce() {
     helper(HostSyncInLoop.class)
         .addInputLines("Test.java",

@@ -20,10 +20,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The processor and the Error Prone checks on one processor path, as a build that uses both has
- * them: a bug is reported once, by Error Prone (its messages end with the check's link) when it
- * runs the device checks, and by the processor when Error Prone is absent or runs none of them.
+ * them: a bug is reported once, by Error Prone (its diagnostics have Error Prone's code, {@value
+ * #ERROR_PRONE_CODE}) when it runs the device checks, and by the processor (through the {@code
+ * Messager}) when Error Prone is absent or runs none of them.
  */
 class OneReportPerBugTest {
+  /** The diagnostic code of Error Prone's errors; the processor's are {@code compiler.err.proc.messager}. */
+  static final String ERROR_PRONE_CODE = "compiler.err.error.prone";
   private static final String SOURCE = """
       import dev.ondevice.Device;
       import dev.ondevice.Tensor;
@@ -37,6 +40,8 @@ class OneReportPerBugTest {
 
   @TempDir
   Path dir;
+  /** The full messages of the last compilation's errors, Error Prone's first. */
+  private final List<String> messages = new ArrayList<>();
 
   @Test
   void errorProneReportsWhenItRunsTheChecks() throws IOException {
@@ -67,7 +72,15 @@ class OneReportPerBugTest {
         "-Aondevice.analysis=on", "-XDcompilePolicy=simple", "--should-stop=ifError=FLOW", "-Xplugin:ErrorProne"));
   }
 
-  /** The errors, as "line reporter [ID]"; Error Prone's messages end with the check's link. */
+  @Test
+  void errorProneGivesTheProcessorsMessageWithItsFixAndNoLink() throws IOException {
+    compile("-Aondevice.analysis=on", "-XDcompilePolicy=simple", "--should-stop=ifError=FLOW", "-Xplugin:ErrorProne");
+    String processor = "[DiscardedMove] x.to(device) returns a new tensor and its result is discarded: tensors do not"
+        + " move in place (models do); write x = x.to(device)";
+    assertEquals(List.of(processor + "\n  Did you mean 'x = x.to(device);'?", processor), messages);
+  }
+
+  /** The errors, as "line reporter [ID]", told apart by their diagnostic code. */
   private List<String> compile(String... options) throws IOException {
     Path file = dir.resolve("Test.java");
     Files.writeString(file, SOURCE);
@@ -84,7 +97,9 @@ class OneReportPerBugTest {
     for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
       if (d.getKind() == Diagnostic.Kind.ERROR) {
         String message = d.getMessage(Locale.ROOT);
-        String reporter = message.contains("docs/checks/") ? "error-prone" : "processor";
+        boolean byErrorProne = d.getCode().equals(ERROR_PRONE_CODE);
+        String reporter = byErrorProne ? "error-prone" : "processor";
+        messages.add(byErrorProne ? 0 : messages.size(), message);
         out.add(d.getLineNumber() + " " + reporter + " " + message.substring(0, message.indexOf(']') + 1));
       }
     }

@@ -100,8 +100,9 @@ class GalleryTest {
       String message = d.getMessage(Locale.ROOT);
       Matcher m = ID.matcher(message);
       if (m.find()) {
-        // Error Prone ends its messages with the check's link; the processor does not.
-        boolean byErrorProne = message.contains("docs/checks/");
+        // Error Prone reports under its own diagnostic codes (compiler.err.error.prone,
+        // compiler.warn.error.prone); the processor through the Messager (compiler.err.proc.messager).
+        boolean byErrorProne = d.getCode().endsWith(".error.prone");
         String wrongFrontEnd = byErrorProne == (frontEnd == FrontEnd.ERROR_PRONE) ? "" : " (by the other front end)";
         out.add(d.getLineNumber() + " " + kind + " " + m.group(1) + wrongFrontEnd);
         continue;
