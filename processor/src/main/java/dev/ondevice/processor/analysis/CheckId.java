@@ -76,9 +76,4 @@ public enum CheckId {
   public String summary() {
     return summary;
   }
-
-  /** The documentation page, relative to the repository root. */
-  public String docPath() {
-    return "docs/checks/" + id + ".md";
-  }
 }
