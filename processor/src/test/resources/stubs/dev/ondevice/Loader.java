@@ -15,6 +15,10 @@ public class Loader implements Iterable<Loader.Batch> {
     public Tensor targets() {
       return null;
     }
+
+    public java.util.List<Tensor> tensors() {
+      return null;
+    }
   }
 
   /** Stub of an iterator over batches, as DataLoader.BatchIterator. */

@@ -17,6 +17,8 @@ import java.util.Set;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.util.Elements;
 
 /**
  * The calls between the bodies of one top-level class, and the arguments its methods are given.
@@ -33,13 +35,15 @@ final class CallSites {
   private final IdentityHashMap<ExecutableElement, Value[]> arguments = new IdentityHashMap<>();
   /** Per method of the class: for each parameter, whether its body may change the container it is given. */
   private final IdentityHashMap<ExecutableElement, boolean[]> changesItsParameters = new IdentityHashMap<>();
+  /** Abstract methods called in the class whose one implementation is in it, with that implementation. */
+  private final IdentityHashMap<ExecutableElement, ExecutableElement> soleImplementations = new IdentityHashMap<>();
 
   /**
    * Orders {@code bodies} (method bodies, initializers, given in the order of the source) so that a
    * method comes after the bodies that call it, where no cycle of calls prevents it, and records
    * who calls whom.
    */
-  List<TreePath> callersFirst(List<TreePath> bodies, Trees trees) {
+  List<TreePath> callersFirst(List<TreePath> bodies, Trees trees, Elements elements) {
     Map<ExecutableElement, TreePath> methods = new LinkedHashMap<>();
     for (TreePath b : bodies) {
       if (b.getLeaf() instanceof MethodTree && trees.getElement(b) instanceof ExecutableElement m) {
@@ -49,8 +53,10 @@ final class CallSites {
     IdentityHashMap<Tree, List<TreePath>> callees = new IdentityHashMap<>();
     for (TreePath b : bodies) {
       List<TreePath> called = new ArrayList<>();
-      calls(b, trees, m -> {
-        TreePath callee = methods.get(m);
+      calls(b, trees, invoked -> {
+        ExecutableElement m = methods.containsKey(invoked) ? invoked
+            : soleImplementations.computeIfAbsent(invoked, k -> soleImplementation(k, methods.keySet(), elements));
+        TreePath callee = m == null ? null : methods.get(m);
         if (callee != null) {
           called.add(callee);
           callers.computeIfAbsent(m, k -> Collections.newSetFromMap(new IdentityHashMap<>())).add(b.getLeaf());
@@ -76,6 +82,35 @@ final class CallSites {
       visit(c, callees, seen, out);
     }
     out.add(b);
+  }
+
+  /**
+   * The one method among {@code methods} that implements the abstract {@code m} ({@code
+   * produceTrainOutput} of the one subclass in the file), or null where there are none or several:
+   * a call of {@code m} runs it, as far as this class can tell.
+   */
+  private static ExecutableElement soleImplementation(ExecutableElement m, Set<ExecutableElement> methods,
+      Elements elements) {
+    if (!m.getModifiers().contains(Modifier.ABSTRACT)) {
+      return null;
+    }
+    ExecutableElement found = null;
+    for (ExecutableElement candidate : methods) {
+      if (candidate.getSimpleName().contentEquals(m.getSimpleName())
+          && candidate.getEnclosingElement() instanceof TypeElement type && elements.overrides(candidate, m, type)) {
+        if (found != null) {
+          return null;
+        }
+        found = candidate;
+      }
+    }
+    return found;
+  }
+
+  /** The method a call of {@code m} runs: its one implementation in the class for an abstract one, else {@code m}. */
+  ExecutableElement resolved(ExecutableElement m) {
+    ExecutableElement implementation = soleImplementations.get(m);
+    return implementation == null ? m : implementation;
   }
 
   /** The methods called in a body, lambdas included, not in the classes it declares (bodies of their own). */

@@ -101,7 +101,7 @@ public final class DeviceAnalysis {
         return super.visitVariable(node, null);
       }
     }.scan(classPath, null);
-    for (TreePath body : ctx.callSites().callersFirst(bodies, trees)) {
+    for (TreePath body : ctx.callSites().callersFirst(bodies, trees, ctx.elements())) {
       analyzeBody(ctx, body);
       ctx.callSites().interpreted(body.getLeaf());
     }

@@ -1392,8 +1392,9 @@ final class MethodInterpreter implements Interpretation {
       escaped(new TreePath(new TreePath(path, select), receiverTree));
       receiver = Value.UNKNOWN;
     }
-    if (ctx.callSites().records(m)) {
-      ctx.callSites().record(m, args);
+    ExecutableElement runs = ctx.callSites().resolved(m);
+    if (ctx.callSites().records(runs)) {
+      ctx.callSites().record(runs, args); // train(model, loader), or the one implementation of an abstract step
     }
     Call call = new Call(path, t, m, s, receiverTree, receiver, t.getArguments(), args);
     Value result = apply(call);
@@ -1570,7 +1571,8 @@ final class MethodInterpreter implements Interpretation {
       }
       return v;
     }
-    if (c.receiver != null && c.receiver.origin() == Value.Origin.BATCH && s.returnsTensor) {
+    if (c.receiver != null && c.receiver.origin() == Value.Origin.BATCH
+        && (s.returnsTensor || containers.holdsTensors(c.method.getReturnType()))) {
       return Value.on(Place.CPU).withOrigin(Value.Origin.BATCH, c.path, c.receiver.originName())
           .withPinned(c.receiver.pinned()); // a batch's tensors are in the memory its loader gives
     }
@@ -1583,7 +1585,7 @@ final class MethodInterpreter implements Interpretation {
     }
     boolean returnsTensors = s.returnsTensor || containers.holdsTensors(c.method.getReturnType());
     if (returnsTensors || givesTheCpu(c)) {
-      CallResults.Outcome r = ctx.callResults().of(c.method, c.arguments, ctx);
+      CallResults.Outcome r = ctx.callResults().of(ctx.callSites().resolved(c.method), c.arguments, ctx);
       r.rejected().forEach(rejected -> ops.rejectedArgument(c, rejected)); // agent.act(Tensor.of(state))
       if (returnsTensors && r.returned() != null && (r.returned().place().isKnown() || r.returned().knownByElement())) {
         // preprocess(text) building CPU tensors, scale(x) returning x.mul(2), new Tensor[] {mean, count}
@@ -1595,7 +1597,7 @@ final class MethodInterpreter implements Interpretation {
 
   /** Whether a call gives a method of the class a tensor, or a container of them, on the CPU. */
   private boolean givesTheCpu(Call c) {
-    if (!ctx.callSites().records(c.method)) {
+    if (!ctx.callSites().records(ctx.callSites().resolved(c.method))) {
       return false;
     }
     for (int i = 0; i < c.arguments.size(); i++) {
@@ -1650,7 +1652,16 @@ final class MethodInterpreter implements Interpretation {
     if (TensorContainers.puts(c.method) && local != null) {
       env.put(local, Value.on(joined(c.path, c.argumentTrees, c.arguments, c.receiver.place())));
     }
-    return returnsHeld ? Value.on(c.receiver.place()) : null;
+    return returnsHeld ? fromBatch(Value.on(c.receiver.place()), c.receiver, c.path) : null;
+  }
+
+  /**
+   * What is read out of a batch's container keeps the batch as its origin ({@code b.tensors().get(0)}):
+   * a tensor of the batch left on the CPU is reported as such.
+   */
+  private static Value fromBatch(Value read, Value container, TreePath at) {
+    return container.origin() == Value.Origin.BATCH && Place.CPU.equals(read.place())
+        ? read.withOrigin(Value.Origin.BATCH, at, container.originName()).withPinned(container.pinned()) : read;
   }
 
   /**

@@ -32,8 +32,10 @@ final class TargetsNotMovedCheck extends DeviceCheck {
       return;
     }
     RejectedArguments.Advice advice = RejectedArguments.advice(ctx, texts, r, argument, argumentPath);
-    report(CheckId.TARGETS_NOT_MOVED, argumentPath, ctx.shortText(argumentPath.getLeaf()) + " is still on the CPU:"
-        + " it comes from the batch, and " + c.method.getSimpleName() + " " + advice.uses() + "; move every tensor of"
-        + " the batch before using it: " + advice.move(), false, advice.fix());
+    String text = ctx.shortText(argumentPath.getLeaf());
+    report(CheckId.TARGETS_NOT_MOVED, argumentPath, (advice.tensor() ? text + " is still on the CPU: it comes"
+        : "the tensors of " + text + " are still on the CPU: they come") + " from the batch, and "
+        + c.method.getSimpleName() + " " + advice.uses() + "; move every tensor of the batch before using it: "
+        + advice.move(), false, advice.fix());
   }
 }
