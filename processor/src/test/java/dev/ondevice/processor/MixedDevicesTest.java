@@ -901,4 +901,42 @@ class MixedDevicesTest {
         }\
         """);
   }
+
+  @Test
+  void aModelThatMovesItselfToItsDeviceFieldIsOnThatDevice() {
+    AnalysedSources.check("SelfMoved", """
+        class SelfMoved {
+          static class Net extends Model {
+            final Device device;
+            dev.ondevice.Parameter w;
+
+            Net(Device device) {
+              this.device = device;
+              toDevice(device);
+            }
+
+            Tensor predict(Tensor x) {
+              return forward(x.to(device));
+            }
+
+            Tensor forward(Tensor x) {
+              return x.mul(w);
+            }
+          }
+
+          static class Stays extends Model {
+            final Device device;
+            dev.ondevice.Parameter w;
+
+            Stays(Device device) {
+              this.device = device;
+            }
+
+            Tensor predict(Tensor x) {
+              return x.to(device).mul(w); // expect: warning MixedDevices
+            }
+          }
+        }\
+        """);
+  }
 }

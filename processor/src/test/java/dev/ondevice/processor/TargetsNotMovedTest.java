@@ -183,4 +183,49 @@ class TargetsNotMovedTest {
         }\
         """);
   }
+
+  @Test
+  void aStubThatOnlyThrowsStandsForItsOneOverride() {
+    AnalysedSources.check("StubStep", """
+        class StubStep {
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x) {
+              return x.mul(w);
+            }
+          }
+
+          static class Base {
+            final Net net;
+
+            Base(Net net, Device device) {
+              this.net = net;
+              net.toDevice(device);
+            }
+
+            Tensor output(Tensor input) {
+              throw new UnsupportedOperationException("NotImplementedError");
+            }
+
+            void validate(Loader loader) {
+              for (Loader.Batch b : loader) {
+                Tensor out = output(b.inputs()); // expect: TargetsNotMoved
+              }
+            }
+          }
+
+          static final class OnTheModel extends Base {
+            OnTheModel(Net net, Device device) {
+              super(net, device);
+            }
+
+            @Override
+            Tensor output(Tensor input) {
+              return net.forward(input);
+            }
+          }
+        }\
+        """);
+  }
 }

@@ -230,6 +230,17 @@ final class AnalysisContext {
     return false;
   }
 
+  /** The final {@code Device} field a model class's constructors move it to ({@link DeviceField}), or null. */
+  VariableElement deviceFieldMovedTo(TypeElement type) {
+    if (type == null || !runtimeTypes.isModel(type.asType())) {
+      return null;
+    }
+    if (!facts.deviceFields.containsKey(type)) {
+      facts.deviceFields.put(type, DeviceField.movedTo(type, trees, runtimeTypes));
+    }
+    return facts.deviceFields.get(type);
+  }
+
   /** {@code part.toDevice(d)} or {@code this.part.toDevice(d)}: a move of a field, not of the whole model. */
   private static boolean movesAPart(MethodInvocationTree call) {
     return call.getMethodSelect() instanceof MemberSelectTree select && select.getIdentifier().contentEquals("toDevice")

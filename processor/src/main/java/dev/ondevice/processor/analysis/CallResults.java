@@ -104,7 +104,7 @@ final class CallResults {
     try {
       boolean instance = !m.getModifiers().contains(Modifier.STATIC);
       ModelScope scope = new ModelScope(ctx.types(), owner, m, instance,
-          ctx.types().isModel(owner.asType()) && ctx.placesPartsItself(owner));
+          ctx.types().isModel(owner.asType()) && ctx.placesPartsItself(owner), ctx.deviceFieldMovedTo(owner));
       MethodInterpreter interpreter = new MethodInterpreter(ctx, scope, m, Env.start(), false);
       interpreter.given(args);
       interpreter.method(body, scope);

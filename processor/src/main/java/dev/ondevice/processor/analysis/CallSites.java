@@ -3,6 +3,7 @@ package dev.ondevice.processor.analysis;
 import com.sun.source.tree.ClassTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.MethodTree;
+import com.sun.source.tree.ThrowTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
@@ -54,7 +55,7 @@ final class CallSites {
     for (TreePath b : bodies) {
       List<TreePath> called = new ArrayList<>();
       calls(b, trees, invoked -> {
-        ExecutableElement m = methods.containsKey(invoked) ? invoked
+        ExecutableElement m = methods.containsKey(invoked) && !onlyThrows(methods.get(invoked)) ? invoked
             : soleImplementations.computeIfAbsent(invoked, k -> soleImplementation(k, methods.keySet(), elements));
         TreePath callee = m == null ? null : methods.get(m);
         if (callee != null) {
@@ -85,18 +86,19 @@ final class CallSites {
   }
 
   /**
-   * The one method among {@code methods} that implements the abstract {@code m} ({@code
-   * produceTrainOutput} of the one subclass in the file), or null where there are none or several:
-   * a call of {@code m} runs it, as far as this class can tell.
+   * The one method among {@code methods} that implements {@code m}, abstract or a stub that only
+   * throws ({@code produceTrainOutput} of the one subclass in the file, the {@code computeMetrics}
+   * a subclass must provide), or null where there are none or several: a call of {@code m} runs it,
+   * as far as this class can tell.
    */
   private static ExecutableElement soleImplementation(ExecutableElement m, Set<ExecutableElement> methods,
       Elements elements) {
-    if (!m.getModifiers().contains(Modifier.ABSTRACT)) {
+    if (m.getModifiers().contains(Modifier.STATIC) || m.getModifiers().contains(Modifier.PRIVATE)) {
       return null;
     }
     ExecutableElement found = null;
     for (ExecutableElement candidate : methods) {
-      if (candidate.getSimpleName().contentEquals(m.getSimpleName())
+      if (candidate != m && candidate.getSimpleName().contentEquals(m.getSimpleName())
           && candidate.getEnclosingElement() instanceof TypeElement type && elements.overrides(candidate, m, type)) {
         if (found != null) {
           return null;
@@ -105,6 +107,12 @@ final class CallSites {
       }
     }
     return found;
+  }
+
+  /** Whether a method's body is one {@code throw}: a stub its subclasses must override ({@code NotImplementedError}). */
+  private static boolean onlyThrows(TreePath method) {
+    return method.getLeaf() instanceof MethodTree tree && tree.getBody() != null
+        && tree.getBody().getStatements().size() == 1 && tree.getBody().getStatements().get(0) instanceof ThrowTree;
   }
 
   /** The method a call of {@code m} runs: its one implementation in the class for an abstract one, else {@code m}. */

@@ -33,6 +33,8 @@ final class ClassFacts {
   final IdentityHashMap<VariableElement, Place> finalDevices = new IdentityHashMap<>();
   /** Per final instance tensor field of a class that is not a model: whether its initializer makes it on the CPU. */
   final IdentityHashMap<VariableElement, Boolean> finalFieldsOnTheCpu = new IdentityHashMap<>();
+  /** Per model class: the final {@code Device} field its constructors move it to, or null ({@link DeviceField}). */
+  final IdentityHashMap<javax.lang.model.element.TypeElement, VariableElement> deviceFields = new IdentityHashMap<>();
   /** Per model class: whether its constructors place its parts on devices of their own. */
   final IdentityHashMap<javax.lang.model.element.TypeElement, Boolean> placesParts = new IdentityHashMap<>();
   /** The methods that run once per step without a {@code @Step}. */

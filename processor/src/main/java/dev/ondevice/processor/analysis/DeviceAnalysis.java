@@ -191,7 +191,8 @@ public final class DeviceAnalysis {
     ExecutableElement method = body.getLeaf() instanceof MethodTree
         ? (ExecutableElement) trees.getElement(body) : null;
     boolean spread = type != null && ctx.types().isModel(type.asType()) && ctx.placesPartsItself(type);
-    ModelScope scope = new ModelScope(ctx.types(), type, method, !isStatic(body), spread);
+    ModelScope scope = new ModelScope(ctx.types(), type, method, !isStatic(body), spread,
+        ctx.deviceFieldMovedTo(type));
     ctx.pushBuffer();
     try {
       MethodInterpreter interpreter = new MethodInterpreter(ctx, scope, method, Env.start(), true);

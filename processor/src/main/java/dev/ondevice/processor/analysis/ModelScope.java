@@ -33,11 +33,16 @@ final class ModelScope {
    * {@code this} and the parameters are not on the model's device.
    */
   ModelScope(RuntimeTypes rt, TypeElement type, ExecutableElement method, boolean instance) {
-    this(rt, type, method, instance, false);
+    this(rt, type, method, instance, false, null);
   }
 
-  /** @param spread whether the model places its parts on devices of their own (it has no one device) */
-  ModelScope(RuntimeTypes rt, TypeElement type, ExecutableElement method, boolean instance, boolean spread) {
+  /**
+   * @param spread whether the model places its parts on devices of their own (it has no one device)
+   * @param deviceField the final {@code Device} field its constructors move it to ({@link
+   *     DeviceField}): the model is on that field's device; or null
+   */
+  ModelScope(RuntimeTypes rt, TypeElement type, ExecutableElement method, boolean instance, boolean spread,
+      VariableElement deviceField) {
     this.rt = rt;
     this.modelClass = type != null && rt.isModel(type.asType());
     this.instanceMethod = instance && method != null && method.getKind() == ElementKind.METHOD
@@ -45,7 +50,7 @@ final class ModelScope {
     this.type = type;
     this.method = method;
     this.thisValue = modelClass && instanceMethod && !spread
-        ? Value.on(Place.symbol(type, "the model's device")) : Value.UNKNOWN;
+        ? Value.on(Place.symbol(deviceField != null ? deviceField : type, "the model's device")) : Value.UNKNOWN;
   }
 
   boolean isModelClass() {
