@@ -16,7 +16,8 @@ import java.util.stream.Stream;
  * diagnostic must point at ({@code // bug: category}), and what {@code run(cuda:0)} does.
  */
 record CorpusCase(Path file, String className, String source, Map<Integer, String> bugLines,
-    Map<Integer, List<String>> costsTime, java.util.Set<Integer> sameBugLines, Outcome outcome) {
+    Map<Integer, List<String>> costsTime, Map<Integer, String> otherBugs, java.util.Set<Integer> sameBugLines,
+    Outcome outcome) {
   /** The categories of bug lines, in the order the figures print them. */
   static final List<String> CATEGORIES = List.of("in-method", "across-methods", "held-outside-models", "per-step",
       "training-state", "declaration");
@@ -29,6 +30,12 @@ record CorpusCase(Path file, String className, String source, Map<Integer, Strin
    * a tensor created and then moved): the performance check named may warn there.
    */
   private static final Pattern COSTS_TIME = Pattern.compile("//\\s*costs time:\\s*([A-Za-z, ]+)$");
+  /**
+   * A line where the authors' code has another real bug than the case's, which the named check
+   * reports ({@code // another bug: DiscardedTensorOp} on a {@code x.view(...)} whose result is
+   * dropped): a report of that check there is no false report, and counts for nothing.
+   */
+  private static final Pattern ANOTHER_BUG = Pattern.compile("//\\s*another bug:\\s*([A-Za-z]+)\\s*$");
   private static final Pattern SOURCE = Pattern.compile("Source:\\s*(https?://\\S+)");
   private static final Pattern OUTCOME = Pattern.compile("Outcome:\\s*(throws\\s+(\\w+)|completes|build error)");
 
@@ -58,6 +65,7 @@ record CorpusCase(Path file, String className, String source, Map<Integer, Strin
     List<String> lines = Files.readAllLines(file);
     Map<Integer, String> bugs = new TreeMap<>();
     Map<Integer, List<String>> costsTime = new TreeMap<>();
+    Map<Integer, String> otherBugs = new TreeMap<>();
     java.util.Set<Integer> sameBug = new java.util.TreeSet<>();
     for (int i = 0; i < lines.size(); i++) {
       if (SAME_BUG.matcher(lines.get(i)).find()) {
@@ -71,6 +79,10 @@ record CorpusCase(Path file, String className, String source, Map<Integer, Strin
       if (t.find()) {
         costsTime.put(i + 1, List.of(t.group(1).trim().split("\\s*,\\s*")));
       }
+      Matcher a = ANOTHER_BUG.matcher(lines.get(i));
+      if (a.find()) {
+        otherBugs.put(i + 1, a.group(1));
+      }
     }
     String text = String.join("\n", lines);
     String source = Optional.of(SOURCE.matcher(text)).filter(Matcher::find).map(m -> m.group(1)).orElse(null);
@@ -80,13 +92,19 @@ record CorpusCase(Path file, String className, String source, Map<Integer, Strin
         : o.group(1).equals("completes") ? new Outcome(Outcome.Kind.COMPLETES, null)
         : new Outcome(Outcome.Kind.BUILD_ERROR, null);
     String name = file.getFileName().toString().replace(".java", "");
-    return new CorpusCase(file, pkg + "." + name, source, bugs, costsTime, sameBug, outcome);
+    return new CorpusCase(file, pkg + "." + name, source, bugs, costsTime, otherBugs, sameBug, outcome);
   }
 
   /** Whether {@code r} is a warning of a performance check on a line marked as costing time by it. */
   boolean costsTime(CorpusCompiler.Report r) {
     return !r.error() && costsTime.getOrDefault((int) r.line(), List.of()).stream()
         .anyMatch(id -> r.message().startsWith("[" + id + "]"));
+  }
+
+  /** Whether {@code r} is the named check's report of another real bug on a line marked {@code // another bug: ID}. */
+  boolean otherBug(CorpusCompiler.Report r) {
+    String id = otherBugs.get((int) r.line());
+    return id != null && r.message().startsWith("[" + id + "]");
   }
 
   /** The file's name, as the figures and the baseline name it. */
