@@ -301,6 +301,24 @@ class DefaultDeviceInModelTest {
               return Tensor.cat(List.of(x.mul(w), a, b), 0);
             }
           }
+
+          static class Decoder extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x, Tensor mask) {
+              return x.mul(w).mul(mask);
+            }
+          }
+
+          static class Forecaster extends Model {
+            final Decoder decoder = new Decoder();
+
+            Tensor forward(Tensor x) {
+              Tensor pred = Tensor.zeros(2, 2); // expect: DefaultDeviceInModel
+              Tensor mask = Tensor.randn(2, 2); // expect: DefaultDeviceInModel
+              return decoder.forward(pred, mask);
+            }
+          }
         }\
         """);
   }

@@ -276,8 +276,8 @@ final class DeviceOps {
   // ------------------------------------------------------------------ model calls
 
   /**
-   * A model call: its tensor arguments against the model's device; the result is on it (unknown
-   * after a conflict). Where the model's device is not known, its arguments are not compared
+   * A model call: each of its tensor arguments against the model's device; the result is on it
+   * (unknown after a conflict). Where the model's device is not known, its arguments are not compared
    * with each other: a model may take tensors on several devices on purpose (model parallelism, CPU
    * lengths for a packed sequence).
    */
@@ -288,6 +288,7 @@ final class DeviceOps {
     // Where the model is not known, its inputs must still agree with one another: the inputs moved
     // to its device and the mask left on the CPU (model.forward(ids.to(device), mask)).
     Operand firstInput = null;
+    boolean conflicting = false;
     for (int i = 0; i < c.argumentTrees.size() && i < params.size(); i++) {
       TreePath ap = c.argumentPath(i);
       if (!ctx.types().isTensor(ctx.trees().getTypeMirror(ap))) {
@@ -312,17 +313,20 @@ final class DeviceOps {
             : null;
         Operand argument = new Operand(arg, ap, c.argumentTrees.get(i), params.get(i).getSimpleName(),
             Operand.Role.OPERAND, note);
+        // Every argument on another device is reported, not only the first (forward(xPred, xPredMask)).
         if (conflict(c.method.getSimpleName(), c.path, modelOperand, argument, true)) {
-          return Value.UNKNOWN;
-        }
-        if (!model.place().isKnown() && arg.place().isKnown() && !spreadOverDevices(c.method)) {
+          conflicting = true;
+        } else if (!model.place().isKnown() && arg.place().isKnown() && !spreadOverDevices(c.method)) {
           if (firstInput == null) {
             firstInput = argument;
-          } else if (conflict(c.method.getSimpleName(), c.path, firstInput, argument, true)) {
-            return Value.UNKNOWN;
+          } else {
+            conflicting |= conflict(c.method.getSimpleName(), c.path, firstInput, argument, true);
           }
         }
       }
+    }
+    if (conflicting) {
+      return Value.UNKNOWN;
     }
     if (c.semantics.returnDevice != null) {
       return Value.on(scope.declaredPlace(c.semantics.returnDevice, model));
