@@ -2,7 +2,6 @@ package dev.ondevice.train;
 
 import dev.ondevice.DType;
 import dev.ondevice.Device;
-import dev.ondevice.DeviceStats;
 import dev.ondevice.Tensor;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -39,10 +38,7 @@ public final class TrainingProgress {
   private final List<TrainingListener> listeners;
   private final LongSupplier nanoTime;
   private final List<EpochMetrics> history = new ArrayList<>();
-  private RunningLoss running;
-  private long samples;
-  private long syncsAtStart;
-  private long nanosAtStart;
+  private OpenEpoch open;
 
   /**
    * Progress of {@code epochs} epochs training on {@code device}, whose host synchronisations it
@@ -57,12 +53,8 @@ public final class TrainingProgress {
   }
 
   TrainingProgress(Device device, int epochs, int readEvery, List<TrainingListener> listeners, LongSupplier nanoTime) {
-    if (epochs < 1) {
-      throw new IllegalArgumentException("TrainingProgress: epochs must be at least 1, got " + epochs);
-    }
-    if (readEvery < 1) {
-      throw new IllegalArgumentException("TrainingProgress: readEvery must be at least 1, got " + readEvery);
-    }
+    requireAtLeastOne("epochs", epochs);
+    requireAtLeastOne("readEvery", readEvery);
     for (int i = 0; i < listeners.size(); i++) {
       Objects.requireNonNull(listeners.get(i), "TrainingProgress: listener " + i + " is null");
     }
@@ -80,17 +72,14 @@ public final class TrainingProgress {
    * @throws IllegalStateException if an epoch is under way, or every epoch has ended
    */
   public void startEpoch(long plannedSamples) {
-    if (running != null) {
-      throw new IllegalStateException("TrainingProgress: epoch " + epoch() + " has not ended; call endEpoch() first");
+    if (open != null) {
+      throw new IllegalStateException("TrainingProgress: epoch " + open.epoch + " has not ended; call endEpoch() first");
     }
     if (history.size() == epochs) {
       throw new IllegalStateException("TrainingProgress: all " + epochs + " epochs have ended");
     }
     EpochStart start = new EpochStart(history.size() + 1, epochs, plannedSamples);
-    running = new RunningLoss(readEvery);
-    samples = 0;
-    syncsAtStart = DeviceStats.of(device).syncs();
-    nanosAtStart = nanoTime.getAsLong();
+    open = new OpenEpoch(start.epoch(), readEvery, device, nanoTime);
     listeners.forEach(l -> l.onEpochStart(start));
   }
 
@@ -103,16 +92,12 @@ public final class TrainingProgress {
    */
   public void batchEnd(Tensor loss, long batchSize) {
     requireEpoch("batchEnd");
-    if (batchSize < 1) {
-      throw new IllegalArgumentException("TrainingProgress: batchSize must be at least 1, got " + batchSize);
-    }
+    requireAtLeastOne("batchSize", batchSize);
     if (!loss.device().resolved().equals(device)) {
       throw new IllegalArgumentException("TrainingProgress: the loss is on " + loss.device().resolved()
           + ", but the progress counts the host synchronisations of " + device);
     }
-    running.add(loss);
-    samples += batchSize;
-    BatchStats stats = new BatchStats(epoch(), running.batches(), samples, running.latest());
+    BatchStats stats = open.add(loss, batchSize);
     listeners.forEach(l -> l.onBatchEnd(stats));
   }
 
@@ -123,7 +108,7 @@ public final class TrainingProgress {
    */
   public EpochMetrics endEpoch() {
     requireBatches("endEpoch");
-    return finish(running.total().to(DType.FLOAT64).item(), OptionalDouble.empty());
+    return finish(open.loss.total().to(DType.FLOAT64).item(), OptionalDouble.empty());
   }
 
   /**
@@ -137,14 +122,12 @@ public final class TrainingProgress {
    */
   public EpochMetrics endEpoch(Tensor correct, long evaluated) {
     requireBatches("endEpoch");
-    if (evaluated < 1) {
-      throw new IllegalArgumentException("TrainingProgress: evaluated must be at least 1, got " + evaluated);
-    }
+    requireAtLeastOne("evaluated", evaluated);
     if (correct.numel() != 1) {
       throw new IllegalArgumentException("TrainingProgress: correct is a count of one element, got shape "
           + correct.shape());
     }
-    double[] read = Tensor.stack(List.of(running.total().to(DType.FLOAT64),
+    double[] read = Tensor.stack(List.of(open.loss.total().to(DType.FLOAT64),
         correct.reshape().to(DType.FLOAT64)), 0).toDoubleArray();
     if (read[1] > evaluated) {
       throw new IllegalArgumentException("TrainingProgress: " + (long) read[1] + " correct of " + evaluated
@@ -159,29 +142,29 @@ public final class TrainingProgress {
   }
 
   private EpochMetrics finish(double lossTotal, OptionalDouble accuracy) {
-    double seconds = (nanoTime.getAsLong() - nanosAtStart) / 1e9;
-    EpochMetrics metrics = new EpochMetrics(epoch(), running.batches(), samples, lossTotal / running.batches(),
-        accuracy, seconds, DeviceStats.of(device).syncs() - syncsAtStart, running.reads());
+    EpochMetrics metrics = open.end(lossTotal, accuracy);
     history.add(metrics);
-    running = null;
+    open = null;
     listeners.forEach(l -> l.onEpochEnd(metrics));
     return metrics;
   }
 
-  private int epoch() {
-    return history.size() + 1;
-  }
-
   private void requireEpoch(String call) {
-    if (running == null) {
-      throw new IllegalStateException("TrainingProgress: " + call + " outside an epoch; call startEpoch first");
+    if (open == null) {
+      throw new IllegalStateException("TrainingProgress: " + call + " outside an epoch; call startEpoch() first");
     }
   }
 
   private void requireBatches(String call) {
     requireEpoch(call);
-    if (running.batches() == 0) {
-      throw new IllegalStateException("TrainingProgress: epoch " + epoch() + " had no batch");
+    if (open.loss.batches() == 0) {
+      throw new IllegalStateException("TrainingProgress: epoch " + open.epoch + " had no batch");
+    }
+  }
+
+  private static void requireAtLeastOne(String name, long value) {
+    if (value < 1) {
+      throw new IllegalArgumentException("TrainingProgress: " + name + " must be at least 1, got " + value);
     }
   }
 }

@@ -50,9 +50,9 @@ class TrainingProgressErrorsTest {
   @Test
   void callsOutOfOrderAreRejected() {
     TrainingProgress progress = new TrainingProgress(Device.cpu(), 1, 1);
-    assertEquals("TrainingProgress: batchEnd outside an epoch; call startEpoch first",
+    assertEquals("TrainingProgress: batchEnd outside an epoch; call startEpoch() first",
         message(IllegalStateException.class, () -> progress.batchEnd(Tensor.scalar(1.0), 1)));
-    assertEquals("TrainingProgress: endEpoch outside an epoch; call startEpoch first",
+    assertEquals("TrainingProgress: endEpoch outside an epoch; call startEpoch() first",
         message(IllegalStateException.class, progress::endEpoch));
     progress.startEpoch(1);
     assertEquals("TrainingProgress: epoch 1 has not ended; call endEpoch() first",
