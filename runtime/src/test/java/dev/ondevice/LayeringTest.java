@@ -29,17 +29,18 @@ class LayeringTest {
   private static final String OPTIM = "dev.ondevice.optim";
 
   /** What each package may name, besides itself: the layers below it. */
-  private static final Map<String, Set<String>> MAY_NAME = Map.of(
-      ANNOTATIONS, Set.of(),
-      BACKEND, Set.of(),
-      CPU, Set.of(BACKEND),
-      CUDA, Set.of(BACKEND),
-      CORE, Set.of(BACKEND, ANNOTATIONS),
-      "dev.ondevice.internal.core", Set.of(CORE, BACKEND),
-      NN, Set.of(CORE, ANNOTATIONS),
-      OPTIM, Set.of(CORE, ANNOTATIONS),
-      "dev.ondevice.data", Set.of(CORE, ANNOTATIONS),
-      "dev.ondevice.io", Set.of(CORE, NN, OPTIM, ANNOTATIONS));
+  private static final Map<String, Set<String>> MAY_NAME = Map.ofEntries(
+      Map.entry(ANNOTATIONS, Set.of()),
+      Map.entry(BACKEND, Set.of()),
+      Map.entry(CPU, Set.of(BACKEND)),
+      Map.entry(CUDA, Set.of(BACKEND)),
+      Map.entry(CORE, Set.of(BACKEND, ANNOTATIONS)),
+      Map.entry("dev.ondevice.internal.core", Set.of(CORE, BACKEND)),
+      Map.entry(NN, Set.of(CORE, ANNOTATIONS)),
+      Map.entry(OPTIM, Set.of(CORE, ANNOTATIONS)),
+      Map.entry("dev.ondevice.data", Set.of(CORE, ANNOTATIONS)),
+      Map.entry("dev.ondevice.train", Set.of(CORE, ANNOTATIONS)),
+      Map.entry("dev.ondevice.io", Set.of(CORE, NN, OPTIM, ANNOTATIONS)));
 
   private static PackageGraph runtime;
 

@@ -1,5 +1,9 @@
 package dev.ondevice.samples.mnist;
 
+import dev.ondevice.train.BatchStats;
+import dev.ondevice.train.EpochMetrics;
+import dev.ondevice.train.EpochStart;
+import dev.ondevice.train.TrainingListener;
 import java.io.PrintStream;
 import java.time.temporal.ChronoUnit;
 import java.util.Locale;
@@ -12,48 +16,53 @@ import me.tongfei.progressbar.ProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBarStyle;
 
 /**
- * One epoch's progress bar, drawn by {@code me.tongfei:progressbar}: images done, their rate, the
- * time elapsed and the time left, and the running loss. In a terminal it redraws one line as wide as
- * the terminal; in a log it prints a line every {@value #LOG_INTERVAL_MILLIS} ms and the last one
- * when the epoch ends.
+ * Each epoch's progress bar, drawn by {@code me.tongfei:progressbar} as a {@link TrainingListener}:
+ * images done, their rate, the time elapsed and the time left, and the running loss as it arrives
+ * from the device. In a terminal it redraws one line as wide as the terminal; in a log it prints a
+ * line every {@value #LOG_INTERVAL_MILLIS} ms and the last one when the epoch ends, with the epoch's loss.
  */
-final class EpochProgress implements AutoCloseable {
+final class EpochProgress implements TrainingListener {
   static final int LOG_INTERVAL_MILLIS = 10_000;
   private static final int LOG_WIDTH = 120;
 
-  private final ProgressBar bar;
+  private final PrintStream out;
+  private final boolean interactive;
+  private ProgressBar bar;
 
-  /** A bar of {@code images} images; {@code interactive} when {@code out} is a terminal. */
-  EpochProgress(String title, long images, PrintStream out, boolean interactive) {
+  /** Bars drawn on {@code out}; {@code interactive} when it is a terminal. */
+  EpochProgress(PrintStream out, boolean interactive) {
+    this.out = out;
+    this.interactive = interactive;
+  }
+
+  /** Starts a bar titled {@code epoch N/M}, of the epoch's planned images. */
+  @Override
+  public void onEpochStart(EpochStart epoch) {
     ProgressBarConsumer consumer = interactive ? new ConsoleProgressBarConsumer(out)
         : new DelegatingProgressBarConsumer(new LogLines(out), LOG_WIDTH);
-    bar = new ProgressBarBuilder().setTaskName(title).setInitialMax(images).setUnit(" img", 1)
-        .setStyle(ProgressBarStyle.ASCII).showSpeed().setSpeedUnit(ChronoUnit.SECONDS)
-        .setUpdateIntervalMillis(interactive ? 250 : LOG_INTERVAL_MILLIS).setConsumer(consumer).build();
+    bar = new ProgressBarBuilder().setTaskName(String.format(Locale.ROOT, "epoch %d/%d", epoch.epoch(), epoch.epochs()))
+        .setInitialMax(epoch.plannedSamples()).setUnit(" img", 1).setStyle(ProgressBarStyle.ASCII).showSpeed()
+        .setSpeedUnit(ChronoUnit.SECONDS).setUpdateIntervalMillis(interactive ? 250 : LOG_INTERVAL_MILLIS)
+        .setConsumer(consumer).build();
   }
 
-  /** Records that {@code images} images are done; {@code meanLoss} is NaN while none is known. */
-  void update(long images, double meanLoss) {
-    bar.stepTo(images);
-    if (!Double.isNaN(meanLoss)) {
-      bar.setExtraMessage(loss(meanLoss));
-    }
+  /** Moves the bar to the images done, showing the running loss once one has arrived. */
+  @Override
+  public void onBatchEnd(BatchStats batch) {
+    bar.stepTo(batch.samples());
+    batch.runningLoss().ifPresent(loss -> bar.setExtraMessage(loss(loss)));
   }
 
-  /** Ends the bar at {@code images} images, showing the epoch's loss. */
-  void finish(long images, double epochLoss) {
-    bar.stepTo(images);
-    bar.setExtraMessage(loss(epochLoss));
-    close();
+  /** Ends the bar at the epoch's images, showing its loss. */
+  @Override
+  public void onEpochEnd(EpochMetrics metrics) {
+    bar.stepTo(metrics.samples());
+    bar.setExtraMessage(loss(metrics.meanLoss()));
+    bar.close();
   }
 
   private static String loss(double value) {
     return String.format(Locale.ROOT, " loss %.4f", value);
-  }
-
-  @Override
-  public void close() {
-    bar.close();
   }
 
   /**

@@ -18,12 +18,13 @@ import dev.ondevice.io.Checkpoint;
 import dev.ondevice.nn.CrossEntropyLoss;
 import dev.ondevice.nn.Layer;
 import dev.ondevice.optim.Sgd;
+import dev.ondevice.train.EpochMetrics;
+import dev.ondevice.train.TrainingProgress;
 import java.io.Console;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import picocli.CommandLine;
@@ -32,7 +33,8 @@ import picocli.CommandLine;
  * Trains an MLP or a CNN on MNIST, device-agnostic and written the way the device rules say: the
  * model created on its device, every batch's inputs and targets moved (non-blocking, from pinned
  * memory, when the device is a GPU), the loss accumulated on the device and read once per epoch
- * together with the test accuracy. Ends with the test accuracy, a checkpoint and a PNG plot.
+ * together with the test accuracy, by the library's {@link TrainingProgress}, whose listeners are the
+ * progress bar, the epoch's line and the plot. Ends with the test accuracy, a checkpoint and a PNG plot.
  *
  * <pre>
  * mvn -q -pl samples -am compile exec:java                                   # MLP, bundled subset
@@ -41,6 +43,9 @@ import picocli.CommandLine;
  * </pre>
  */
 public final class MnistTrainer {
+  /** The progress bar's running loss is read every this many batches (without waiting, on a GPU). */
+  static final int READ_LOSS_EVERY = 5;
+
   private MnistTrainer() {}
 
   /**
@@ -104,8 +109,8 @@ public final class MnistTrainer {
     return Path.of("samples", "data", "mnist-subset");
   }
 
-  /** Trains as {@code options} say, printing progress to {@code out}; returns the epochs' results. */
-  static List<EpochResult> train(TrainingOptions options, PrintStream out, boolean interactive) throws IOException {
+  /** Trains as {@code options} say, printing progress to {@code out}; returns the epochs' metrics. */
+  static List<EpochMetrics> train(TrainingOptions options, PrintStream out, boolean interactive) throws IOException {
     Device device = options.device;
     Generator.manualSeed(options.seed);
     TensorDataset trainSet = Mnist.load(options.data, true);
@@ -120,18 +125,14 @@ public final class MnistTrainer {
     String name = options.model.name().toLowerCase(Locale.ROOT);
     printHeader(out, options, model, trainSet.size(), testSet.size());
 
-    List<EpochResult> results = new ArrayList<>();
+    LossAccuracyPlot plot = new LossAccuracyPlot();
+    TrainingProgress progress = new TrainingProgress(device, options.epochs, READ_LOSS_EVERY,
+        new EpochProgress(out, interactive), new EpochLine(out, device), plot);
+    int planned = Math.min(trainLoader.numBatches(), options.maxBatches);
     for (int epoch = 1; epoch <= options.epochs; epoch++) {
-      long syncsBefore = DeviceStats.of(device).syncs();
-      long start = System.nanoTime();
-      int planned = Math.min(trainLoader.numBatches(), options.maxBatches);
-      RunningLoss runningLoss = new RunningLoss();
-      EpochProgress bar = new EpochProgress(String.format(Locale.ROOT, "epoch %d/%d", epoch, options.epochs),
-          Math.min((long) planned * options.batchSize, trainSet.size()), out, interactive);
+      progress.startEpoch(Math.min((long) planned * options.batchSize, trainSet.size()));
       model.train();
-      Tensor lossTotal = Tensor.zeros(Shape.scalar(), device);
       int batches = 0;
-      long images = 0;
       for (Batch batch : trainLoader) {
         Tensor xb = batch.inputs().to(device, pinned);
         Tensor yb = batch.targets().to(device, pinned);
@@ -139,36 +140,25 @@ public final class MnistTrainer {
         optimizer.zeroGrad();
         loss.backward();
         optimizer.step();
-        lossTotal = lossTotal.add(loss.detach());
-        batches++;
-        images += xb.size(0);
-        bar.update(images, runningLoss.update(batches, lossTotal));
-        if (batches == planned) {
+        progress.batchEnd(loss, xb.size(0));
+        if (++batches == planned) {
           break;
         }
       }
-      Tensor correct = evaluate(model, testLoader, device, pinned);
-      double[] totals = Tensor.stack(List.of(lossTotal, correct.to(DType.FLOAT32)), 0).toDoubleArray();
-      double seconds = (System.nanoTime() - start) / 1e9;
-      EpochResult r = new EpochResult(epoch, totals[0] / batches, totals[1] / testSet.size(),
-          images / seconds, DeviceStats.of(device).syncs() - syncsBefore, runningLoss.readsOnTheDevice());
-      results.add(r);
-      bar.finish(images, r.loss);
-      out.printf(Locale.ROOT, "epoch %d: loss %.4f, test accuracy %.2f%%, %.1f s, %s%n", epoch, r.loss,
-          100 * r.accuracy, seconds, r.describeSyncs(device));
+      progress.endEpoch(evaluate(model, testLoader, device, pinned), testSet.size());
     }
     Files.createDirectories(options.out);
     Path checkpoint = options.out.resolve("mnist-" + name + ".safetensors");
     long syncsBeforeSaving = DeviceStats.of(device).syncs();
     Checkpoint.save(checkpoint, model, optimizer);
     long savingSyncs = DeviceStats.of(device).syncs() - syncsBeforeSaving;
-    Path plot = options.out.resolve("mnist-" + name + ".png");
-    LossAccuracyPlot.write(plot, "MNIST " + name.toUpperCase(Locale.ROOT) + " on " + device.describe(), results);
-    EpochResult last = results.get(results.size() - 1);
+    Path plotFile = options.out.resolve("mnist-" + name + ".png");
+    plot.write(plotFile, "MNIST " + name.toUpperCase(Locale.ROOT) + " on " + device.describe());
+    List<EpochMetrics> epochs = progress.history();
     out.printf(Locale.ROOT, "test accuracy %.2f%%%ncheckpoint %s (%d %s to save it)%nplot %s%nthe whole run: %s%n",
-        100 * last.accuracy, checkpoint, savingSyncs, device.isCpu() ? "host reads" : "host syncs", plot,
-        DeviceStats.of(device));
-    return results;
+        100 * epochs.get(epochs.size() - 1).accuracy().orElseThrow(), checkpoint, savingSyncs,
+        device.isCpu() ? "host reads" : "host syncs", plotFile, DeviceStats.of(device));
+    return epochs;
   }
 
   /** The number of test images classified correctly, as a 0-dim int64 tensor on the device (no sync). */

@@ -4,10 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
+import dev.ondevice.train.EpochMetrics;
 import java.awt.image.BufferedImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.OptionalDouble;
 import java.util.stream.Stream;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
@@ -15,14 +17,19 @@ import org.junit.jupiter.api.io.TempDir;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYSeries;
 
-/** The chart: the loss on the left axis, the accuracy in percent on the right one, saved as a PNG. */
+/** The chart, a training listener fed three epochs: the loss on the left axis, the accuracy in percent on the right one, saved as a PNG. */
 class LossAccuracyPlotTest {
-  private static final List<EpochResult> RESULTS = List.of(new EpochResult(1, 0.52, 0.901, 1000, 1, 0),
-      new EpochResult(2, 0.31, 0.932, 1000, 1, 0), new EpochResult(3, 0.24, 0.947, 1000, 1, 0));
+  private static LossAccuracyPlot plotOfThreeEpochs() {
+    LossAccuracyPlot plot = new LossAccuracyPlot();
+    plot.onEpochEnd(new EpochMetrics(1, 47, 6000, 0.52, OptionalDouble.of(0.901), 2.0, 1, 0));
+    plot.onEpochEnd(new EpochMetrics(2, 47, 6000, 0.31, OptionalDouble.of(0.932), 2.0, 1, 0));
+    plot.onEpochEnd(new EpochMetrics(3, 47, 6000, 0.24, OptionalDouble.of(0.947), 2.0, 1, 0));
+    return plot;
+  }
 
   @Test
   void theLossIsOnTheLeftAxisAndTheAccuracyInPercentOnTheRight() {
-    XYChart chart = LossAccuracyPlot.chart("MNIST MLP on cpu", RESULTS);
+    XYChart chart = plotOfThreeEpochs().chart("MNIST MLP on cpu");
     XYSeries loss = chart.getSeriesMap().get("training loss");
     XYSeries accuracy = chart.getSeriesMap().get("test accuracy (%)");
     assertArrayEquals(new double[] {1, 2, 3}, loss.getXData());
@@ -36,7 +43,7 @@ class LossAccuracyPlotTest {
   @Test
   void writesAPngOfTheChartsSize(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("plots").resolve("mnist-mlp.png");
-    LossAccuracyPlot.write(file, "MNIST MLP on cpu", RESULTS);
+    plotOfThreeEpochs().write(file, "MNIST MLP on cpu");
     BufferedImage image = ImageIO.read(file.toFile());
     assertNotNull(image, "a PNG");
     assertEquals(LossAccuracyPlot.WIDTH, image.getWidth());

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ondevice.Cuda;
+import dev.ondevice.train.EpochMetrics;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -28,13 +29,14 @@ class MnistTrainerCudaTest {
     TrainingOptions options = TrainingOptions.parse(new String[] {"--device", "cuda:0", "--epochs", "2",
         "--max-batches", "10", "--out", out.toString()}, MnistTrainer.defaultData());
     ByteArrayOutputStream log = new ByteArrayOutputStream();
-    List<EpochResult> results = MnistTrainer.train(options, new PrintStream(log, true, StandardCharsets.UTF_8), false);
+    List<EpochMetrics> results = MnistTrainer.train(options, new PrintStream(log, true, StandardCharsets.UTF_8), false);
 
     assertEquals(2, results.size());
-    for (EpochResult r : results) {
-      assertEquals(1, r.hostSyncs, "host syncs in epoch " + r.epoch);
+    for (EpochMetrics r : results) {
+      assertEquals(1, r.hostSyncs(), "host syncs in epoch " + r.epoch());
     }
-    assertTrue(results.get(1).loss < results.get(0).loss, results.get(0).loss + " -> " + results.get(1).loss);
+    assertTrue(results.get(1).meanLoss() < results.get(0).meanLoss(),
+        results.get(0).meanLoss() + " -> " + results.get(1).meanLoss());
     assertTrue(Files.size(out.resolve("mnist-mlp.safetensors")) > 2_000_000, "the checkpoint holds 535,818 floats");
   }
 }
