@@ -1,5 +1,6 @@
 package dev.ondevice;
 
+import dev.ondevice.nn.AvgPool2d;
 import dev.ondevice.nn.BatchNorm1d;
 import dev.ondevice.nn.BatchNorm2d;
 import dev.ondevice.nn.BceWithLogitsLoss;
@@ -9,6 +10,7 @@ import dev.ondevice.nn.Embedding;
 import dev.ondevice.nn.GELU;
 import dev.ondevice.nn.LayerNorm;
 import dev.ondevice.nn.LeakyReLU;
+import dev.ondevice.nn.MaxPool2d;
 import dev.ondevice.nn.MseLoss;
 import dev.ondevice.nn.NllLoss;
 import dev.ondevice.nn.Reduction;
@@ -77,6 +79,15 @@ class LayerGradientTest {
 
   @ParameterizedTest
   @MethodSource(DEVICES)
+  @SuppressWarnings("ModelNotMoved") // pooling layers have no state to move
+  void poolingLayersWithRespectToTheirInput(Device device) {
+    GradCheck.check("MaxPool2d", new MaxPool2d(3, 2, 1)::forward, GradCheck.distinct(rng, device, 2, 5, 5));
+    GradCheck.check("AvgPool2d", new AvgPool2d(3, 2, 1)::forward, randn(device, 2, 5, 6));
+    GradCheck.check("AvgPool2d default stride", new AvgPool2d(2)::forward, randn(device, 1, 2, 4, 6));
+  }
+
+  @ParameterizedTest
+  @MethodSource(DEVICES)
   void erfAndGelu(Device device) {
     GradCheck.check("erf", Tensor::erf, GradCheck.uniform(rng, -3, 3, device, 12));
     GradCheck.check("GELU", new GELU()::forward, GradCheck.uniform(rng, -4, 4, device, 3, 5));
@@ -98,6 +109,15 @@ class LayerGradientTest {
     GradCheck.check("BatchNorm2d eval", bn::forward, randn(device, 2, 3, 2, 3));
     BatchNorm1d bn1 = new BatchNorm1d(4, device);
     GradCheck.check("BatchNorm1d train", bn1::forward, randn(device, 5, 4));
+  }
+
+  @ParameterizedTest
+  @MethodSource(DEVICES)
+  void batchNorm1dOfSequencesInTrainingAndEvaluationMode(Device device) {
+    BatchNorm1d bn = new BatchNorm1d(4, device);
+    GradCheck.check("BatchNorm1d train [N, C, L]", bn::forward, randn(device, 2, 4, 3));
+    bn.eval();
+    GradCheck.check("BatchNorm1d eval [N, C, L]", bn::forward, randn(device, 2, 4, 3));
   }
 
   @ParameterizedTest

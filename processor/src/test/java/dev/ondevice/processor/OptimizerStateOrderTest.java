@@ -20,7 +20,7 @@ class OptimizerStateOrderTest {
             List<dev.ondevice.Parameter> parameters() { return List.of(w); }
           }
 
-          void beforeTheMove(Object saved, Device device) {
+          void beforeTheMove(dev.ondevice.optim.OptimizerState saved, Device device) {
             Net model = new Net();
             Sgd optimizer = new Sgd(model.parameters(), 0.1);
             optimizer.loadStateDict(saved); // expect: OptimizerStateLeftBehind
@@ -28,7 +28,7 @@ class OptimizerStateOrderTest {
             optimizer.step();
           }
 
-          void afterTheMove(Object saved, Device device) {
+          void afterTheMove(dev.ondevice.optim.OptimizerState saved, Device device) {
             Net model = new Net();
             model.toDevice(device);
             Sgd optimizer = new Sgd(model.parameters(), 0.1);
@@ -36,7 +36,7 @@ class OptimizerStateOrderTest {
             optimizer.step();
           }
 
-          void followed(Object saved, Device device) {
+          void followed(dev.ondevice.optim.OptimizerState saved, Device device) {
             Net model = new Net();
             Sgd optimizer = new Sgd(model.parameters(), 0.1);
             optimizer.loadStateDict(saved);
@@ -45,7 +45,7 @@ class OptimizerStateOrderTest {
             optimizer.step();
           }
 
-          void otherModelMoves(Object saved, Device device) {
+          void otherModelMoves(dev.ondevice.optim.OptimizerState saved, Device device) {
             Net model = new Net();
             Net other = new Net();
             Sgd optimizer = new Sgd(model.parameters(), 0.1);

@@ -18,7 +18,8 @@ final class Sources {
     "dev/ondevice/Tensor.java", "dev/ondevice/Shape.java", "dev/ondevice/Parameter.java", "dev/ondevice/Device.java",
     "dev/ondevice/Cuda.java", "dev/ondevice/Loader.java", "dev/ondevice/Loss.java",
     "dev/ondevice/nn/Model.java", "dev/ondevice/nn/ModelCode.java", "dev/ondevice/nn/StateVisitor.java",
-    "dev/ondevice/optim/Optimizer.java", "dev/ondevice/optim/Sgd.java"
+    "dev/ondevice/optim/Optimizer.java", "dev/ondevice/optim/OptimizerState.java", "dev/ondevice/optim/Sgd.java",
+    "dev/ondevice/io/Checkpoint.java", "dev/ondevice/io/MapLocation.java"
   };
 
   private Sources() {}

@@ -10,7 +10,4 @@ public final class Cuda {
   public static boolean isAvailable() {
     return false;
   }
-
-  /** Stands for the runtime's Checkpoint.restore: copies values into the model where it is. */
-  public static void restore(@dev.ondevice.annotations.KeepsDevice dev.ondevice.nn.Model model) {}
 }

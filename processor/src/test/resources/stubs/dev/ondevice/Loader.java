@@ -1,17 +1,20 @@
 package dev.ondevice;
 
 import dev.ondevice.annotations.BatchSource;
+import dev.ondevice.annotations.OnDevice;
 import java.util.Iterator;
 
 /** Stub of a data loader: iterating it is a batch loop. */
 @BatchSource
 public class Loader implements Iterable<Loader.Batch> {
-  /** Stub of a batch. */
+  /** Stub of a batch, as the runtime's Batch: its tensors are on the CPU. */
   public static class Batch {
+    @OnDevice("cpu")
     public Tensor inputs() {
       return null;
     }
 
+    @OnDevice("cpu")
     public Tensor targets() {
       return null;
     }

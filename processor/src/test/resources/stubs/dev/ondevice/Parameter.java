@@ -2,7 +2,5 @@ package dev.ondevice;
 
 /** Stub of the runtime's Parameter. */
 public class Parameter extends Tensor {
-  public Parameter() {}
-
   public Parameter(Tensor data) {}
 }

@@ -7,11 +7,7 @@ import dev.ondevice.Tensor;
  * Average pooling over square windows: PyTorch's {@code nn.AvgPool2d} (stride defaults to the kernel
  * size; floor rounding; padding zeros count in the mean). See {@link Pooling#avgPool2d}.
  */
-public class AvgPool2d extends Layer {
-  private final int kernel;
-  private final int stride;
-  private final int padding;
-
+public class AvgPool2d extends Pool2d {
   /** Non-overlapping windows: stride {@code kernel}, no padding. */
   public AvgPool2d(int kernel) {
     this(kernel, kernel, 0);
@@ -24,23 +20,12 @@ public class AvgPool2d extends Layer {
    *     negative or more than half the kernel
    */
   public AvgPool2d(int kernel, int stride, int padding) {
-    if (kernel < 1 || stride < 1 || padding < 0 || 2 * padding > kernel) {
-      throw new IllegalArgumentException("AvgPool2d: kernel and stride must be positive and padding between 0 and half"
-          + " the kernel, got kernel=" + kernel + ", stride=" + stride + ", padding=" + padding);
-    }
-    this.kernel = kernel;
-    this.stride = stride;
-    this.padding = padding;
+    super("AvgPool2d", kernel, stride, padding);
   }
 
   /** The window means of {@code x} ({@code [N, C, H, W]} or {@code [C, H, W]}). */
   @Override
   public Tensor forward(Tensor x) {
     return Pooling.avgPool2d(x, kernel, stride, padding);
-  }
-
-  @Override
-  protected String describe() {
-    return "kernel_size=" + kernel + ", stride=" + stride + ", padding=" + padding;
   }
 }

@@ -29,16 +29,27 @@ public abstract class BatchNorm extends Layer {
   @Buffer Tensor runningVar;
   @Buffer Tensor numBatchesTracked;
   private final String name;
+  private final int minRank;
+  private final int maxRank;
+  private final String ranks;
   private final int numFeatures;
   private final double eps;
   private final double momentum;
 
-  BatchNorm(String name, int numFeatures, double eps, double momentum, boolean affine, Device device) {
+  /**
+   * A layer named {@code name} for inputs of {@code minRank} to {@code maxRank} dimensions, which
+   * {@code ranks} describes in messages.
+   */
+  BatchNorm(String name, int minRank, int maxRank, String ranks, int numFeatures, double eps, double momentum,
+      boolean affine, Device device) {
     if (numFeatures <= 0 || !(eps > 0) || !(momentum >= 0 && momentum <= 1)) {
       throw new IllegalArgumentException(name + ": numFeatures must be positive, eps positive and momentum in"
           + " [0, 1], got numFeatures=" + numFeatures + ", eps=" + eps + ", momentum=" + momentum);
     }
     this.name = name;
+    this.minRank = minRank;
+    this.maxRank = maxRank;
+    this.ranks = ranks;
     this.numFeatures = numFeatures;
     this.eps = eps;
     this.momentum = momentum;
@@ -48,12 +59,6 @@ public abstract class BatchNorm extends Layer {
     this.runningVar = Tensor.ones(Shape.of(numFeatures), device);
     this.numBatchesTracked = Tensor.zeros(Shape.scalar(), DType.INT64, device);
   }
-
-  /** Whether inputs of {@code rank} dimensions are accepted. */
-  abstract boolean acceptsRank(int rank);
-
-  /** The input ranks accepted, for messages. */
-  abstract String ranks();
 
   /** The scale per channel, shape {@code [C]}, or null without affine parameters. */
   public Parameter weight() {
@@ -89,8 +94,8 @@ public abstract class BatchNorm extends Layer {
    */
   @Override
   public Tensor forward(Tensor x) {
-    if (!acceptsRank(x.dim())) {
-      throw new IllegalArgumentException(name + ": expected a " + ranks() + " input, got shape " + x.shape());
+    if (x.dim() < minRank || x.dim() > maxRank) {
+      throw new IllegalArgumentException(name + ": expected a " + ranks + " input, got shape " + x.shape());
     }
     if (x.size(1) != numFeatures) {
       throw new IllegalArgumentException(name + ": expected " + numFeatures + " channels (dimension 1), got an"

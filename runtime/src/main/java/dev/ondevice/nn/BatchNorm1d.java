@@ -25,16 +25,6 @@ public class BatchNorm1d extends BatchNorm {
    * @param affine whether to learn a per-channel weight and bias
    */
   public BatchNorm1d(int numFeatures, double eps, double momentum, boolean affine, Device device) {
-    super("BatchNorm1d", numFeatures, eps, momentum, affine, device);
-  }
-
-  @Override
-  boolean acceptsRank(int rank) {
-    return rank == 2 || rank == 3;
-  }
-
-  @Override
-  String ranks() {
-    return "2-d [N, C] or 3-d [N, C, L]";
+    super("BatchNorm1d", 2, 3, "2-d [N, C] or 3-d [N, C, L]", numFeatures, eps, momentum, affine, device);
   }
 }

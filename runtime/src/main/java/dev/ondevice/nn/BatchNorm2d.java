@@ -25,16 +25,6 @@ public class BatchNorm2d extends BatchNorm {
    * @param affine whether to learn a per-channel weight and bias
    */
   public BatchNorm2d(int numFeatures, double eps, double momentum, boolean affine, Device device) {
-    super("BatchNorm2d", numFeatures, eps, momentum, affine, device);
-  }
-
-  @Override
-  boolean acceptsRank(int rank) {
-    return rank == 4;
-  }
-
-  @Override
-  String ranks() {
-    return "4-d [N, C, H, W]";
+    super("BatchNorm2d", 4, 4, "4-d [N, C, H, W]", numFeatures, eps, momentum, affine, device);
   }
 }

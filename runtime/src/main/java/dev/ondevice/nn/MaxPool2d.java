@@ -7,11 +7,7 @@ import dev.ondevice.Tensor;
  * Max pooling over square windows: PyTorch's {@code nn.MaxPool2d} (stride defaults to the kernel
  * size; no dilation, floor rounding, no indices returned). See {@link Pooling#maxPool2d}.
  */
-public class MaxPool2d extends Layer {
-  private final int kernel;
-  private final int stride;
-  private final int padding;
-
+public class MaxPool2d extends Pool2d {
   /** Non-overlapping windows: stride {@code kernel}, no padding. */
   public MaxPool2d(int kernel) {
     this(kernel, kernel, 0);
@@ -24,23 +20,12 @@ public class MaxPool2d extends Layer {
    *     negative or more than half the kernel
    */
   public MaxPool2d(int kernel, int stride, int padding) {
-    if (kernel < 1 || stride < 1 || padding < 0 || 2 * padding > kernel) {
-      throw new IllegalArgumentException("MaxPool2d: kernel and stride must be positive and padding between 0 and half"
-          + " the kernel, got kernel=" + kernel + ", stride=" + stride + ", padding=" + padding);
-    }
-    this.kernel = kernel;
-    this.stride = stride;
-    this.padding = padding;
+    super("MaxPool2d", kernel, stride, padding);
   }
 
   /** The window maxima of {@code x} ({@code [N, C, H, W]} or {@code [C, H, W]}). */
   @Override
   public Tensor forward(Tensor x) {
     return Pooling.maxPool2d(x, kernel, stride, padding);
-  }
-
-  @Override
-  protected String describe() {
-    return "kernel_size=" + kernel + ", stride=" + stride + ", padding=" + padding;
   }
 }

@@ -1,12 +1,7 @@
 package dev.ondevice.optim;
 
 import dev.ondevice.Parameter;
-import dev.ondevice.Tensor;
-import dev.ondevice.OptimizerSteps.AdamStep;
 import java.util.Collection;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.Set;
 
 /**
  * AdamW, Adam with decoupled weight decay (Loshchilov and Hutter), optionally with AMSGrad:
@@ -31,15 +26,7 @@ import java.util.Set;
  *
  * <p>The update runs on each parameter's device, in place, and never waits for the device.
  */
-public final class AdamW extends Optimizer {
-  private static final String NAME = "AdamW";
-
-  private double beta1 = 0.9;
-  private double beta2 = 0.999;
-  private double eps = 1e-8;
-  private double weightDecay = 1e-2;
-  private boolean amsgrad;
-
+public final class AdamW extends AdamBase<AdamW> {
   /**
    * AdamW with PyTorch's defaults: learning rate 1e-3, betas (0.9, 0.999), eps 1e-8, weight decay
    * 1e-2, no AMSGrad.
@@ -57,7 +44,7 @@ public final class AdamW extends Optimizer {
    *     learning rate
    */
   public AdamW(Collection<Parameter> parameters, double learningRate) {
-    super(parameters, learningRate);
+    this(parameters, learningRate, 0.9, 0.999, 1e-8, 1e-2, false);
   }
 
   /**
@@ -68,112 +55,6 @@ public final class AdamW extends Optimizer {
    */
   public AdamW(Collection<Parameter> parameters, double learningRate, double beta1, double beta2, double eps,
       double weightDecay, boolean amsgrad) {
-    super(parameters, learningRate);
-    configure(beta1, beta2, eps, weightDecay, amsgrad);
-  }
-
-  /** The decay rate {@code β1} of the first moment estimate. */
-  public double beta1() {
-    return beta1;
-  }
-
-  /** The decay rate {@code β2} of the second moment estimate. */
-  public double beta2() {
-    return beta2;
-  }
-
-  /**
-   * Sets the betas; returns this.
-   *
-   * @throws IllegalArgumentException for a beta outside {@code [0, 1)}
-   */
-  public AdamW betas(double beta1, double beta2) {
-    configure(beta1, beta2, eps, weightDecay, amsgrad);
-    return this;
-  }
-
-  /** The term {@code ε} added to the denominator. */
-  public double eps() {
-    return eps;
-  }
-
-  /**
-   * Sets {@code ε}; returns this.
-   *
-   * @throws IllegalArgumentException if negative
-   */
-  public AdamW eps(double eps) {
-    configure(beta1, beta2, eps, weightDecay, amsgrad);
-    return this;
-  }
-
-  /** The decoupled weight decay {@code λ}: each step scales the parameter by {@code 1 − γ λ}. */
-  public double weightDecay() {
-    return weightDecay;
-  }
-
-  /**
-   * Sets the weight decay; returns this.
-   *
-   * @throws IllegalArgumentException if negative
-   */
-  public AdamW weightDecay(double weightDecay) {
-    configure(beta1, beta2, eps, weightDecay, amsgrad);
-    return this;
-  }
-
-  /** Whether AMSGrad is on. */
-  public boolean amsgrad() {
-    return amsgrad;
-  }
-
-  /** Switches AMSGrad on or off; returns this. */
-  public AdamW amsgrad(boolean amsgrad) {
-    configure(beta1, beta2, eps, weightDecay, amsgrad);
-    return this;
-  }
-
-  private void configure(double beta1, double beta2, double eps, double weightDecay, boolean amsgrad) {
-    HyperParameters.belowOne(NAME, "beta1", beta1);
-    HyperParameters.belowOne(NAME, "beta2", beta2);
-    HyperParameters.nonNegative(NAME, "eps", eps);
-    HyperParameters.nonNegative(NAME, "weight decay", weightDecay);
-    this.beta1 = beta1;
-    this.beta2 = beta2;
-    this.eps = eps;
-    this.weightDecay = weightDecay;
-    this.amsgrad = amsgrad;
-  }
-
-  /** One AdamW step of {@code p}: the decay, then Adam's update without weight decay, in one fused pass. */
-  @Override
-  protected void update(Parameter p, Tensor grad, Map<String, Tensor> state, long step) {
-    AdamUpdate.apply(p, grad, state, new AdamStep(learningRate(), beta1, beta2, eps, weightDecay, true, amsgrad,
-        step));
-  }
-
-  /** The moments, and their running maximum with AMSGrad. */
-  @Override
-  protected Set<String> stateNames() {
-    return amsgrad ? Set.of(Adam.EXP_AVG, Adam.EXP_AVG_SQ, Adam.MAX_EXP_AVG_SQ) : Set.of(Adam.EXP_AVG, Adam.EXP_AVG_SQ);
-  }
-
-  /** {@code betas} (as {@code 0.9,0.999}), {@code eps}, {@code weight_decay} and {@code amsgrad}. */
-  @Override
-  protected Map<String, String> hyperParameters() {
-    Map<String, String> out = new LinkedHashMap<>();
-    out.put("betas", HyperParameters.pair(beta1, beta2));
-    out.put("eps", Double.toString(eps));
-    out.put("weight_decay", Double.toString(weightDecay));
-    out.put("amsgrad", Boolean.toString(amsgrad));
-    return out;
-  }
-
-  /** Restores the values of {@link #hyperParameters()}, checked together before any is set. */
-  @Override
-  protected void setHyperParameters(Map<String, String> values) {
-    double[] betas = HyperParameters.pair(values, NAME, "betas");
-    configure(betas[0], betas[1], HyperParameters.number(values, NAME, "eps"),
-        HyperParameters.number(values, NAME, "weight_decay"), HyperParameters.flag(values, NAME, "amsgrad"));
+    super(parameters, learningRate, beta1, beta2, eps, weightDecay, amsgrad, true);
   }
 }

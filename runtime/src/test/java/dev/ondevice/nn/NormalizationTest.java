@@ -175,6 +175,20 @@ class NormalizationTest {
         norm.getMessage());
   }
 
+  @Test
+  void eachBatchNormAcceptsItsOwnRanksOnly() {
+    String oneD = "BatchNorm1d: expected a 2-d [N, C] or 3-d [N, C, L] input, got shape ";
+    for (Shape shape : List.of(Shape.of(3), Shape.of(2, 3, 2, 2))) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> new BatchNorm1d(3).forward(Tensor.zeros(shape, Device.cpu())));
+      assertEquals(oneD + shape, e.getMessage());
+    }
+    IllegalArgumentException fiveD = assertThrows(IllegalArgumentException.class,
+        () -> new BatchNorm2d(3).forward(Tensor.zeros(Shape.of(2, 3, 2, 2, 2), Device.cpu())));
+    assertEquals("BatchNorm2d: expected a 4-d [N, C, H, W] input, got shape [2, 3, 2, 2, 2]", fiveD.getMessage());
+    assertEquals(Shape.of(2, 3, 4), new BatchNorm1d(3).forward(Tensor.randn(Shape.of(2, 3, 4), Device.cpu())).shape());
+  }
+
   @ParameterizedTest
   @MethodSource(DEVICES)
   void layerNormNormalisesTheTrailingDimensionsTheSameInTrainAndEval(Device device) {

@@ -133,4 +133,16 @@ class PoolingTest {
     assertEquals("maxPool2d: the input of shape [1, 1, 2, 5] (padded to 2x5) is smaller than the 3x3 kernel",
         small.getMessage());
   }
+
+  @Test
+  void bothLayersDescribeAndCheckTheirWindowAlikeUnderTheirOwnNames() {
+    assertEquals("MaxPool2d(kernel_size=3, stride=2, padding=1)", new MaxPool2d(3, 2, 1).toString());
+    assertEquals("AvgPool2d(kernel_size=2, stride=2, padding=0)", new AvgPool2d(2).toString());
+    IllegalArgumentException stride = assertThrows(IllegalArgumentException.class, () -> new AvgPool2d(3, 0, 1));
+    assertEquals("AvgPool2d: kernel and stride must be positive and padding between 0 and half the kernel, got"
+        + " kernel=3, stride=0, padding=1", stride.getMessage());
+    IllegalArgumentException padding = assertThrows(IllegalArgumentException.class, () -> new MaxPool2d(3, 1, -1));
+    assertEquals("MaxPool2d: kernel and stride must be positive and padding between 0 and half the kernel, got"
+        + " kernel=3, stride=1, padding=-1", padding.getMessage());
+  }
 }

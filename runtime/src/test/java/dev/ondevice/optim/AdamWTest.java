@@ -12,9 +12,11 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ondevice.DType;
+import dev.ondevice.OptimizerSteps.AdamStep;
 import dev.ondevice.Device;
 import dev.ondevice.Parameter;
 import dev.ondevice.Tensor;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -125,5 +127,65 @@ class AdamWTest {
         "-0.01");
     message(IllegalArgumentException.class, () -> new AdamW(ps, 1e-3, 0.9, 0.999, 1e-8, -1, true), "AdamW",
         "weight decay");
+  }
+
+  /**
+   * One step from θ = 1 with g = 0.5, lr 0.1, λ 0.5, worked by hand. Adam: g = 0.5 + 0.5·1 = 1,
+   * m = 0.1, v = 0.001, so m̂ = v̂ = 1 and θ = 1 − 0.1/(1 + 1e-8) = 0.900000001. AdamW: θ = 1·(1 −
+   * 0.1·0.5) = 0.95, m = 0.05, v = 0.00025, m̂ = 0.5, √v̂ = 0.5, θ = 0.95 − 0.1·0.5/(0.5 + 1e-8) =
+   * 0.850000002.
+   */
+  @ParameterizedTest
+  @MethodSource("devices")
+  void oneStepOfEachMatchesTheHandComputedValue(Device device) {
+    Parameter a = parameter(new double[] {1}, device);
+    Parameter b = parameter(new double[] {1}, device);
+    Adam adam = new Adam(List.of(a), 0.1).weightDecay(0.5);
+    AdamW adamW = new AdamW(List.of(b), 0.1).weightDecay(0.5);
+    setGrad(a, new double[] {0.5});
+    setGrad(b, new double[] {0.5});
+    adam.step();
+    adamW.step();
+    assertClose(new double[] {0.900000001}, a.toDoubleArray(), 1e-15, "Adam, L2 decay");
+    assertClose(new double[] {0.850000002}, b.toDoubleArray(), 1e-15, "AdamW, decoupled decay");
+    assertClose(new double[] {0.05}, adamW.state(0).get(Adam.EXP_AVG).toDoubleArray(), 1e-16, "AdamW's m");
+    assertClose(new double[] {0.00025}, adamW.state(0).get(Adam.EXP_AVG_SQ).toDoubleArray(), 1e-18, "AdamW's v");
+  }
+
+  @Test
+  void theBackendsGetTheSameFusedStepRecordsAsBefore() {
+    List<Parameter> ps = List.of(parameter(THETA, Device.cpu()));
+    assertEquals(new AdamStep(0.1, 0.8, 0.9, 1e-6, 0.25, false, true, 3),
+        new Adam(ps, 0.1, 0.8, 0.9, 1e-6, 0.25, true).stepAt(3));
+    assertEquals(new AdamStep(0.1, 0.8, 0.9, 1e-6, 0.25, true, true, 3),
+        new AdamW(ps, 0.1, 0.8, 0.9, 1e-6, 0.25, true).stepAt(3));
+    assertEquals(new AdamStep(1e-3, 0.9, 0.999, 1e-8, 0, false, false, 1), new Adam(ps).stepAt(1));
+    assertEquals(new AdamStep(1e-3, 0.9, 0.999, 1e-8, 1e-2, true, false, 1), new AdamW(ps).stepAt(1));
+    AdamW tuned = new AdamW(ps).betas(0.5, 0.6).eps(1e-4).weightDecay(0).amsgrad(true);
+    tuned.setLearningRate(0.2);
+    assertEquals(new AdamStep(0.2, 0.5, 0.6, 1e-4, 0, true, true, 7), tuned.stepAt(7));
+  }
+
+  @Test
+  void bothStateDictsNameTensorsAndHyperParametersAsBefore() {
+    for (boolean decoupled : new boolean[] {false, true}) {
+      Parameter p = parameter(THETA, Device.cpu());
+      Optimizer optimizer = decoupled ? new AdamW(List.of(p), 0.05, 0.8, 0.9, 1e-6, 0.3, true)
+          : new Adam(List.of(p), 0.05, 0.8, 0.9, 1e-6, 0.3, true);
+      setGrad(p, GRADS[0]);
+      optimizer.step();
+      OptimizerState saved = optimizer.stateDict();
+      assertEquals(List.of("state.0.exp_avg", "state.0.exp_avg_sq", "state.0.max_exp_avg_sq"),
+          List.copyOf(saved.tensors().keySet()));
+      Map<String, String> expected = new LinkedHashMap<>();
+      expected.put("type", decoupled ? "AdamW" : "Adam");
+      expected.put("lr", "0.05");
+      expected.put("betas", "0.8,0.9");
+      expected.put("eps", "1.0E-6");
+      expected.put("weight_decay", "0.3");
+      expected.put("amsgrad", "true");
+      expected.put("state.0.steps", "1");
+      assertEquals(expected, saved.metadata());
+    }
   }
 }

@@ -2,7 +2,7 @@ package dev.ondevice.optim;
 
 /** Stub of the runtime's Optimizer. */
 public abstract class Optimizer {
-  public void loadStateDict(Object saved) {}
+  public void loadStateDict(OptimizerState saved) {}
 
   public void followParameters() {}
 

@@ -1,0 +1,13 @@
+package dev.ondevice.io;
+
+import dev.ondevice.annotations.KeepsDevice;
+import dev.ondevice.nn.Model;
+import dev.ondevice.optim.Optimizer;
+import java.nio.file.Path;
+
+/** Stub of the runtime's Checkpoint: restoring copies values into the model where it is. */
+public final class Checkpoint {
+  public static Checkpoint restore(Path file, @KeepsDevice Model model, Optimizer optimizer, MapLocation location) {
+    return null;
+  }
+}

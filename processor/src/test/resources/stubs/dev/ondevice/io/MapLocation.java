@@ -1,0 +1,4 @@
+package dev.ondevice.io;
+
+/** Stub of the runtime's MapLocation: where a checkpoint's tensors are loaded. */
+public final class MapLocation {}
