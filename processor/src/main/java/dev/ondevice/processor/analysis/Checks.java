@@ -41,46 +41,68 @@ final class Checks {
   }
 
   void discardedResult(TreePath path, MethodInvocationTree call, MethodSemantics s) {
-    all.forEach(c -> c.discardedResult(path, call, s));
+    for (DeviceCheck c : all) {
+      c.discardedResult(path, call, s);
+    }
   }
 
   void discardedReference(TreePath path, MemberReferenceTree reference, MethodSemantics s) {
-    all.forEach(c -> c.discardedReference(path, reference, s));
+    for (DeviceCheck c : all) {
+      c.discardedReference(path, reference, s);
+    }
   }
 
   void storedMoveNeverRead(TreePath move, MethodInvocationTree call, CharSequence stored, CharSequence original) {
-    all.forEach(c -> c.storedMoveNeverRead(move, call, stored, original));
+    for (DeviceCheck c : all) {
+      c.storedMoveNeverRead(move, call, stored, original);
+    }
   }
 
   void read(TreePath path, Value v) {
-    all.forEach(c -> c.read(path, v));
+    for (DeviceCheck c : all) {
+      c.read(path, v);
+    }
   }
 
   void hostSync(MethodInterpreter.Call call) {
-    all.forEach(c -> c.hostSync(call));
+    for (DeviceCheck c : all) {
+      c.hostSync(call);
+    }
   }
 
   void printed(TreePath path, Value v) {
-    all.forEach(c -> c.printed(path, v));
+    for (DeviceCheck c : all) {
+      c.printed(path, v);
+    }
   }
 
   void move(TensorMove m) {
-    all.forEach(c -> c.move(m));
+    for (DeviceCheck c : all) {
+      c.move(m);
+    }
   }
 
   void conflict(DeviceConflict conflict) {
-    all.forEach(c -> c.conflict(conflict));
+    for (DeviceCheck c : all) {
+      c.conflict(conflict);
+    }
   }
 
   void contract(TreePath path, Value v, Place declared, Supplier<String> what) {
-    all.forEach(c -> c.contract(path, v, declared, what));
+    for (DeviceCheck c : all) {
+      c.contract(path, v, declared, what);
+    }
   }
 
   void returned(TreePath expression, Value v, ExecutableElement method) {
-    all.forEach(c -> c.returned(expression, v, method));
+    for (DeviceCheck c : all) {
+      c.returned(expression, v, method);
+    }
   }
 
   void rejectedArgument(MethodInterpreter.Call call, RejectedArgument r, Value argument, TreePath argumentPath) {
-    all.forEach(c -> c.rejectedArgument(call, r, argument, argumentPath));
+    for (DeviceCheck c : all) {
+      c.rejectedArgument(call, r, argument, argumentPath);
+    }
   }
 }

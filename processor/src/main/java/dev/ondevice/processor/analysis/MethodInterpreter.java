@@ -1566,15 +1566,14 @@ final class MethodInterpreter implements Interpretation {
     }
     if (s.returnDevice != null) {
       Value v = Value.on(scope.declaredPlace(s.returnDevice, c.receiver));
-      if (c.receiver != null && c.receiver.origin() == Value.Origin.BATCH && Place.CPU.equals(v.place())) {
-        v = v.withOrigin(Value.Origin.BATCH, c.path, c.receiver.originName()).withPinned(c.receiver.pinned());
+      if (c.receiver != null) {
+        v = fromBatch(v, c.receiver, c.path);
       }
       return v;
     }
     if (c.receiver != null && c.receiver.origin() == Value.Origin.BATCH
         && (s.returnsTensor || containers.holdsTensors(c.method.getReturnType()))) {
-      return Value.on(Place.CPU).withOrigin(Value.Origin.BATCH, c.path, c.receiver.originName())
-          .withPinned(c.receiver.pinned()); // a batch's tensors are in the memory its loader gives
+      return fromBatch(Value.on(Place.CPU), c.receiver, c.path); // a batch's tensors are in the memory its loader gives
     }
     if (rt.isModel(c.method.getReturnType()) && HelperResults.newUnmovedModel(c.method, c.path, ctx)) {
       return Value.on(Place.CPU).withOrigin(Value.Origin.UNMOVED_MODEL, c.path, null); // Net model = buildModel();
