@@ -39,6 +39,35 @@ class StepMethodsTest {
   }
 
   @Test
+  void aTensorReadOnTheHostByAHelperOfForwardIsWhereForwardGivesIt() {
+    check("Rotary", """
+        class Rotary {
+          static class Embedding extends Model {
+            dev.ondevice.Parameter table;
+            double cached;
+
+            void updateCache(Tensor indexes) {
+              double n = indexes.item(); // expect: warning HostSyncInLoop
+              if (n > cached) {
+                cached = n;
+              }
+            }
+
+            void logged(Tensor t) {
+              System.out.println(t.toFloatArray().length);
+            }
+
+            Tensor forward(Tensor x, Tensor indexes) {
+              updateCache(indexes);
+              logged(x.cpu());
+              return x.mul(table).indexSelect(0, indexes);
+            }
+          }
+        }\
+        """);
+  }
+
+  @Test
   void aHelperCalledOnEveryBatchSyncsOnEveryBatch() {
     check("Helpers", """
         class Helpers {

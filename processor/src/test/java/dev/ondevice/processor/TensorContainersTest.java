@@ -1,7 +1,12 @@
 package dev.ondevice.processor;
 
+import static com.google.testing.compile.CompilationSubject.assertThat;
 import static dev.ondevice.processor.AnalysedSources.check;
+import static dev.ondevice.processor.Sources.source;
 
+import com.google.testing.compile.Compilation;
+import java.util.List;
+import javax.tools.JavaFileObject;
 import org.junit.jupiter.api.Test;
 
 /** Tensors keep their device through the JDK's containers: lists, maps, iteration, {@code Optional}. */
@@ -57,6 +62,69 @@ class TensorContainersTest {
           }
         }\
         """);
+  }
+
+  @Test
+  void aListFilledWithCpuAndDeviceTensorsIsReportedWhereTheCpuOneIsPut() {
+    JavaFileObject f = source("Masks", AnalysedSources.IMPORTS + """
+        class Masks {
+          static Tensor mask(Tensor input, int f) {
+            return Tensor.randn(2, 4, input.device()).mul(input);
+          }
+
+          static Tensor masks(Tensor input, List<Integer> features, int skipped) {
+            List<Tensor> parts = new java.util.ArrayList<>();
+            for (int f : features) {
+              if (f == skipped) {
+                parts.add(Tensor.zeros(2, 4)); // expect: MixedDevices
+                continue;
+              }
+              parts.add(mask(input, f));
+            }
+            return Tensor.stack(parts);
+          }
+
+          static Tensor either(Tensor input, boolean cpu) {
+            List<Tensor> parts = new java.util.ArrayList<>();
+            if (cpu) {
+              parts.add(Tensor.zeros(3));
+            } else {
+              parts.add(input.mul(input));
+            }
+            return Tensor.cat(parts, 0);
+          }
+
+          static Tensor replaced(Tensor input, Device device) {
+            List<Tensor> parts = new java.util.ArrayList<>();
+            parts.add(Tensor.zeros(3));
+            parts.set(0, parts.get(0).to(device));
+            parts.add(input);
+            return Tensor.cat(parts, 0);
+          }
+
+          static Tensor cleared(Tensor input) {
+            List<Tensor> parts = new java.util.ArrayList<>();
+            parts.add(Tensor.zeros(3));
+            parts.clear();
+            parts.add(input);
+            return Tensor.cat(new java.util.ArrayList<>(parts), 0);
+          }
+
+          void run(Device device, List<Integer> features) {
+            Tensor x = Tensor.randn(2, 4, device);
+            Tensor a = masks(x, features, 1);
+            Tensor b = either(x, false);
+            Tensor c = replaced(x, device);
+            Tensor d = cleared(x);
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c).hadErrorContaining("stack (line 26) joins tensors put into one container, and they are on two"
+        + " devices: Tensor.zeros(2, 4) is put into it here on the CPU, and mask(input, f) (line 24) on device;"
+        + " the op fails when they differ. Create it there: Tensor.zeros(2, 4, input.device())")
+        .inFile(f).onLine(21);
   }
 
   @Test

@@ -230,13 +230,17 @@ final class AnalysisContext {
     return false;
   }
 
-  /** The final {@code Device} field a model class's constructors move it to ({@link DeviceField}), or null. */
+  /**
+   * The final {@code Device} field a model class's constructors move it to, or the static one every
+   * move of it in its file names ({@link DeviceField}), or null.
+   */
   VariableElement deviceFieldMovedTo(TypeElement type) {
     if (type == null || !runtimeTypes.isModel(type.asType())) {
       return null;
     }
     if (!facts.deviceFields.containsKey(type)) {
-      facts.deviceFields.put(type, DeviceField.movedTo(type, trees, runtimeTypes));
+      VariableElement own = DeviceField.movedTo(type, trees, runtimeTypes);
+      facts.deviceFields.put(type, own != null ? own : DeviceField.globalMovedTo(type, trees, runtimeTypes));
     }
     return facts.deviceFields.get(type);
   }

@@ -8,6 +8,8 @@ import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.MethodTree;
 import com.sun.source.tree.StatementTree;
+import com.sun.source.util.TreePath;
+import com.sun.source.util.TreePathScanner;
 import com.sun.source.util.Trees;
 import java.util.HashMap;
 import java.util.Map;
@@ -48,6 +50,59 @@ final class DeviceField {
       constructors = true;
     }
     return constructors ? found : null;
+  }
+
+  /**
+   * The static {@code Device} field that every move of a model of {@code type} in its source file
+   * names ({@code model.toDevice(device)} with Python's global {@code device}), where there is at
+   * least one move and its constructors do not move it; else null. Such a model's own code may
+   * make its tensors on that field's device.
+   */
+  static VariableElement globalMovedTo(TypeElement type, Trees trees, RuntimeTypes rt) {
+    TreePath typePath = trees.getPath(type);
+    if (typePath == null) {
+      return null;
+    }
+    VariableElement[] found = {null};
+    boolean[] other = {false};
+    new TreePathScanner<Void, Void>() {
+      @Override
+      public Void visitMethodInvocation(MethodInvocationTree call, Void unused) {
+        if (!other[0] && call.getArguments().size() == 1 && movesA(call, type, getCurrentPath(), trees)) {
+          Element argument = trees.getElement(new TreePath(getCurrentPath(), call.getArguments().get(0)));
+          boolean global = argument instanceof VariableElement f && f.getKind() == ElementKind.FIELD
+              && f.getModifiers().contains(Modifier.STATIC) && rt.isDevice(f.asType());
+          if (!global || (found[0] != null && found[0] != argument)) {
+            other[0] = true;
+          } else {
+            found[0] = (VariableElement) argument;
+          }
+        }
+        return super.visitMethodInvocation(call, unused);
+      }
+    }.scan(new TreePath(typePath.getCompilationUnit()), null);
+    return other[0] ? null : found[0];
+  }
+
+  /** Whether {@code call} is {@code toDevice} of a model of {@code type}, named or implicit ({@code toDevice(d)} in it). */
+  private static boolean movesA(MethodInvocationTree call, TypeElement type, TreePath path, Trees trees) {
+    ExpressionTree select = call.getMethodSelect();
+    Name name = select instanceof IdentifierTree id ? id.getName()
+        : select instanceof MemberSelectTree m ? m.getIdentifier() : null;
+    if (name == null || !name.contentEquals("toDevice")) {
+      return false;
+    }
+    if (select instanceof IdentifierTree) {
+      for (TreePath p = path; p != null; p = p.getParentPath()) {
+        if (p.getLeaf() instanceof com.sun.source.tree.ClassTree && trees.getElement(p) == type) {
+          return true;
+        }
+      }
+      return false;
+    }
+    javax.lang.model.type.TypeMirror receiver = trees.getTypeMirror(new TreePath(new TreePath(path, select),
+        ((MemberSelectTree) select).getExpression()));
+    return receiver instanceof javax.lang.model.type.DeclaredType d && d.asElement() == type;
   }
 
   /** The field one constructor moves the model to, reading its top-level statements in order. */

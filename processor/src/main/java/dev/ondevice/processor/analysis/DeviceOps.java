@@ -192,6 +192,11 @@ final class DeviceOps {
               operands.add(new Operand(c.valueOf(element), ep, element, name, Operand.Role.JOINED, null));
             }
           }
+        } else if (c.arguments.get(i).mixedPuts() != null) {
+          // A list a loop filled with device tensors and, on some iterations, a CPU factory's.
+          for (Value.Put put : c.arguments.get(i).mixedPuts()) {
+            operands.add(new Operand(put.value(), put.at(), put.at().getLeaf(), name, Operand.Role.HELD, null));
+          }
         } else if (c.arguments.get(i).place().isKnown()) {
           operands.add(new Operand(c.arguments.get(i), ap, c.argumentTrees.get(i), name, Operand.Role.JOINED, null));
         }
@@ -425,6 +430,9 @@ final class DeviceOps {
    */
   private boolean conflict(CharSequence op, TreePath at, Operand a, Operand b, boolean modelCall) {
     Place.Conflict level = Place.conflict(a.value.place(), b.value.place());
+    if (a.role == Operand.Role.HELD && b.role == Operand.Role.HELD && Alternatives.exclusive(a.path, b.path)) {
+      return false; // put on the two paths of an if: the container holds one or the other
+    }
     if (level != Place.Conflict.NONE && (byPathFromAFactory(a) || byPathFromAFactory(b))) {
       level = Place.Conflict.NONE; // DefaultDeviceInModel reports it at its factory
     }

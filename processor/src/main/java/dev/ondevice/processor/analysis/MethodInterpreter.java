@@ -208,9 +208,16 @@ final class MethodInterpreter implements Interpretation {
       if (on != null) {
         return Value.on(scope.declaredPlace(on));
       }
-      if (!scope.isModelInstanceMethod() || (p.getEnclosingElement() instanceof ExecutableElement m
-          && ctx.deviceNeutralParameter(m, m.getParameters().indexOf(p)))) {
-        return Value.UNKNOWN; // a tensor the method reads on the host, moves or copies in: on any device
+      if (!scope.isModelInstanceMethod()) {
+        return Value.UNKNOWN;
+      }
+      if (p.getEnclosingElement() instanceof ExecutableElement m
+          && ctx.deviceNeutralParameter(m, m.getParameters().indexOf(p))) {
+        // A tensor the method reads on the host, moves or copies in: on any device, or on the device
+        // every call in the class gives it (forward's indexes, read with item() in a cache update).
+        Value fromCalls = ctx.callSites().argument(m, m.getParameters().indexOf(p));
+        return fromCalls != null && fromCalls.place().isKnown() && !Place.CPU.equals(fromCalls.place())
+            ? Value.on(fromCalls.place().throughCalls()) : Value.UNKNOWN;
       }
       return Value.on(thisValue.place());
     }
@@ -1242,7 +1249,8 @@ final class MethodInterpreter implements Interpretation {
       return Value.on(joined(path, t.getArguments(), args, Place.NONE)); // new Example(x, y): where its tensors are
     }
     if (containers.holdsTensors(type) && t.getClassBody() == null) {
-      return Value.on(joined(path, t.getArguments(), args, Place.NONE)); // new ArrayList<>(), new HashMap<>(other)
+      Value made = Value.on(joined(path, t.getArguments(), args, Place.NONE)); // new ArrayList<>(), new HashMap<>(other)
+      return args.size() == 1 ? made.withPutsOf(args.get(0)) : made;
     }
     return Value.UNKNOWN;
   }
@@ -1649,9 +1657,24 @@ final class MethodInterpreter implements Interpretation {
     }
     Element local = namedLocal(c.receiverPath());
     if (TensorContainers.puts(c.method) && local != null) {
-      env.put(local, Value.on(joined(c.path, c.argumentTrees, c.arguments, c.receiver.place())));
+      // parts.set(i, parts.get(i).to(d)) may replace the tensor put on the CPU: the puts start again.
+      Value after = Value.on(joined(c.path, c.argumentTrees, c.arguments, c.receiver.place()));
+      after = TensorContainers.replaces(c.method) ? after : after.withPutsOf(c.receiver);
+      for (int i = 0; i < c.argumentTrees.size(); i++) {
+        if (rt.isTensor(ctx.trees().getTypeMirror(c.argumentPath(i)))) {
+          after = after.withPut(c.argumentPath(i), c.arguments.get(i));
+        }
+      }
+      env.put(local, after);
     }
-    return returnsHeld ? fromBatch(Value.on(c.receiver.place()), c.receiver, c.path) : null;
+    if (TensorContainers.removes(c.method) && local != null) {
+      env.put(local, c.receiver.withoutPuts()); // parts.clear(): what was put is gone
+    }
+    if (!returnsHeld) {
+      return null;
+    }
+    Value read = fromBatch(Value.on(c.receiver.place()), c.receiver, c.path);
+    return containers.holdsTensors(result) ? read.withPutsOf(c.receiver) : read; // parts.subList(1, n)
   }
 
   /**

@@ -79,6 +79,10 @@ final class MixedDevicesCheck extends DeviceCheck {
   }
 
   private void other(DeviceConflict c) {
+    if (c.cpu() != null && c.cpu().role == Operand.Role.HELD) {
+      held(c);
+      return;
+    }
     Operand a = c.a();
     Operand b = c.b();
     Operand moved = c.cpu() != null ? c.cpu() : b;
@@ -113,6 +117,31 @@ final class MixedDevicesCheck extends DeviceCheck {
     }
     report(CheckId.MIXED_DEVICES, c.at(), found + "Move " + movedText + ": " + texts.movedFrom(moved.path, target),
         c.possible(), texts.moveFix(moved, target));
+  }
+
+  /**
+   * A container given a tensor on the CPU and one on a device, joined by one op ({@code
+   * Tensor.stack(parts)}): reported where the CPU one was put, the line to change.
+   */
+  private void held(DeviceConflict c) {
+    Operand cpu = c.cpu();
+    Operand device = c.device();
+    String target = texts.deviceAt(cpu.path, device);
+    String found = c.op() + " (line " + ctx.lineOf(c.at()) + ") joins tensors put into one container, and they are on"
+        + " two devices: " + cpu.text(ctx) + " is put into it here on the CPU, and " + device.text(ctx) + " (line "
+        + ctx.lineOf(device.path) + ") on " + device.value.place().describe() + "; " + (c.possible()
+            ? "they may be different devices at run time" : "the op fails when they differ") + ". ";
+    String created = texts.createdOn(cpu, target);
+    if (created != null) {
+      reportAt(CheckId.MIXED_DEVICES, cpu.path, c.at(), found + "Create it there: " + created, c.possible(),
+          Fix.replace("create it on the device", cpu.path.getLeaf(), created));
+    } else if (target != null) {
+      reportAt(CheckId.MIXED_DEVICES, cpu.path, c.at(), found + "Move it there: " + texts.movedFrom(cpu.path, target),
+          c.possible(), texts.moveFix(cpu, target));
+    } else {
+      reportAt(CheckId.MIXED_DEVICES, cpu.path, c.at(), found + "Create or move it on the device of "
+          + device.text(ctx), c.possible());
+    }
   }
 
   /**

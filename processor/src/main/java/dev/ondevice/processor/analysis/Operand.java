@@ -15,7 +15,12 @@ final class Operand {
     /** The receiver of an in-place op: the result is written where it is. */
     IN_PLACE_RECEIVER,
     /** One of a list of tensors joined into one ({@code Tensor.cat(List.of(a, b), 0)}). */
-    JOINED
+    JOINED,
+    /**
+     * A tensor put earlier into a container that the op joins ({@code parts.add(x)}, then {@code
+     * Tensor.stack(parts)}): its path is where it was put.
+     */
+    HELD
   }
 
   final Value value;

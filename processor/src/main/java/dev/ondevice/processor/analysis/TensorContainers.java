@@ -24,6 +24,13 @@ final class TensorContainers {
   private static final Set<String> PUTS = Set.of("add", "addAll", "addFirst", "addLast", "put", "putAll",
       "putIfAbsent", "set", "offer", "offerFirst", "offerLast", "push", "addElement", "setElementAt");
 
+  /** The puts that may replace a tensor the container held. */
+  private static final Set<String> REPLACES = Set.of("set", "put", "setElementAt");
+
+  /** The methods that take tensors out of the container they are called on. */
+  private static final Set<String> REMOVES = Set.of("clear", "remove", "removeIf", "removeAll", "retainAll", "poll",
+      "pollFirst", "pollLast", "pop", "removeFirst", "removeLast");
+
   /** The methods of a container that only read it. */
   private static final Set<String> READS = Set.of("get", "getOrDefault", "size", "isEmpty", "contains",
       "containsKey", "iterator", "stream", "values", "keySet", "entrySet", "length", "clone", "getFirst", "getLast",
@@ -93,6 +100,16 @@ final class TensorContainers {
   /** Whether {@code m}, a method of a JDK container, puts its arguments into the container. */
   static boolean puts(ExecutableElement m) {
     return PUTS.contains(m.getSimpleName().toString());
+  }
+
+  /** Whether {@code m}, a put of a JDK container, may replace a tensor it held ({@code set}, {@code put}). */
+  static boolean replaces(ExecutableElement m) {
+    return REPLACES.contains(m.getSimpleName().toString());
+  }
+
+  /** Whether {@code m}, a method of a JDK container, takes tensors out of it ({@code clear}, {@code remove}). */
+  static boolean removes(ExecutableElement m) {
+    return REMOVES.contains(m.getSimpleName().toString());
   }
 
   /** Whether {@code m}, a method of a container, only reads it ({@code get}, {@code forEach}, ...). */

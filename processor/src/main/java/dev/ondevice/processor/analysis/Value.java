@@ -56,7 +56,14 @@ final class Value {
     }
   }
 
-  static final Value UNKNOWN = new Value(Place.UNKNOWN, false, Tri.MAYBE, false, Origin.NONE, null, null, null);
+  /**
+   * A tensor put into a container, where it was written and what it was: the container remembers
+   * one put on the CPU and one on a device ({@link #withPut}).
+   */
+  record Put(TreePath at, Value value) {}
+
+  static final Value UNKNOWN = new Value(Place.UNKNOWN, false, Tri.MAYBE, false, Origin.NONE, null, null, null, null,
+      null);
 
   private final Place place;
   private final boolean zeroDim;
@@ -67,9 +74,13 @@ final class Value {
   private final String originName;
   /** An array's elements, each where it is; null for anything else. */
   private final List<Value> elements;
+  /** For a container: a tensor put into it on the CPU, or null. */
+  private final Put cpuPut;
+  /** For a container: a tensor put into it on a known device, or null. */
+  private final Put devicePut;
 
   private Value(Place place, boolean zeroDim, Tri pinned, boolean pendingHostCopy, Origin origin, TreePath originPath,
-      String originName, List<Value> elements) {
+      String originName, List<Value> elements, Put cpuPut, Put devicePut) {
     this.place = place;
     this.zeroDim = zeroDim;
     this.pinned = pinned;
@@ -78,10 +89,12 @@ final class Value {
     this.originPath = originPath;
     this.originName = originName;
     this.elements = elements;
+    this.cpuPut = cpuPut;
+    this.devicePut = devicePut;
   }
 
   static Value on(Place place) {
-    return new Value(place, false, Tri.MAYBE, false, Origin.NONE, null, null, null);
+    return new Value(place, false, Tri.MAYBE, false, Origin.NONE, null, null, null, null, null);
   }
 
   /** An array of tensors made with its elements: where they all are, and where each one is. */
@@ -90,7 +103,7 @@ final class Value {
     for (Value e : elements) {
       joined = joined.join(e.place);
     }
-    return new Value(joined, false, Tri.MAYBE, false, Origin.NONE, null, null, List.copyOf(elements));
+    return new Value(joined, false, Tri.MAYBE, false, Origin.NONE, null, null, List.copyOf(elements), null, null);
   }
 
   /** Element {@code i} of an array: where it is, if known, else where the array's tensors are. */
@@ -134,7 +147,7 @@ final class Value {
   /** A new tensor in ordinary (pageable) memory on {@code place}: a factory or op result. */
   static Value fresh(Place place) {
     return new Value(place, false, Place.CPU.equals(place) ? Tri.NO : Tri.MAYBE, false, Origin.NONE, null, null,
-        null);
+        null, null, null);
   }
 
   Place place() {
@@ -178,23 +191,23 @@ final class Value {
   }
 
   Value withPlace(Place p) {
-    return new Value(p, zeroDim, pinned, pendingHostCopy, origin, originPath, originName, null);
+    return new Value(p, zeroDim, pinned, pendingHostCopy, origin, originPath, originName, null, null, null);
   }
 
   Value withZeroDim(boolean z) {
-    return new Value(place, z, pinned, pendingHostCopy, origin, originPath, originName, elements);
+    return new Value(place, z, pinned, pendingHostCopy, origin, originPath, originName, elements, cpuPut, devicePut);
   }
 
   Value withPinned(Tri p) {
-    return new Value(place, zeroDim, p, pendingHostCopy, origin, originPath, originName, elements);
+    return new Value(place, zeroDim, p, pendingHostCopy, origin, originPath, originName, elements, cpuPut, devicePut);
   }
 
   Value withPendingHostCopy(boolean pending) {
-    return new Value(place, zeroDim, pinned, pending, origin, originPath, originName, elements);
+    return new Value(place, zeroDim, pinned, pending, origin, originPath, originName, elements, cpuPut, devicePut);
   }
 
   Value withOrigin(Origin o, TreePath tree, String name) {
-    return new Value(place, zeroDim, pinned, pendingHostCopy, o, tree, name, elements);
+    return new Value(place, zeroDim, pinned, pendingHostCopy, o, tree, name, elements, cpuPut, devicePut);
   }
 
   Value join(Value other) {
@@ -224,7 +237,45 @@ final class Value {
     }
     return new Value(joined, zeroDim && other.zeroDim, pinned.join(other.pinned),
         pendingHostCopy && other.pendingHostCopy, o, path, name, joinedElements == null ? null
-            : List.copyOf(joinedElements));
+            : List.copyOf(joinedElements), cpuPut != null ? cpuPut : other.cpuPut,
+        devicePut != null ? devicePut : other.devicePut);
+  }
+
+  /**
+   * This container after {@code value} was put into it at {@code at}: it remembers the first tensor
+   * put on the CPU (not a 0-dim one) and the first put on a known device, through joins, so that
+   * an op that needs all its tensors on one device ({@code Tensor.stack(parts)}) finds a list a
+   * loop filled with both ({@link #mixedPuts}).
+   */
+  Value withPut(TreePath at, Value value) {
+    Place p = value.place;
+    boolean cpu = Place.CPU.equals(p) && !value.zeroDim && cpuPut == null;
+    boolean device = (p.kind() == Place.Kind.FIXED || p.kind() == Place.Kind.SYMBOL) && devicePut == null;
+    if (!cpu && !device) {
+      return this;
+    }
+    return new Value(place, zeroDim, pinned, pendingHostCopy, origin, originPath, originName, elements,
+        cpu ? new Put(at, value) : cpuPut, device ? new Put(at, value) : devicePut);
+  }
+
+  /** The same container value with the puts of {@code from} (a container read or copied from it). */
+  Value withPutsOf(Value from) {
+    return from.cpuPut == null && from.devicePut == null ? this : new Value(place, zeroDim, pinned, pendingHostCopy,
+        origin, originPath, originName, elements, from.cpuPut, from.devicePut);
+  }
+
+  /** The same container value, with no puts remembered ({@code parts.clear()}). */
+  Value withoutPuts() {
+    return cpuPut == null && devicePut == null ? this : new Value(place, zeroDim, pinned, pendingHostCopy, origin,
+        originPath, originName, elements, null, null);
+  }
+
+  /**
+   * For a container given both a tensor on the CPU and one on a device: those two puts, the CPU
+   * one first; else null.
+   */
+  List<Put> mixedPuts() {
+    return cpuPut != null && devicePut != null ? List.of(cpuPut, devicePut) : null;
   }
 
   /** A tensor (not 0-dim) made by a factory without a device in a model, on every path or on some. */
@@ -239,7 +290,11 @@ final class Value {
     }
     return v.place.equals(place) && v.zeroDim == zeroDim && v.pinned == pinned
         && v.pendingHostCopy == pendingHostCopy && v.origin == origin && sameLeaf(v.originPath, originPath)
-        && Objects.equals(v.elements, elements);
+        && Objects.equals(v.elements, elements) && samePut(v.cpuPut, cpuPut) && samePut(v.devicePut, devicePut);
+  }
+
+  private static boolean samePut(Put a, Put b) {
+    return a == null ? b == null : b != null && sameLeaf(a.at, b.at);
   }
 
   private static boolean sameLeaf(TreePath a, TreePath b) {
