@@ -193,6 +193,39 @@ class CallSitesTest {
   }
 
   @Test
+  void aModelWhoseEveryMoveNamesOneStaticDeviceFieldMakesItsTensorsThere() {
+    check("Global", """
+        class Global {
+          static Device device;
+
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x) {
+              return x.mul(w).add(Tensor.zeros(2, 2, device));
+            }
+          }
+
+          static class Other extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x) {
+              return x.mul(w).add(Tensor.zeros(2, 2, device)); // expect: warning MixedDevices
+            }
+          }
+
+          void run(Device given) {
+            device = given;
+            Net net = new Net();
+            net.toDevice(device);
+            Other other = new Other();
+            other.toDevice(given);
+          }
+        }\
+        """);
+  }
+
+  @Test
   void theFixInACalleeNamesADeviceInScopeThere() {
     JavaFileObject f = source("Schedules", AnalysedSources.IMPORTS + """
         class Schedules {
