@@ -128,6 +128,55 @@ class TensorContainersTest {
   }
 
   @Test
+  void aMapOfCpuTensorsGivenToAModelIsReportedAtTheCall() {
+    JavaFileObject f = source("Graphs", AnalysedSources.IMPORTS + """
+        class Graphs {
+          record GraphBatch(Tensor pos, Tensor attr) {}
+
+          static class Potential extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Map<String, Tensor> input) {
+              return input.get("pos").mul(w).add(input.get("attr"));
+            }
+          }
+
+          static GraphBatch convert(int n) {
+            return new GraphBatch(Tensor.randn(2, 2), Tensor.zeros(2, 2));
+          }
+
+          static Map<String, Tensor> toDict(GraphBatch b, Device device) {
+            Map<String, Tensor> input = new java.util.HashMap<>();
+            input.put("pos", b.pos());
+            input.put("attr", b.attr());
+            return input;
+          }
+
+          static Map<String, Tensor> moved(GraphBatch b, Device device) {
+            Map<String, Tensor> input = new java.util.HashMap<>();
+            input.put("pos", b.pos().to(device));
+            input.put("attr", b.attr().to(device));
+            return input;
+          }
+
+          void run(Device device) {
+            Potential model = new Potential();
+            model.toDevice(device);
+            GraphBatch b = convert(3);
+            Tensor e = model.forward(toDict(b, device)); // expect: MixedDevices
+            Tensor g = model.forward(moved(b, device));
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c).hadErrorContaining("forward gets tensors on two devices: model is on device and toDict(b, device)"
+        + " (argument 'input') is on the CPU; in device-agnostic code this runs only when device is the CPU, and fails"
+        + " on the GPU machine. toDict(b, device) holds tensors on the CPU: move each of them to device where they"
+        + " are put into it").inFile(f).onLine(45);
+  }
+
+  @Test
   void aModelMethodsMapOfTensorsIsOnTheModelsDevice() {
     check("Cache", """
         class Cache {

@@ -78,7 +78,7 @@ final class DeviceField {
             found[0] = (VariableElement) argument;
           }
         }
-        return super.visitMethodInvocation(call, unused);
+        return super.visitMethodInvocation(call, null);
       }
     }.scan(new TreePath(typePath.getCompilationUnit()), null);
     return other[0] ? null : found[0];

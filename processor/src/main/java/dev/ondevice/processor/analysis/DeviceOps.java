@@ -296,10 +296,14 @@ final class DeviceOps {
     boolean conflicting = false;
     for (int i = 0; i < c.argumentTrees.size() && i < params.size(); i++) {
       TreePath ap = c.argumentPath(i);
-      if (!ctx.types().isTensor(ctx.trees().getTypeMirror(ap))) {
-        continue;
-      }
+      TypeMirror type = ctx.trees().getTypeMirror(ap);
+      // forward(Map<String, Tensor> input) uses its tensors on the model's device, unless it moves them itself.
+      boolean held = ctx.containers().holdsTensors(type) && ctx.isUserModelMethod(c.method)
+          && !MethodInterpreter.movesToADevice(c.method, ctx);
       Value arg = c.arguments.get(i);
+      if (!ctx.types().isTensor(type) && !(held && Place.CPU.equals(arg.place()))) {
+        continue; // a container is compared only where it holds CPU tensors: other devices are the callee's to check
+      }
       checks.read(ap, arg);
       String declared = c.semantics.parameterDevices[i];
       if (declared == null && ctx.deviceNeutralParameter(c.method, i)) {

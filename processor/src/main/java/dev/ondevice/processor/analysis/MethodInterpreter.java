@@ -196,7 +196,7 @@ final class MethodInterpreter implements Interpretation {
     Value given = scope.isModelInstanceMethod() || rt.declaredDevice(p) != null || method == null ? null
         : ctx.callSites().argument(method, method.getParameters().indexOf(p));
     if (given != null && given.place().isKnown()
-        && (rt.isTensor(t) || containers.holdsTensors(t) || rt.isDevice(t) || rt.isModel(t))) {
+        && (rt.isTensor(t) || containers.holdsTensors(t) || rt.isTensorRecord(t) || rt.isDevice(t) || rt.isModel(t))) {
       // accuracy(preds, y): where every call in the class gives it; on the CPU, the callers' to move
       // where this method needs it, when they follow their calls into it (CallResults)
       int index = method.getParameters().indexOf(p);
@@ -241,11 +241,31 @@ final class MethodInterpreter implements Interpretation {
    * model's inputs.
    */
   static boolean movesTensors(ExecutableElement m, AnalysisContext ctx) {
+    return moves(m, ctx, true);
+  }
+
+  /**
+   * Whether a method may move tensors to a device ({@link #movesTensors}, not counting {@code
+   * x.to(DType.FLOAT32)}, which only converts): the containers it is given may hold tensors from
+   * anywhere.
+   */
+  static boolean movesToADevice(ExecutableElement m, AnalysisContext ctx) {
+    return moves(m, ctx, false);
+  }
+
+  private static boolean moves(ExecutableElement m, AnalysisContext ctx, boolean conversions) {
     com.sun.source.tree.MethodTree tree = m == null ? null : ctx.trees().getTree(m);
     return tree == null || tree.getBody() == null || TreeSearch.contains(tree.getBody(),
         x -> x instanceof MethodInvocationTree call && call.getMethodSelect() instanceof MemberSelectTree select
-            && (select.getIdentifier().contentEquals("to") || select.getIdentifier().contentEquals("cuda")),
+            && ((select.getIdentifier().contentEquals("to") && (conversions || !convertsOnly(call)))
+                || select.getIdentifier().contentEquals("cuda")),
         x -> x instanceof com.sun.source.tree.ClassTree);
+  }
+
+  /** Whether a {@code to(..)} only converts, {@code x.to(DType.FLOAT32)}: it moves nothing. */
+  private static boolean convertsOnly(MethodInvocationTree to) {
+    return to.getArguments().size() == 1 && skipParens(to.getArguments().get(0)) instanceof MemberSelectTree constant
+        && constant.getExpression() instanceof IdentifierTree type && type.getName().contentEquals("DType");
   }
 
   // ================================================================== statements
@@ -1590,7 +1610,8 @@ final class MethodInterpreter implements Interpretation {
         && HelperResults.cpuFactoryTensor(c.method, c.path, ctx)) {
       return Value.on(Place.CPU); // causalMask(n), a static helper making it on the CPU
     }
-    boolean returnsTensors = s.returnsTensor || containers.holdsTensors(c.method.getReturnType());
+    boolean returnsTensors = s.returnsTensor || containers.holdsTensors(c.method.getReturnType())
+        || rt.isTensorRecord(c.method.getReturnType());
     if (returnsTensors || givesTheCpu(c)) {
       CallResults.Outcome r = ctx.callResults().of(ctx.callSites().resolved(c.method), c.arguments, ctx);
       r.rejected().forEach(rejected -> ops.rejectedArgument(c, rejected)); // agent.act(Tensor.of(state))

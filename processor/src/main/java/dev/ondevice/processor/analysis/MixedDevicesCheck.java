@@ -105,6 +105,12 @@ final class MixedDevicesCheck extends DeviceCheck {
           c.possible());
       return;
     }
+    if (ctx.containers().holdsTensors(ctx.trees().getTypeMirror(moved.path))) {
+      // forward(input) with a Map of CPU tensors: a container has no to(); its tensors move one by one.
+      report(CheckId.MIXED_DEVICES, c.at(), found + movedText + " holds tensors on the CPU: move each of them"
+          + (target == null ? "" : " to " + target) + " where they are put into it", c.possible());
+      return;
+    }
     String created = texts.createdOn(moved, target);
     if (created != null) {
       report(CheckId.MIXED_DEVICES, c.at(), found + "Create " + movedText + " there: " + created, c.possible(),
