@@ -199,6 +199,7 @@ public final class DeviceAnalysis {
       if (method != null) {
         interpreter.method(body, scope);
         OptimizerStateOrder.check(body, ctx);
+        ModelMovedInLoop.check(body, ctx);
       } else {
         interpreter.body(body);
       }

@@ -81,8 +81,8 @@ final class HostSyncInLoopCheck extends DeviceCheck {
     } else if (result.getKind() == TypeKind.BOOLEAN) {
       advice = "read it once per epoch, or every n batches (if (step % 100 == 0) ...)";
     } else if (result.getKind().isPrimitive()) {
-      advice = "keep the value on the device (a running sum as " + total + " = " + total + ".add(" + tensor
-          + ".detach())) and read"
+      advice = "keep the value on the device (a running sum as " + total + " = " + total + ".add(" + detached(tensor)
+          + ")) and read"
           + " it once per epoch, or read it every n batches (if (step % 100 == 0) ...)";
     } else {
       advice = "keep the values on the device in the loop and read them once per epoch";
@@ -114,6 +114,11 @@ final class HostSyncInLoopCheck extends DeviceCheck {
       return null;
     }
     boolean floating = read == TypeKind.DOUBLE || read == TypeKind.FLOAT;
-    return total + " = " + total + ".add(" + tensor + (floating ? ".detach()" : "") + ")";
+    return total + " = " + total + ".add(" + (floating ? detached(tensor) : tensor) + ")";
+  }
+
+  /** {@code loss.detach()} for {@code loss}, and {@code loss.detach()} itself. */
+  private static String detached(String tensor) {
+    return tensor.endsWith(".detach()") ? tensor : tensor + ".detach()";
   }
 }

@@ -30,7 +30,7 @@ final class OptimizerStateOrder {
   /** Reports each load of state that a later move of the model leaves behind, in the body at {@code method}. */
   static void check(TreePath method, AnalysisContext ctx) {
     List<TreePath> calls = TreeSearch.callsWhereWritten(method);
-    if (calls.stream().noneMatch(c -> named(c, "toDevice"))) {
+    if (calls.stream().noneMatch(c -> TreeSearch.named(c, "toDevice"))) {
       return; // the cheap test first: most methods move no model
     }
     stateMadeAtConstruction(method, calls, ctx);
@@ -42,7 +42,8 @@ final class OptimizerStateOrder {
       }
       TreePath move = null;
       for (int j = i + 1; j < calls.size() && move == null; j++) {
-        move = named(calls.get(j), "toDevice") && receiver(calls.get(j), ctx) == model ? calls.get(j) : null;
+        TreePath c = calls.get(j);
+        move = TreeSearch.named(c, "toDevice") && TreeSearch.receiver(c, ctx) == model ? c : null;
       }
       if (move == null || followsAfter(calls, move, optimizer, ctx)) {
         continue;
@@ -72,9 +73,9 @@ final class OptimizerStateOrder {
             && ctx.trees().getElement(new TreePath(getCurrentPath(), created)) instanceof ExecutableElement c
             && makesTensors(c, ctx)) {
           Element model = modelOf(optimizer, method, ctx);
-          long declared = start(getCurrentPath(), ctx);
-          TreePath move = model == null ? null : calls.stream().filter(call -> start(call, ctx) > declared
-              && named(call, "toDevice") && receiver(call, ctx) == model).findFirst().orElse(null);
+          long declared = TreeSearch.start(getCurrentPath(), ctx);
+          TreePath move = model == null ? null : calls.stream().filter(call -> TreeSearch.start(call, ctx) > declared
+              && TreeSearch.named(call, "toDevice") && TreeSearch.receiver(call, ctx) == model).findFirst().orElse(null);
           if (move != null) {
             String o = optimizer.getSimpleName().toString();
             String m = model.getSimpleName().toString();
@@ -112,18 +113,14 @@ final class OptimizerStateOrder {
     return found[0];
   }
 
-  private static long start(TreePath path, AnalysisContext ctx) {
-    return ctx.trees().getSourcePositions().getStartPosition(path.getCompilationUnit(), path.getLeaf());
-  }
-
   /** The optimizer local whose state {@code call} loads, or null. */
   private static Element loadedOptimizer(TreePath call, AnalysisContext ctx) {
     MethodInvocationTree t = (MethodInvocationTree) call.getLeaf();
-    if (named(call, "loadStateDict")) {
-      Element e = receiver(call, ctx);
+    if (TreeSearch.named(call, "loadStateDict")) {
+      Element e = TreeSearch.receiver(call, ctx);
       return e != null && isLocal(e) && ctx.types().isOptimizer(e.asType()) ? e : null;
     }
-    if (named(call, "restore")) {
+    if (TreeSearch.named(call, "restore")) {
       for (ExpressionTree a : t.getArguments()) {
         Element e = MethodInterpreter.skipParens(a) instanceof IdentifierTree
             ? ctx.trees().getElement(new TreePath(call, a)) : null;
@@ -164,27 +161,11 @@ final class OptimizerStateOrder {
     boolean after = false;
     for (TreePath c : calls) {
       after |= c == move;
-      if (after && named(c, "followParameters") && receiver(c, ctx) == optimizer) {
+      if (after && TreeSearch.named(c, "followParameters") && TreeSearch.receiver(c, ctx) == optimizer) {
         return true;
       }
     }
     return false;
-  }
-
-  private static boolean named(TreePath call, String name) {
-    Tree select = ((MethodInvocationTree) call.getLeaf()).getMethodSelect();
-    return select instanceof MemberSelectTree s ? s.getIdentifier().contentEquals(name)
-        : select instanceof IdentifierTree id && id.getName().contentEquals(name);
-  }
-
-  /** The variable a call is made on ({@code optimizer} of {@code optimizer.step()}), or null. */
-  private static Element receiver(TreePath call, AnalysisContext ctx) {
-    MethodInvocationTree t = (MethodInvocationTree) call.getLeaf();
-    if (!(t.getMethodSelect() instanceof MemberSelectTree s)
-        || !(MethodInterpreter.skipParens(s.getExpression()) instanceof IdentifierTree)) {
-      return null;
-    }
-    return ctx.trees().getElement(new TreePath(new TreePath(call, s), s.getExpression()));
   }
 
   private static boolean isLocal(Element e) {

@@ -1,7 +1,9 @@
 package dev.ondevice.processor.analysis;
 
 import com.sun.source.tree.ClassTree;
+import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.LambdaExpressionTree;
+import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.util.TreePath;
@@ -10,6 +12,7 @@ import com.sun.source.util.TreeScanner;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
+import javax.lang.model.element.Element;
 
 /** Searches of a tree: whether it holds a node of some kind, and the calls a body makes where it runs. */
 final class TreeSearch {
@@ -59,5 +62,27 @@ final class TreeSearch {
       }
     }.scan(body, null);
     return out;
+  }
+
+  /** Whether {@code call}, a method invocation, calls a method of that name. */
+  static boolean named(TreePath call, String name) {
+    Tree select = ((MethodInvocationTree) call.getLeaf()).getMethodSelect();
+    return select instanceof MemberSelectTree s ? s.getIdentifier().contentEquals(name)
+        : select instanceof IdentifierTree id && id.getName().contentEquals(name);
+  }
+
+  /** The variable a call is made on ({@code optimizer} of {@code optimizer.step()}), or null. */
+  static Element receiver(TreePath call, AnalysisContext ctx) {
+    MethodInvocationTree t = (MethodInvocationTree) call.getLeaf();
+    if (!(t.getMethodSelect() instanceof MemberSelectTree s)
+        || !(MethodInterpreter.skipParens(s.getExpression()) instanceof IdentifierTree)) {
+      return null;
+    }
+    return ctx.trees().getElement(new TreePath(new TreePath(call, s), s.getExpression()));
+  }
+
+  /** Where a tree starts in its source file. */
+  static long start(TreePath path, AnalysisContext ctx) {
+    return ctx.trees().getSourcePositions().getStartPosition(path.getCompilationUnit(), path.getLeaf());
   }
 }
