@@ -939,4 +939,37 @@ class MixedDevicesTest {
         }\
         """);
   }
+
+  @Test
+  void aCpuTensorAssignedToAModelsStateInItsMethodIsReported() {
+    JavaFileObject f = source("Recover", AnalysedSources.IMPORTS + """
+        class Recover {
+          static class Norm extends Model {
+            @dev.ondevice.annotations.Buffer Tensor mean;
+            @dev.ondevice.annotations.Buffer Tensor std;
+            @OnDevice("cpu") Tensor hostCopy;
+
+            Tensor forward(Tensor x) {
+              return x.add(mean).mul(std);
+            }
+
+            void load(java.nio.file.Path path, Device device) {
+              Map<String, Tensor> stats = dev.ondevice.io.Checkpoint.load(path,
+                  dev.ondevice.io.MapLocation.to(Device.cpu())).stateDict();
+              mean = stats.get("mean"); // expect: MixedDevices
+              this.std = stats.get("std").to(device());
+              hostCopy = stats.get("mean");
+              Map<String, Tensor> here = dev.ondevice.io.Checkpoint.load(path,
+                  dev.ondevice.io.MapLocation.to(device)).stateDict();
+              std = here.get("std");
+            }
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c).hadErrorContaining("mean is state of Norm, which moves with the model, but stats.get(\"mean\") is"
+        + " on the CPU: once the model is on a device, mean stays here and meets the model's other tensors on two"
+        + " devices. Assign it where the model is: stats.get(\"mean\").to(device())").inFile(f).onLine(25);
+  }
 }

@@ -6,6 +6,7 @@ import com.sun.source.util.TreePath;
 import java.util.List;
 import java.util.function.Supplier;
 import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.VariableElement;
 
 /**
  * The device checks of one interpretation, told each fact as the interpreter finds it. The
@@ -91,6 +92,12 @@ final class Checks {
   void contract(TreePath path, Value v, Place declared, Supplier<String> what) {
     for (DeviceCheck c : all) {
       c.contract(path, v, declared, what);
+    }
+  }
+
+  void stateAssigned(TreePath value, VariableElement field, Value v) {
+    for (DeviceCheck c : all) {
+      c.stateAssigned(value, field, v);
     }
   }
 

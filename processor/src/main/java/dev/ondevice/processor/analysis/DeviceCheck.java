@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.VariableElement;
 
 /**
  * One device check: it is told the facts the interpreter finds as it evaluates a body, matches the
@@ -51,6 +52,9 @@ abstract class DeviceCheck {
 
   /** A value given where {@code @OnDevice} declares a place: a parameter, a result or a variable. */
   void contract(TreePath path, Value v, Place declared, Supplier<String> what) {}
+
+  /** A tensor assigned to a field of {@code this} ({@code globMean = stats.get("mean")}) in a method. */
+  void stateAssigned(TreePath value, VariableElement field, Value v) {}
 
   /** A tensor a method returns, with what the method is. */
   void returned(TreePath expression, Value v, ExecutableElement method) {}

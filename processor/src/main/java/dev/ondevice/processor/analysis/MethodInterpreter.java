@@ -1083,6 +1083,11 @@ final class MethodInterpreter implements Interpretation {
     if (e != null && isLocal(e) && rt.isDevice(e.asType())) {
       v = deviceVariable(v, e, a, a.getExpression());
     }
+    if (e instanceof VariableElement field && e.getKind() == ElementKind.FIELD && rt.isTensor(field.asType())
+        && (a.getVariable() instanceof IdentifierTree || (a.getVariable() instanceof MemberSelectTree self
+            && skipParens(self.getExpression()) instanceof IdentifierTree id && id.getName().contentEquals("this")))) {
+      checks.stateAssigned(rhs, field, v); // globMean = stats.get("glob_mean") in a model's method
+    }
     if (e != null && isLocal(e)) {
       String on = rt.declaredDevice(e);
       if (on != null && rt.isTensor(e.asType())) {
@@ -1560,6 +1565,10 @@ final class MethodInterpreter implements Interpretation {
 
   private Value other(Call c) {
     MethodSemantics s = c.semantics;
+    Value loaded = CheckpointPlaces.of(c, rt);
+    if (loaded != null) {
+      return loaded; // Checkpoint.load(file, MapLocation.to(Device.cpu())).stateDict(): on the CPU
+    }
     Value held = containerCall(c);
     if (held != null) {
       return held;

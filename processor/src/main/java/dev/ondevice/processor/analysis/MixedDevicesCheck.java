@@ -3,9 +3,12 @@ package dev.ondevice.processor.analysis;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.util.TreePath;
+import dev.ondevice.annotations.OnDevice;
 import java.util.IdentityHashMap;
 import java.util.Set;
 import java.util.function.Supplier;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.element.VariableElement;
 
 /**
  * {@link CheckId#MIXED_DEVICES}: tensors on provably different devices meet in one op, model call
@@ -34,6 +37,28 @@ final class MixedDevicesCheck extends DeviceCheck {
     } else if (c.culprit() == DeviceConflict.Culprit.OTHER) {
       other(c);
     }
+  }
+
+  /**
+   * A tensor on the CPU assigned to the state of the model whose method this is ({@code globMean =
+   * Checkpoint.load(file, MapLocation.to(Device.cpu())).stateDict().get("mean")}): after the
+   * model moved, this state stays on the CPU while the rest is on the device. A factory without a
+   * device is left to DefaultDeviceInModel, a field pinned with {@code @OnDevice("cpu")} is meant
+   * to be there, and a 0-dim tensor may stand beside any device.
+   */
+  @Override
+  void stateAssigned(TreePath value, VariableElement field, Value v) {
+    if (!at.scope().isModelInstanceMethod() || !Place.CPU.equals(v.place()) || v.zeroDim()
+        || v.isDefaultDeviceFactory() || v.origin() == Value.Origin.PINNED_CPU
+        || !(field.getEnclosingElement() instanceof TypeElement owner) || !ctx.types().isModel(owner.asType())
+        || (ctx.types().declaredDevice(field) != null && !ctx.types().declaredDevice(field).equals(OnDevice.MODEL))) {
+      return;
+    }
+    String name = field.getSimpleName().toString();
+    report(CheckId.MIXED_DEVICES, value, name + " is state of " + owner.getSimpleName() + ", which moves with the model,"
+        + " but " + ctx.shortText(value.getLeaf()) + " is on the CPU: once the model is on a device, " + name
+        + " stays here and meets the model's other tensors on two devices. Assign it where the model is: "
+        + texts.movedFrom(value, "device()"), false);
   }
 
   @Override

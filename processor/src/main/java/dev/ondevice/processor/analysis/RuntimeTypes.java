@@ -60,6 +60,8 @@ final class RuntimeTypes {
   private final IdentityHashMap<Element, Boolean> stateful = new IdentityHashMap<>();
   private final Map<Class<? extends Annotation>, IdentityHashMap<Element, Boolean>> inherited = new HashMap<>();
   private final IdentityHashMap<Element, Boolean> printers = new IdentityHashMap<>();
+  private final Element checkpointElement;
+  private final Element mapLocationElement;
   private final AnnotationReader annotations;
   private final Elements elements;
   /** Per method: the device its result is declared on, its own or an overridden method's; "" for none. */
@@ -84,6 +86,8 @@ final class RuntimeTypes {
     this.shapeElement = elements.getTypeElement("dev.ondevice.Shape");
     this.resultPairElement = elements.getTypeElement("dev.ondevice.ValuesAndIndices");
     this.optimizer = erasure(elements, "dev.ondevice.optim.Optimizer");
+    this.checkpointElement = elements.getTypeElement("dev.ondevice.io.Checkpoint");
+    this.mapLocationElement = elements.getTypeElement("dev.ondevice.io.MapLocation");
     this.thisName = elements.getName("this");
     this.superName = elements.getName("super");
   }
@@ -170,6 +174,31 @@ final class RuntimeTypes {
   }
 
   /** Whether {@code t} is the runtime's pair of results of a reduction ({@code x.max(1)}: values and indices). */
+  /** What a method of the runtime's checkpoints is to the tensors it loads ({@link CheckpointPlaces}). */
+  enum CheckpointRole {
+    NONE,
+    /** {@code MapLocation.to(device)}: a location naming one device. */
+    LOCATION,
+    /** {@code Checkpoint.load(file, location)}: the checkpoint, its tensors where the location says. */
+    LOAD,
+    /** {@code checkpoint.stateDict()}: its tensors. */
+    TENSORS
+  }
+
+  /** The role of {@code m} among the runtime's checkpoint methods. */
+  CheckpointRole checkpointRole(ExecutableElement m) {
+    Element owner = m.getEnclosingElement();
+    String name = m.getSimpleName().toString();
+    if (owner == mapLocationElement && name.equals("to")) {
+      return CheckpointRole.LOCATION;
+    }
+    if (owner == checkpointElement) {
+      return name.equals("load") ? CheckpointRole.LOAD : name.equals("stateDict") ? CheckpointRole.TENSORS
+          : CheckpointRole.NONE;
+    }
+    return CheckpointRole.NONE;
+  }
+
   boolean isResultPair(TypeMirror t) {
     return resultPairElement != null && t != null && t.getKind() == TypeKind.DECLARED
         && ((DeclaredType) t).asElement() == resultPairElement;

@@ -1,4 +1,8 @@
 package dev.ondevice.io;
 
 /** Stub of the runtime's MapLocation: where a checkpoint's tensors are loaded. */
-public final class MapLocation {}
+public final class MapLocation {
+  public static MapLocation to(dev.ondevice.Device device) {
+    return null;
+  }
+}
