@@ -972,4 +972,57 @@ class MixedDevicesTest {
         + " on the CPU: once the model is on a device, mean stays here and meets the model's other tensors on two"
         + " devices. Assign it where the model is: stats.get(\"mean\").to(device())").inFile(f).onLine(25);
   }
+
+  @Test
+  void aTensorTheFirstIterationLeavesOnTheCpuIsReportedOnTheSecond() {
+    JavaFileObject f = source("Rollout", AnalysedSources.IMPORTS + """
+        class Rollout {
+          static class Policy extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor obs, Tensor masks) {
+              return obs.mul(w).mul(masks);
+            }
+          }
+
+          void evaluate(Device device, int steps, float[] done) {
+            Policy policy = new Policy();
+            policy.toDevice(device);
+            Tensor masks = Tensor.zeros(2, 2, device);
+            for (int i = 0; i < steps; i++) {
+              Tensor out = policy.forward(Tensor.randn(2, 2, device), masks); // expect: MixedDevices
+              masks = Tensor.of(done);
+            }
+          }
+
+          void movedFirst(Device device, int steps, float[] done) {
+            Policy policy = new Policy();
+            policy.toDevice(device);
+            Tensor masks = Tensor.zeros(2, 2, device);
+            for (int i = 0; i < steps; i++) {
+              masks = masks.to(device);
+              Tensor out = policy.forward(Tensor.randn(2, 2, device), masks);
+              masks = Tensor.of(done);
+            }
+          }
+
+          void sometimes(Device device, int steps, float[] done) {
+            Policy policy = new Policy();
+            policy.toDevice(device);
+            Tensor masks = Tensor.zeros(2, 2, device);
+            for (int i = 0; i < steps; i++) {
+              Tensor out = policy.forward(Tensor.randn(2, 2, device), masks);
+              if (i % 2 == 0) {
+                masks = Tensor.of(done);
+              }
+            }
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c).hadErrorContaining("forward gets tensors on two devices: policy is on device and masks (argument"
+        + " 'masks') is on the CPU from the loop's second iteration on, as its first one leaves it there;")
+        .inFile(f).onLine(26);
+  }
 }

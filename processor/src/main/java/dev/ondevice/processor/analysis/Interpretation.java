@@ -48,4 +48,7 @@ interface Interpretation {
   default boolean runsOnceOrPeriodically(TreePath path) {
     return SomeBatchesOnly.runs(path, batchLoop());
   }
+
+  /** Whether this is a loop's second iteration, from the values its first one left. */
+  boolean laterIteration();
 }

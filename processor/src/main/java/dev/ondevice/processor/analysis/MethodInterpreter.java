@@ -67,6 +67,8 @@ import javax.lang.model.type.TypeMirror;
  */
 final class MethodInterpreter implements Interpretation {
   private static final int MAX_LOOP_PASSES = 5;
+  /** Whether a loop's second iteration is being interpreted ({@link #secondIteration}). */
+  private boolean laterIteration;
 
   /** A break/continue target: a loop, a switch or a labelled statement. */
   private static final class Frame {
@@ -756,6 +758,7 @@ final class MethodInterpreter implements Interpretation {
     // the loop is entered with, where that iteration certainly reaches them (FirstIteration);
     // those of the last pass hold for every iteration. The passes in between see the values of
     // some iterations joined, and add nothing: their findings are dropped.
+    Env afterFirst = null;
     for (int pass = 1; ; pass++) {
       ctx.pushBuffer();
       Frame frame = new Frame(t, label, true);
@@ -765,6 +768,9 @@ final class MethodInterpreter implements Interpretation {
       frames.pop();
       Env back = joinAll(env, frame.continues);
       Env next = head.join(back);
+      if (pass == 1 && carriesTheCpu(head, back)) {
+        afterFirst = back;
+      }
       if (next.equals(head) || pass >= MAX_LOOP_PASSES) {
         ctx.commitBuffer();
         env = joinAll(exit, frame.breaks);
@@ -777,10 +783,61 @@ final class MethodInterpreter implements Interpretation {
       }
       head = next;
     }
+    if (afterFirst != null) {
+      secondIteration(path, label, element, afterFirst);
+    }
     if (batchLoop) {
       batchDepth--;
     }
     batchLoopTree = outerBatchLoop;
+  }
+
+  /**
+   * The loop's second iteration, from the values the first one leaves, where a variable that was on
+   * a device when the loop began is on the CPU then ({@code evalMasks = Tensor.of(values, n, 1)} at
+   * the end of an evaluation loop that passed it to the model): the joined passes see it nowhere,
+   * so this pass reports the certain conflicts it finds where that iteration certainly gets to. It
+   * runs after the loop's own findings are kept, which win for an op both find, and leaves the
+   * state as the loop left it.
+   */
+  private void secondIteration(TreePath path, String label, Value element, Env start) {
+    Env after = env;
+    ctx.pushBuffer();
+    Frame frame = new Frame(path.getLeaf(), label, true);
+    frames.push(frame);
+    env = start.copy();
+    laterIteration = true;
+    try {
+      onePass(path, frame, element);
+    } finally {
+      laterIteration = false;
+      frames.pop();
+    }
+    ctx.commitBuffer(f -> f.finding().check() == CheckId.MIXED_DEVICES && f.finding().severity() == Severity.ERROR
+        && FirstIteration.reaches(path, f.trigger()));
+    env = after;
+  }
+
+  /** Whether a variable on a known device when the loop began is on the CPU after its first iteration. */
+  private static boolean carriesTheCpu(Env head, Env back) {
+    if (!back.reachable()) {
+      return false;
+    }
+    for (int i = 0; i < head.size(); i++) {
+      Place before = head.valueAt(i).place();
+      Value after = back.get(head.variableAt(i));
+      if ((before.kind() == Place.Kind.SYMBOL || before.kind() == Place.Kind.FIXED) && after != null
+          && Place.CPU.equals(after.place()) && !after.zeroDim()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether the pass being interpreted is a loop's second iteration ({@link #secondIteration}). */
+  @Override
+  public boolean laterIteration() {
+    return laterIteration;
   }
 
   /** One pass over the loop: condition, body, update. Returns the environment where the loop exits normally. */

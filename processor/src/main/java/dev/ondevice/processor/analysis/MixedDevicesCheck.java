@@ -120,7 +120,8 @@ final class MixedDevicesCheck extends DeviceCheck {
             : "the op fails at run time";
     String target = texts.deviceText(other.value.place(), other);
     String note = a.note != null ? a.note : b.note;
-    String found = c.op() + " gets tensors on two devices: " + texts.describe(a) + " and " + texts.describe(b) + "; "
+    String found = c.op() + " gets tensors on two devices: " + texts.describe(a) + " and " + texts.describe(b)
+        + (at.laterIteration() ? " from the loop's second iteration on, as its first one leaves it there" : "") + "; "
         + why + ". " + (note == null ? "" : "(" + note + ".) ");
     String movedText = moved.text(ctx);
     if (moved.role == Operand.Role.IN_PLACE_RECEIVER) {
