@@ -109,4 +109,37 @@ class OptimizerStateOrderTest {
         + " parameters are now, and net.toDevice(device) below moves the parameters without it: optimizer.step() then"
         + " meets the state on the old device; build optimizer after moving net").inFile(f).onLine(34);
   }
+
+  @Test
+  void anOptimizerDeclaredInAClassAnalysedEarlierIsJudgedToo() {
+    JavaFileObject f = source("Nero", AnalysedSources.IMPORTS + """
+        import dev.ondevice.optim.Optimizer;
+        class Nero {
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+            List<dev.ondevice.Parameter> parameters() { return List.of(w); }
+          }
+
+          static class StateInConstructor extends Optimizer {
+            final List<Tensor> expAvgSq = new java.util.ArrayList<>();
+            StateInConstructor(List<dev.ondevice.Parameter> params) {
+              for (dev.ondevice.Parameter p : params) {
+                expAvgSq.add(Tensor.zerosLike(p));
+              }
+            }
+          }
+        }
+
+        class Train {
+          void before(Device device) {
+            Nero.Net net = new Nero.Net();
+            Nero.StateInConstructor optimizer = new Nero.StateInConstructor(net.parameters()); // expect: OptimizerStateLeftBehind
+            net.toDevice(device);
+            optimizer.step();
+          }
+        }\
+        """);
+    Compilation c = Sources.compile(List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+  }
 }

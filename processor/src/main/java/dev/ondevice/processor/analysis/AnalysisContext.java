@@ -231,6 +231,19 @@ final class AnalysisContext {
   }
 
   /**
+   * Whether a constructor's body makes tensors (an optimizer making its state there), judged while
+   * its class's trees are there and kept for the compilation ({@link ClassFacts}).
+   */
+  boolean constructorMakesTensors(ExecutableElement constructor) {
+    Boolean known = facts.constructorMakesTensors.get(constructor);
+    if (known == null) {
+      known = OptimizerStateOrder.makesTensors(constructor, this);
+      facts.constructorMakesTensors.put(constructor, known);
+    }
+    return known;
+  }
+
+  /**
    * The final {@code Device} field a model class's constructors move it to, or the static one every
    * move of it in its file names ({@link DeviceField}), or null.
    */

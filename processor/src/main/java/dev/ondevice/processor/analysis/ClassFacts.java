@@ -37,6 +37,8 @@ final class ClassFacts {
   final IdentityHashMap<javax.lang.model.element.TypeElement, VariableElement> deviceFields = new IdentityHashMap<>();
   /** Per model class: whether its constructors place its parts on devices of their own. */
   final IdentityHashMap<javax.lang.model.element.TypeElement, Boolean> placesParts = new IdentityHashMap<>();
+  /** Per constructor of an optimizer class: whether its body makes tensors ({@link OptimizerStateOrder}). */
+  final IdentityHashMap<ExecutableElement, Boolean> constructorMakesTensors = new IdentityHashMap<>();
   /** The methods that run once per step without a {@code @Step}. */
   final StepMethods steps = new StepMethods();
   /** Per static tensor field: its value. */

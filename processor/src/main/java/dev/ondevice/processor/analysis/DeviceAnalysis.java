@@ -132,6 +132,10 @@ public final class DeviceAnalysis {
       } else if (member instanceof MethodTree && model && trees.getElement(path) instanceof ExecutableElement constructor
           && constructor.getKind() == ElementKind.CONSTRUCTOR) {
         ctx.constructorMovesModel(constructor);
+      } else if (member instanceof MethodTree && runtimeTypes.isOptimizer(type.asType())
+          && trees.getElement(path) instanceof ExecutableElement constructor
+          && constructor.getKind() == ElementKind.CONSTRUCTOR) {
+        ctx.constructorMakesTensors(constructor); // new Nero(params) in a class analysed later
       } else if (member instanceof VariableTree && trees.getElement(path) instanceof VariableElement f) {
         if (runtimeTypes.isDevice(f.asType())) {
           ctx.finalDevice(f);

@@ -71,7 +71,7 @@ final class OptimizerStateOrder {
         if (node.getInitializer() instanceof NewClassTree created && optimizer != null && isLocal(optimizer)
             && ctx.types().isOptimizer(optimizer.asType())
             && ctx.trees().getElement(new TreePath(getCurrentPath(), created)) instanceof ExecutableElement c
-            && makesTensors(c, ctx)) {
+            && ctx.constructorMakesTensors(c)) {
           Element model = modelOf(optimizer, method, ctx);
           long declared = TreeSearch.start(getCurrentPath(), ctx);
           TreePath move = model == null ? null : calls.stream().filter(call -> TreeSearch.start(call, ctx) > declared
@@ -96,7 +96,7 @@ final class OptimizerStateOrder {
   }
 
   /** Whether a constructor whose body is in this compilation makes tensors ({@code Tensor.zerosLike(p)}). */
-  private static boolean makesTensors(ExecutableElement constructor, AnalysisContext ctx) {
+  static boolean makesTensors(ExecutableElement constructor, AnalysisContext ctx) {
     TreePath body = ctx.trees().getPath(constructor);
     if (body == null) {
       return false;
