@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Prepares gpu-bundle/ (git-ignored) for scripts/gpu-check.sh: a jlink'd Temurin 25 JRE (java.base,
-# java.logging, jdk.unsupported, and java.xml and jdk.zipfs for JUnit's console launcher) and the
-# jars it runs: the runtime (with its PTX), the runtime's
-# tests, the samples (CudaBenchmark), JCuda with only the natives it loads, and JUnit's console
+# java.logging, jdk.unsupported, jdk.management for the host allocator's direct-memory limit, and
+# java.xml and jdk.zipfs for JUnit's console launcher) and the
+# jars it runs: the runtime (with its PTX), the runtime's tests, the benchmarks (CudaBenchmark) and
+# the samples (its models), JCuda with only the natives it loads, and JUnit's console
 # launcher. OpenBLAS's natives stay behind (20 MB): the CPU side of the tests uses the runtime's
 # Java matrix kernel there. Run from anywhere; builds the project first. About 50 MB.
 set -euo pipefail
@@ -13,14 +14,15 @@ out="$root/gpu-bundle"
 junit_platform=1.14.1
 jcuda=12.0.0
 
-mvn -B -q -ntp install -DskipTests
+# package, not install: the bundle takes the jars from each module's target/.
+mvn -B -q -ntp package -DskipTests
 rm -rf "$out"
 mkdir -p "$out/lib"
-"$jdk/bin/jlink" --add-modules java.base,java.logging,java.xml,jdk.unsupported,jdk.zipfs --strip-debug --no-man-pages \
+"$jdk/bin/jlink" --add-modules java.base,java.logging,java.xml,jdk.management,jdk.unsupported,jdk.zipfs --strip-debug --no-man-pages \
   --no-header-files --compress zip-9 --output "$out/jre"
 
 cp runtime/target/ondevice-runtime-*.jar annotations/target/ondevice-annotations-*.jar \
-  samples/target/ondevice-samples-*.jar "$out/lib/"
+  samples/target/ondevice-samples-*.jar samples/benchmarks/target/ondevice-benchmarks-*.jar "$out/lib/"
 (cd runtime/target/test-classes && jar cf "$out/lib/ondevice-runtime-tests.jar" .)
 m2="${MAVEN_REPO:-$HOME/.m2/repository}"
 for a in jcuda jcublas; do

@@ -32,7 +32,7 @@ classes='^dev\.ondevice\.((Pointwise|Reductions|Views|Gradient|Indexing|LinearAl
 tests=${PIPESTATUS[0]}
 
 echo "== OnDevice benchmark"
-"$java" "${jvm[@]}" -cp "$cp" dev.ondevice.samples.bench.CudaBenchmark "$mode" 2>&1 | tee "$out/ondevice.tsv"
+"$java" "${jvm[@]}" -cp "$cp" dev.ondevice.benchmarks.CudaBenchmark "$mode" 2>&1 | tee "$out/ondevice.tsv"
 
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null; then
   echo "== PyTorch benchmark"

@@ -1,7 +1,9 @@
 package dev.ondevice;
 
+import java.io.File;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,6 +47,7 @@ final class PackageGraph {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     int rc = jdeps.run(new PrintWriter(out), new PrintWriter(err), "-verbose:class", "-filter:none",
+        "--module-path", modulePath(classes), "--multi-release", String.valueOf(Runtime.version().feature()),
         classes.toString());
     if (rc != 0) {
       throw new IllegalStateException("jdeps failed (" + rc + "): " + err);
@@ -57,6 +60,23 @@ final class PackageGraph {
       }
     }
     return g;
+  }
+
+  /**
+   * The modules that the runtime's {@code module-info} requires, for jdeps to resolve them: the
+   * jars of this JVM's class path, and its folders that hold a module (the annotations' classes
+   * in a reactor build), {@code classes} itself left out.
+   */
+  private static String modulePath(Path classes) {
+    List<String> entries = new ArrayList<>();
+    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator, -1)) {
+      Path p = Path.of(entry);
+      boolean module = entry.endsWith(".jar") || Files.isRegularFile(p.resolve("module-info.class"));
+      if (module && !p.toAbsolutePath().equals(classes.toAbsolutePath())) {
+        entries.add(entry);
+      }
+    }
+    return String.join(File.pathSeparator, entries);
   }
 
   /** The packages. */

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The samples, the gallery and the corpus are what users read to learn the library: they use the
  * public API only, never the runtime's internal packages ({@code dev.ondevice.internal.*},
- * docs/architecture.md).
+ * docs/architecture.md). The benchmarks ({@code samples/benchmarks}, a module of their own, outside
+ * the folders this test reads) are the one place allowed to name them, to time a kernel directly.
  */
 class PublicApiOnlyTest {
   @Test

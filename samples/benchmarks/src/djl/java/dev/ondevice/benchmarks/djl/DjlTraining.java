@@ -1,4 +1,4 @@
-package dev.ondevice.samples.djl;
+package dev.ondevice.benchmarks.djl;
 
 import ai.djl.Device;
 import ai.djl.Model;

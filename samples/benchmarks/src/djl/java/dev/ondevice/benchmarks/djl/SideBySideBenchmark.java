@@ -1,4 +1,4 @@
-package dev.ondevice.samples.djl;
+package dev.ondevice.benchmarks.djl;
 
 import ai.djl.engine.Engine;
 import ai.djl.nn.Block;
@@ -6,8 +6,8 @@ import ai.djl.pytorch.jni.JniUtils;
 import ai.djl.pytorch.jni.LibUtils;
 import dev.ondevice.Cpu;
 import dev.ondevice.Device;
+import dev.ondevice.benchmarks.TrainingBenchmark;
 import dev.ondevice.nn.Layer;
-import dev.ondevice.samples.bench.TrainingBenchmark;
 import dev.ondevice.samples.mnist.MnistCnn;
 import dev.ondevice.samples.mnist.MnistMlp;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package dev.ondevice.samples.bench;
+package dev.ondevice.benchmarks;
 
 import dev.ondevice.Device;
 import dev.ondevice.Generator;

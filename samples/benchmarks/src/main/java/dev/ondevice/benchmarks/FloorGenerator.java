@@ -1,4 +1,4 @@
-package dev.ondevice.samples.bench;
+package dev.ondevice.benchmarks;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

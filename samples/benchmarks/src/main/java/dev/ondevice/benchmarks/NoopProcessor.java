@@ -1,4 +1,4 @@
-package dev.ondevice.samples.bench;
+package dev.ondevice.benchmarks;
 
 import java.util.Set;
 import javax.annotation.processing.AbstractProcessor;

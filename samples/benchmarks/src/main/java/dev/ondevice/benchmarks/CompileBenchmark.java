@@ -1,4 +1,4 @@
-package dev.ondevice.samples.bench;
+package dev.ondevice.benchmarks;
 
 import dev.ondevice.processor.analysis.CheckId;
 import java.io.File;
@@ -44,7 +44,7 @@ import java.util.Map;
  * file per model) and {@code floor-one} ({@link FloorGenerator} writing one file for all the models).
  *
  * <p>With the suite {@code errorprone}, the same models under Error Prone, which must be on the
- * class path (the samples' test class path: {@code -Dexec.classpathScope=test}):
+ * class path (the benchmarks' test class path: {@code -Dexec.classpathScope=test}):
  *
  * <ul>
  *   <li>{@code ep-off}: Error Prone with every check disabled ({@code -XepDisableAllChecks}), the
