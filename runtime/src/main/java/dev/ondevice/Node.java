@@ -52,6 +52,7 @@ final class Node {
       node.savedVersions[i] = saved[i].data.storage().version();
     }
     out.attach(node);
+    MemoryScope.computed(out, inputs);
     return out;
   }
 
