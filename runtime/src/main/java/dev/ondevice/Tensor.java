@@ -1515,6 +1515,9 @@ public class Tensor {
       seed = gradient.to(dtype()).to(device());
     }
     BackwardEngine.run(this, seed, retainGraph);
+    if (gradient == null) {
+      seed.data.storage().free("by backward(), which made it as the gradient of its one-element root");
+    }
   }
 
   // ---------------------------------------------------------------- internals
