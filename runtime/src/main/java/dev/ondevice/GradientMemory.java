@@ -3,7 +3,6 @@ package dev.ondevice;
 import dev.ondevice.internal.backend.Storage;
 import java.util.Collections;
 import java.util.IdentityHashMap;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -20,7 +19,7 @@ final class GradientMemory {
   private final AllocationLog log;
   private final Set<Storage> made = Collections.newSetFromMap(new IdentityHashMap<>());
   private final Set<Storage> leafGradients = Collections.newSetFromMap(new IdentityHashMap<>());
-  private final Map<Storage, Integer> pending = new IdentityHashMap<>();
+  private final IdentityHashMap<Storage, Integer> pending = new IdentityHashMap<>();
   private int seen;
   private int checked;
 

@@ -143,7 +143,7 @@ class MemoryReleaseTest {
     p.sum().backward();
     Tensor old = p.grad();
     ByteBuffer oldBlock = block(old);
-    assertEquals(SEVEN_MIB.numel(), old.sum().item(), 0);
+    assertEquals((double) SEVEN_MIB.numel(), old.sum().item(), 0);
 
     sgd.zeroGrad();
 
