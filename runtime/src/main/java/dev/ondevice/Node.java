@@ -5,6 +5,10 @@ package dev.ondevice;
  * its output to the gradients of its inputs.
  */
 final class Node {
+  private static final String FREED_UNUSED = "as soon as its op had run, as nothing records its gradient";
+  private static final String FREED_RELEASED = "by backward(), which frees what an op kept for its gradient alone;"
+      + " call backward(true) to keep the graph and these tensors";
+
   /** Computes input gradients; entry i may be null when {@code needs[i]} is false. */
   @FunctionalInterface
   interface Backward {
@@ -126,10 +130,6 @@ final class Node {
     freeAll(owned, FREED_RELEASED);
     owned = new Tensor[0];
   }
-
-  private static final String FREED_UNUSED = "as soon as its op had run, as nothing records its gradient";
-  private static final String FREED_RELEASED = "by backward(), which frees what an op kept for its gradient alone;"
-      + " call backward(true) to keep the graph and these tensors";
 
   private static void freeAll(Tensor[] tensors, String why) {
     for (Tensor t : tensors) {
