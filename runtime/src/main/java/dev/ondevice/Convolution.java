@@ -16,6 +16,8 @@ import dev.ondevice.internal.backend.Window2d;
  */
 @SameDevice
 public final class Convolution {
+  private static final String FREED_TEMPORARY = "inside conv2d, which used it as a temporary";
+
   private Convolution() {}
 
   /**
@@ -85,11 +87,15 @@ public final class Convolution {
     Tensor weights2d = w.detach().reshape(o, k);
     Tensor out;
     try (Autograd.Scope ignored = Autograd.noGrad()) {
-      Tensor byChannel = LinearAlgebra.mm(weights2d, columns).view(o, n, l).permute(1, 0, 2);
+      Tensor product = LinearAlgebra.mm(weights2d, columns);
+      Tensor byChannel = product.view(o, n, l).permute(1, 0, 2);
       Tensor biased = b == null ? byChannel.contiguous() : byChannel.add(b.view(1, o, 1));
+      if (biased.data.storage() != product.data.storage()) {
+        product.data.storage().free(FREED_TEMPORARY);
+      }
       out = biased.view(n, o, oh, ow);
     }
-    return Node.record("conv2d", out, new Tensor[] {x, w, b}, new Tensor[] {w}, (g, needs) -> {
+    return Node.recordOwning("conv2d", out, new Tensor[] {x, w, b}, new Tensor[] {w}, new Tensor[] {columns}, (g, needs) -> {
       Tensor grad2d = g.reshape(n, o, l).permute(1, 0, 2).contiguous().view(o, (long) n * l);
       Tensor gx = null;
       if (needs[0]) {

@@ -4,6 +4,7 @@ import dev.ondevice.internal.backend.Backend;
 import dev.ondevice.internal.backend.Backends;
 import dev.ondevice.internal.backend.HostStorage;
 import dev.ondevice.internal.backend.RandomKind;
+import dev.ondevice.internal.backend.Storage;
 import dev.ondevice.internal.backend.Strided;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -24,7 +25,9 @@ final class Creation {
     for (int s : sizes) {
       elements *= s;
     }
-    return new Tensor(Strided.contiguous(b.allocate(elements * dtype.byteSize()), BackendTypes.scalar(dtype), sizes));
+    Storage storage = b.allocate(elements * dtype.byteSize());
+    AllocationLog.made(storage);
+    return new Tensor(Strided.contiguous(storage, BackendTypes.scalar(dtype), sizes));
   }
 
   static Tensor full(Shape shape, double value, DType dtype, Device device) {

@@ -89,7 +89,9 @@ final class Movement {
     s.awaitReady();
     Strided converted = Strided.contiguous(Backends.cpu().allocate(8), BackendTypes.scalar(DType.FLOAT64), new int[0]);
     Backends.cpu().copyNow(t.data, converted);
-    return converted.host().doubles().get(0);
+    double value = converted.host().doubles().get(0);
+    converted.storage().free("after reading a scalar operand, its only use");
+    return value;
   }
 
   static float[] toFloatArray(Tensor t) {

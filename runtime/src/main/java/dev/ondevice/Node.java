@@ -5,6 +5,10 @@ package dev.ondevice;
  * its output to the gradients of its inputs.
  */
 final class Node {
+  private static final String FREED_UNUSED = "as soon as its op had run, as nothing records its gradient";
+  private static final String FREED_RELEASED = "by backward(), which frees what an op kept for its gradient alone;"
+      + " call backward(true) to keep the graph and these tensors";
+
   /** Computes input gradients; entry i may be null when {@code needs[i]} is false. */
   @FunctionalInterface
   interface Backward {
@@ -17,6 +21,7 @@ final class Node {
   private Backward backward;
   private Tensor[] saved = new Tensor[0];
   private int[] savedVersions = new int[0];
+  private Tensor[] owned = new Tensor[0];
 
   private Node(String name, Tensor[] inputs, Backward backward) {
     this.name = name;
@@ -51,6 +56,7 @@ final class Node {
       node.savedVersions[i] = saved[i].data.storage().version();
     }
     out.attach(node);
+    MemoryScope.computed(out, inputs);
     return out;
   }
 
@@ -67,6 +73,24 @@ final class Node {
 
   static Tensor record(String name, Tensor out, Tensor[] inputs, Backward backward) {
     return record(name, out, inputs, new Tensor[0], backward);
+  }
+
+  /**
+   * As {@link #record(String, Tensor, Tensor[], Tensor[], Backward)}, where the backward function
+   * also reads {@code owned}: tensors the op made for it alone and never returned (such as a
+   * convolution's unfolded input). Their memory is freed when the node releases its saved tensors,
+   * or at once when no node is recorded.
+   */
+  static Tensor recordOwning(String name, Tensor out, Tensor[] inputs, Tensor[] saved, Tensor[] owned,
+      Backward backward) {
+    record(name, out, inputs, saved, backward);
+    Node node = out.gradFn();
+    if (node == null) {
+      freeAll(owned, FREED_UNUSED);
+    } else {
+      node.owned = owned;
+    }
+    return out;
   }
 
   String name() {
@@ -96,9 +120,20 @@ final class Node {
     return backward.apply(grad, needs);
   }
 
-  /** Frees the saved tensors after a backward pass that does not retain the graph. */
+  /**
+   * Drops the saved tensors after a backward pass that does not retain the graph, and frees the
+   * memory of those the op made for its backward function alone.
+   */
   void release() {
     backward = null;
     saved = new Tensor[0];
+    freeAll(owned, FREED_RELEASED);
+    owned = new Tensor[0];
+  }
+
+  private static void freeAll(Tensor[] tensors, String why) {
+    for (Tensor t : tensors) {
+      t.data.storage().free(why);
+    }
   }
 }

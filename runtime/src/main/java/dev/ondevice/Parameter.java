@@ -9,6 +9,9 @@ import dev.ondevice.internal.backend.Transfers;
  * model moves still holds the parameters it updates, as in PyTorch.
  */
 public final class Parameter extends Tensor {
+  private static final String FREED_BY_CLEAR_GRAD = "by zeroGrad() (Parameter.clearGrad), which hands the memory of"
+      + " the gradients that backward() made back to the allocator; clone() a gradient before zeroGrad() to keep it";
+
   /** A parameter holding {@code data} (detached), requiring grad. */
   public Parameter(Tensor data) {
     super(data.data);
@@ -31,6 +34,22 @@ public final class Parameter extends Tensor {
     if (g != null) {
       setGrad(null);
       setGrad(g.to(target));
+    }
+  }
+
+  /**
+   * Sets the gradient to null, as an optimizer's {@code zeroGrad} does, and where its memory is
+   * what a backward pass made (not a tensor given to {@link #setGrad}), hands that memory back to
+   * the allocator at once: the next backward pass gets the same, cache-warm block instead of
+   * waiting for the garbage collector. The old gradient tensor, and any view of it, then throws on
+   * use; {@code clone()} it first to keep it.
+   */
+  public void clearGrad() {
+    Tensor g = grad();
+    boolean free = gradMadeByBackward();
+    setGrad(null);
+    if (free && g != null) {
+      g.data.storage().free(FREED_BY_CLEAR_GRAD);
     }
   }
 

@@ -34,7 +34,7 @@ public final class Pooling {
     Tensor values = Creation.empty(sizes, x.dtype(), x.device());
     Tensor indices = Creation.empty(sizes.clone(), DType.INT64, x.device());
     x.data.storage().backend().maxPool2d(x.data, window, values.data, indices.data);
-    Tensor out = Node.record("maxPool2d", values, new Tensor[] {x}, (g, needs) -> {
+    Tensor out = Node.recordOwning("maxPool2d", values, new Tensor[] {x}, new Tensor[0], new Tensor[] {indices}, (g, needs) -> {
       Tensor gx = Creation.empty(x.data.sizes().clone(), g.dtype(), g.device());
       g.data.storage().backend().maxPool2dBackward(g.data, indices.data, gx.data);
       return new Tensor[] {gx};

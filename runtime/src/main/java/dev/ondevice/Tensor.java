@@ -41,6 +41,8 @@ public class Tensor {
   Strided data;
   private boolean requiresGrad;
   private Tensor grad;
+  /** Whether {@link #grad} is memory that a backward pass made, which {@link Parameter#clearGrad} may free. */
+  private boolean gradMadeByBackward;
   private Node gradFn;
 
   Tensor(Strided data) {
@@ -1444,6 +1446,18 @@ public class Tensor {
           + g.dtype() + ", " + g.device() + ")");
     }
     grad = g;
+    gradMadeByBackward = false;
+  }
+
+  /** Sets the gradient a backward pass computed; {@code madeByIt} when its memory is the pass's own. */
+  void setGradFromBackward(Tensor g, boolean madeByIt) {
+    grad = g;
+    gradMadeByBackward = madeByIt;
+  }
+
+  /** Whether the gradient's memory is a backward pass's own, which nothing but this tensor has seen. */
+  boolean gradMadeByBackward() {
+    return gradMadeByBackward;
   }
 
   /** Whether this is a leaf of the graph: created by the user rather than computed by a recorded op. */
@@ -1501,6 +1515,9 @@ public class Tensor {
       seed = gradient.to(dtype()).to(device());
     }
     BackwardEngine.run(this, seed, retainGraph);
+    if (gradient == null) {
+      seed.data.storage().free("by backward(), which made it as the gradient of its one-element root");
+    }
   }
 
   // ---------------------------------------------------------------- internals

@@ -313,10 +313,14 @@ public abstract class Model {
     return training;
   }
 
-  /** Sets every parameter's gradient to null. */
+  /**
+   * Sets every parameter's gradient to null with {@link Parameter#clearGrad}: the memory of
+   * gradients that backward made goes back to the allocator at once, and a gradient tensor kept
+   * from before throws on use (clone it to keep it).
+   */
   public void zeroGrad() {
     for (Parameter p : parameters()) {
-      p.setGrad(null);
+      p.clearGrad();
     }
   }
 

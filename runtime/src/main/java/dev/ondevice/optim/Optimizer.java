@@ -91,10 +91,14 @@ public abstract class Optimizer {
     this.learningRate = HyperParameters.nonNegative(getClass().getSimpleName(), "the learning rate", learningRate);
   }
 
-  /** Clears every parameter's gradient (sets it to null, as PyTorch's default). */
+  /**
+   * Clears every parameter's gradient (sets it to null, as PyTorch's default) with {@link
+   * Parameter#clearGrad}: the memory of gradients that backward made goes back to the allocator at
+   * once, and a gradient tensor kept from before throws on use (clone it to keep it).
+   */
   public final void zeroGrad() {
     for (Parameter p : parameters) {
-      p.setGrad(null);
+      p.clearGrad();
     }
   }
 

@@ -11,7 +11,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Host memory for tensors: direct buffers, cached by size class and reused when the storage that
- * held them becomes unreachable. Reuse avoids the page faults and zeroing of fresh direct memory.
+ * held them is freed ({@link Storage#free}) or becomes unreachable, whichever comes first. Reuse
+ * avoids the page faults and zeroing of fresh direct memory; the cache is a stack per size class,
+ * so a freed block, still warm in the processor's caches, serves the next request of its class.
  * Pinned storages come from a pool of their own, of page-locked memory where a CUDA driver
  * provides it ({@link PinnedMemory}); a pinned block is reused only once the last asynchronous
  * copy that used it has finished ({@link HostBlock}).
@@ -82,7 +84,7 @@ public final class HostAllocator {
       h.peakBytes().accumulateAndGet(owner.addAndGet(size), Math::max);
     }
     HostStorage storage = new HostStorage(backend, block, bytes);
-    CLEANER.register(storage, new Release(block, owner));
+    storage.releasedBy(CLEANER.register(storage, new Release(block, owner)));
     return storage;
   }
 
@@ -203,7 +205,10 @@ public final class HostAllocator {
     }
   }
 
-  /** Returns a block to the cache once its storage is unreachable. Holds no reference to it. */
+  /**
+   * Returns a block to the cache once its storage is freed or unreachable, whichever comes first
+   * (a cleanable runs once). Holds no reference to the storage.
+   */
   private static final class Release implements Runnable {
     private final HostBlock block;
     private final AtomicLong owner;

@@ -1,5 +1,6 @@
 package dev.ondevice.internal.backend;
 
+import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.nio.DoubleBuffer;
 import java.nio.FloatBuffer;
@@ -20,6 +21,7 @@ public final class HostStorage extends Storage {
   private DoubleBuffer doubles;
   private LongBuffer longs;
   private volatile Event pending;
+  private Cleaner.Cleanable release;
 
   HostStorage(Backend backend, HostBlock block, long byteSize) {
     super(backend, byteSize);
@@ -27,13 +29,46 @@ public final class HostStorage extends Storage {
     this.bytes = block.buffer;
   }
 
-  /** The bytes, native order, position 0. Shared: use absolute access only. */
+  /** Sets what gives the block back to the allocator, once: at {@link #free} or when unreachable. */
+  void releasedBy(Cleaner.Cleanable cleanable) {
+    release = cleanable;
+  }
+
+  /**
+   * On the CPU, gives the block back now; on an emulated device, as a task of its stream, so
+   * that the kernels queued before it still read the memory and those queued after it are refused.
+   */
+  @Override
+  protected void release(String by) {
+    if (backend() instanceof HostBackend h && h.isAsync()) {
+      h.enqueue(() -> releaseNow(by));
+    } else {
+      releaseNow(by);
+    }
+  }
+
+  private void releaseNow(String by) {
+    markFreed(by);
+    release.clean();
+  }
+
+  /**
+   * The bytes, native order, position 0. Shared: use absolute access only.
+   *
+   * @throws FreedMemoryException if the storage was freed
+   */
   public ByteBuffer bytes() {
+    checkLive();
     return bytes;
   }
 
-  /** The memory as floats. */
+  /**
+   * The memory as floats.
+   *
+   * @throws FreedMemoryException if the storage was freed
+   */
   public FloatBuffer floats() {
+    checkLive();
     FloatBuffer f = floats;
     if (f == null) {
       f = bytes.asFloatBuffer();
@@ -42,8 +77,13 @@ public final class HostStorage extends Storage {
     return f;
   }
 
-  /** The memory as doubles. */
+  /**
+   * The memory as doubles.
+   *
+   * @throws FreedMemoryException if the storage was freed
+   */
   public DoubleBuffer doubles() {
+    checkLive();
     DoubleBuffer d = doubles;
     if (d == null) {
       d = bytes.asDoubleBuffer();
@@ -52,8 +92,13 @@ public final class HostStorage extends Storage {
     return d;
   }
 
-  /** The memory as longs. */
+  /**
+   * The memory as longs.
+   *
+   * @throws FreedMemoryException if the storage was freed
+   */
   public LongBuffer longs() {
+    checkLive();
     LongBuffer l = longs;
     if (l == null) {
       l = bytes.asLongBuffer();

@@ -155,6 +155,7 @@ public final class CpuBackend implements HostBackend {
         BinaryKernels.apply(op, a, scalar, out);
       }
     }, a, out);
+    cell.free("after the op it held the scalar operand of (freed in the order of the device's work)");
   }
 
   @Override

@@ -16,10 +16,12 @@ import java.util.Map;
  * kernel of a device runs on its one stream, so work queued by a block's next owner runs after
  * the work of its last one.
  *
- * <p>Tensors release their blocks when they become unreachable, which the garbage collector,
- * seeing only small objects, learns late; so the allocator asks for a collection when its live
- * bytes have doubled since the last one and exceed a floor (an eighth of the device, at least 256
- * MiB), and before it gives up on a request. Internal to the runtime.
+ * <p>Tensors release their blocks when the runtime frees them ({@code Storage.free}: dead
+ * intermediate gradients, {@code zeroGrad}, a memory scope), which the next request of the class
+ * may take at once, by the same stream-order argument; otherwise when they become unreachable,
+ * which the garbage collector, seeing only small objects, learns late; so the allocator asks for
+ * a collection when its live bytes have doubled since the last one and exceed a floor (an eighth
+ * of the device, at least 256 MiB), and before it gives up on a request. Internal to the runtime.
  */
 final class CachingAllocator {
   private static final long MiB = 1L << 20;

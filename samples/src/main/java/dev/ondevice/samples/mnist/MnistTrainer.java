@@ -7,6 +7,7 @@ import dev.ondevice.DType;
 import dev.ondevice.Device;
 import dev.ondevice.DeviceStats;
 import dev.ondevice.Generator;
+import dev.ondevice.MemoryScope;
 import dev.ondevice.Parameter;
 import dev.ondevice.Shape;
 import dev.ondevice.Tensor;
@@ -136,11 +137,13 @@ public final class MnistTrainer {
       for (Batch batch : trainLoader) {
         Tensor xb = batch.inputs().to(device, pinned);
         Tensor yb = batch.targets().to(device, pinned);
-        Tensor loss = criterion.forward(model.forward(xb), yb);
-        optimizer.zeroGrad();
-        loss.backward();
-        optimizer.step();
-        progress.batchEnd(loss, xb.size(0));
+        try (MemoryScope step = MemoryScope.open()) { // the step's activations freed when it ends
+          Tensor loss = criterion.forward(model.forward(xb), yb);
+          optimizer.zeroGrad();
+          loss.backward();
+          optimizer.step();
+          progress.batchEnd(loss, xb.size(0));
+        }
         if (++batches == planned) {
           break;
         }
