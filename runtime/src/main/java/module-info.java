@@ -1,8 +1,8 @@
 /**
- * OnDevice's runtime: tensors, autograd, devices, layers, optimizers, data loading and
- * checkpoints. Only the user packages are exported; {@code dev.ondevice.internal.*} holds the
- * backends and the interface layer they share (docs/architecture.md), found by device type through
- * {@link java.util.ServiceLoader}.
+ * OnDevice's runtime: tensors, autograd, devices, layers, optimizers, data loading and checkpoints.
+ * Only the user packages are exported; {@code dev.ondevice.internal.*} holds the backends and the
+ * interface layer they share (docs/architecture.md), found by device type through {@link
+ * java.util.ServiceLoader}.
  *
  * <p>JCuda's jars have no module descriptor: {@code jcuda} and {@code jcublas} are the automatic
  * modules named after the jar files of the pinned version (docs/architecture.md).

@@ -1,9 +1,9 @@
 package dev.ondevice;
 
 /**
- * Gradient mode. Ops record the graph that {@link Tensor#backward()} walks only while gradient
- * mode is on (the default); {@link #noGrad()} switches it off for the current thread, for
- * evaluation and for optimizer updates.
+ * Gradient mode. Ops record the graph that {@link Tensor#backward()} walks only while gradient mode
+ * is on (the default); {@link #noGrad()} switches it off for the current thread, for evaluation and
+ * for optimizer updates.
  *
  * <pre>{@code
  * try (Autograd.Scope ignored = Autograd.noGrad()) {
@@ -12,7 +12,8 @@ package dev.ondevice;
  * }</pre>
  */
 public final class Autograd {
-  private static final ThreadLocal<boolean[]> ENABLED = ThreadLocal.withInitial(() -> new boolean[] {true});
+  private static final ThreadLocal<boolean[]> ENABLED =
+      ThreadLocal.withInitial(() -> new boolean[] {true});
 
   private Autograd() {}
 

@@ -16,7 +16,8 @@ final class BackwardEngine {
   private BackwardEngine() {}
 
   static void run(Tensor root, Tensor seed, boolean retainGraph) {
-    try (Autograd.Scope ignored = Autograd.noGrad(); AllocationLog log = AllocationLog.open()) {
+    try (Autograd.Scope ignored = Autograd.noGrad();
+        AllocationLog log = AllocationLog.open()) {
       GradientMemory memory = new GradientMemory(log);
       Set<Storage> assigned = Collections.newSetFromMap(new IdentityHashMap<>());
       assigned.add(seed.data.storage());
@@ -100,7 +101,8 @@ final class BackwardEngine {
    * gradient reach several leaves); otherwise it is copied first. Returns the earlier gradient
    * where the sum replaced one that this pass had made, which nobody else has seen, else null.
    */
-  private static Tensor accumulateLeaf(Tensor leaf, Tensor grad, Set<Storage> assigned, GradientMemory memory) {
+  private static Tensor accumulateLeaf(
+      Tensor leaf, Tensor grad, Set<Storage> assigned, GradientMemory memory) {
     Tensor current = leaf.grad();
     Tensor g;
     Tensor replaced = null;

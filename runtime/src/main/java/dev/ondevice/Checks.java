@@ -48,8 +48,17 @@ final class Checks {
   static int dim(String op, int dim, int rank) {
     int r = Math.max(rank, 1);
     if (dim < -r || dim >= r) {
-      throw new IndexOutOfBoundsException(op + ": dimension " + dim + " is out of range for a tensor of rank "
-          + rank + " (expected a dimension in [" + -r + ", " + (r - 1) + "])");
+      throw new IndexOutOfBoundsException(
+          op
+              + ": dimension "
+              + dim
+              + " is out of range for a tensor of rank "
+              + rank
+              + " (expected a dimension in ["
+              + -r
+              + ", "
+              + (r - 1)
+              + "])");
     }
     return dim < 0 ? dim + r : dim;
   }
@@ -63,8 +72,8 @@ final class Checks {
     Arrays.sort(d);
     for (int i = 1; i < d.length; i++) {
       if (d[i] == d[i - 1]) {
-        throw new IllegalArgumentException(op + ": dimension " + d[i] + " appears more than once in "
-            + Arrays.toString(dims));
+        throw new IllegalArgumentException(
+            op + ": dimension " + d[i] + " appears more than once in " + Arrays.toString(dims));
       }
     }
     return d;
@@ -72,22 +81,37 @@ final class Checks {
 
   static void floating(String op, String argument, Tensor t) {
     if (!t.dtype().isFloatingPoint()) {
-      throw new IllegalArgumentException(op + ": argument '" + argument
-          + "' must have a floating-point dtype, got " + t.dtype() + "; convert it with to(DType.FLOAT32)");
+      throw new IllegalArgumentException(
+          op
+              + ": argument '"
+              + argument
+              + "' must have a floating-point dtype, got "
+              + t.dtype()
+              + "; convert it with to(DType.FLOAT32)");
     }
   }
 
   static void index(String op, String argument, Tensor t) {
     if (t.dtype() != DType.INT64) {
-      throw new IllegalArgumentException(op + ": argument '" + argument + "' must be an int64 tensor of"
-          + " indices, got " + t.dtype());
+      throw new IllegalArgumentException(
+          op
+              + ": argument '"
+              + argument
+              + "' must be an int64 tensor of"
+              + " indices, got "
+              + t.dtype());
     }
   }
 
   static void bool(String op, String argument, Tensor t) {
     if (t.dtype() != DType.BOOL) {
-      throw new IllegalArgumentException(op + ": argument '" + argument + "' must be a bool tensor, got "
-          + t.dtype() + "; compare it first, as in mask.ne(0)");
+      throw new IllegalArgumentException(
+          op
+              + ": argument '"
+              + argument
+              + "' must be a bool tensor, got "
+              + t.dtype()
+              + "; compare it first, as in mask.ne(0)");
     }
   }
 
@@ -101,9 +125,22 @@ final class Checks {
       int sa = da >= 0 ? a[da] : 1;
       int sb = db >= 0 ? b[db] : 1;
       if (sa != sb && sa != 1 && sb != 1) {
-        throw new IllegalArgumentException(op + ": shapes " + Arrays.toString(a) + " (" + aName + ") and "
-            + Arrays.toString(b) + " (" + bName + ") cannot be broadcast together: size " + sa + " vs " + sb
-            + " at dimension " + (i - rank));
+        throw new IllegalArgumentException(
+            op
+                + ": shapes "
+                + Arrays.toString(a)
+                + " ("
+                + aName
+                + ") and "
+                + Arrays.toString(b)
+                + " ("
+                + bName
+                + ") cannot be broadcast together: size "
+                + sa
+                + " vs "
+                + sb
+                + " at dimension "
+                + (i - rank));
       }
       out[i] = sa == 1 ? sb : sa;
     }
@@ -123,13 +160,22 @@ final class Checks {
     long n = 1;
     for (int i = 0; i < dims.length; i++) {
       if (dims[i] < 0) {
-        throw new IllegalArgumentException(op + ": negative size " + dims[i] + " at dimension " + i
-            + " of shape " + Arrays.toString(dims));
+        throw new IllegalArgumentException(
+            op
+                + ": negative size "
+                + dims[i]
+                + " at dimension "
+                + i
+                + " of shape "
+                + Arrays.toString(dims));
       }
       n *= dims[i];
       if (n > Integer.MAX_VALUE) {
-        throw new IllegalArgumentException(op + ": shape " + Arrays.toString(dims)
-            + " has more than 2^31 - 1 elements, the limit of one tensor in this runtime");
+        throw new IllegalArgumentException(
+            op
+                + ": shape "
+                + Arrays.toString(dims)
+                + " has more than 2^31 - 1 elements, the limit of one tensor in this runtime");
       }
       s[i] = (int) dims[i];
     }

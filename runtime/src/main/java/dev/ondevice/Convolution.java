@@ -6,13 +6,13 @@ import dev.ondevice.internal.backend.Window2d;
 
 /**
  * 2-d convolution, differentiable: PyTorch's {@code torch.nn.functional.conv2d} without dilation
- * and groups. The layer {@code dev.ondevice.nn.Conv2d} calls it; call it directly for a
- * convolution with weights of your own.
+ * and groups. The layer {@code dev.ondevice.nn.Conv2d} calls it; call it directly for a convolution
+ * with weights of your own.
  *
- * <p>It runs as one matrix product per call: the input is unfolded (im2col) into a {@code
- * [C*kh*kw, N*OH*OW]} matrix, the whole batch side by side, and multiplied by the weight viewed as
- * {@code [O, C*kh*kw]}. The backward pass is two more products and a fold (col2im), which is
- * skipped when the input needs no gradient.
+ * <p>It runs as one matrix product per call: the input is unfolded (im2col) into a {@code [C*kh*kw,
+ * N*OH*OW]} matrix, the whole batch side by side, and multiplied by the weight viewed as {@code [O,
+ * C*kh*kw]}. The backward pass is two more products and a fold (col2im), which is skipped when the
+ * input needs no gradient.
  */
 @SameDevice
 public final class Convolution {
@@ -21,10 +21,10 @@ public final class Convolution {
   private Convolution() {}
 
   /**
-   * The cross-correlation of {@code input} ({@code [N, C, H, W]}, or {@code [C, H, W]}) with
-   * {@code weight} ({@code [O, C, kh, kw]}), plus {@code bias} ({@code [O]}, or null), with a square
-   * stride and zero padding. The result is {@code [N, O, OH, OW]} with {@code OH = (H + 2 * padding -
-   * kh) / stride + 1} (likewise OW), in the promoted floating dtype of the operands.
+   * The cross-correlation of {@code input} ({@code [N, C, H, W]}, or {@code [C, H, W]}) with {@code
+   * weight} ({@code [O, C, kh, kw]}), plus {@code bias} ({@code [O]}, or null), with a square
+   * stride and zero padding. The result is {@code [N, O, OH, OW]} with {@code OH = (H + 2 * padding
+   * - kh) / stride + 1} (likewise OW), in the promoted floating dtype of the operands.
    *
    * @throws DeviceMismatchException if the weight or the bias is on another device than the input
    * @throws IllegalArgumentException on wrong ranks, a channel or bias size mismatch, a
@@ -34,10 +34,13 @@ public final class Convolution {
     checkDevices(input, weight, bias);
     Tensor batch = Images.asBatch("conv2d", input);
     checkWeight(batch, weight, bias);
-    Window2d window = Images.window("conv2d", weight.data.size(2), weight.data.size(3), stride, padding);
+    Window2d window =
+        Images.window("conv2d", weight.data.size(2), weight.data.size(3), stride, padding);
     Images.fits("conv2d", batch, window);
-    DType type = bias == null ? DType.promote(input.dtype(), weight.dtype())
-        : DType.promote(DType.promote(input.dtype(), weight.dtype()), bias.dtype());
+    DType type =
+        bias == null
+            ? DType.promote(input.dtype(), weight.dtype())
+            : DType.promote(DType.promote(input.dtype(), weight.dtype()), bias.dtype());
     Tensor x = batch.to(type);
     Tensor w = weight.to(type);
     Tensor b = bias == null ? null : bias.to(type);
@@ -46,9 +49,14 @@ public final class Convolution {
 
   private static void checkDevices(Tensor input, Tensor weight, Tensor bias) {
     if (!weight.device().equals(input.device())) {
-      throw new DeviceMismatchException(input.device(), weight.device(), "weight", "conv2d",
-          "If the weight is a model's parameter, move the model where its input is (model.toDevice(" + input.device()
-          + ")), once, before using it, or move the input where the model is");
+      throw new DeviceMismatchException(
+          input.device(),
+          weight.device(),
+          "weight",
+          "conv2d",
+          "If the weight is a model's parameter, move the model where its input is (model.toDevice("
+              + input.device()
+              + ")), once, before using it, or move the input where the model is");
     }
     if (bias != null && !bias.device().equals(input.device())) {
       throw new DeviceMismatchException(input.device(), bias.device(), "bias", "conv2d");
@@ -57,16 +65,30 @@ public final class Convolution {
 
   private static void checkWeight(Tensor batch, Tensor weight, Tensor bias) {
     if (weight.dim() != 4) {
-      throw new IllegalArgumentException("conv2d: weight must be 4-d [out, in, kh, kw], got shape " + weight.shape());
+      throw new IllegalArgumentException(
+          "conv2d: weight must be 4-d [out, in, kh, kw], got shape " + weight.shape());
     }
     Checks.floating("conv2d", "weight", weight);
     if (weight.size(1) != batch.size(1)) {
-      throw new IllegalArgumentException("conv2d: the input of shape " + batch.shape() + " has " + batch.size(1)
-          + " channels but the weight of shape " + weight.shape() + " expects " + weight.size(1));
+      throw new IllegalArgumentException(
+          "conv2d: the input of shape "
+              + batch.shape()
+              + " has "
+              + batch.size(1)
+              + " channels but the weight of shape "
+              + weight.shape()
+              + " expects "
+              + weight.size(1));
     }
     if (bias != null && (bias.dim() != 1 || bias.size(0) != weight.size(0))) {
-      throw new IllegalArgumentException("conv2d: bias must have shape [" + weight.size(0) + "] for the weight of"
-          + " shape " + weight.shape() + ", got " + bias.shape());
+      throw new IllegalArgumentException(
+          "conv2d: bias must have shape ["
+              + weight.size(0)
+              + "] for the weight of"
+              + " shape "
+              + weight.shape()
+              + ", got "
+              + bias.shape());
     }
     if (bias != null) {
       Checks.floating("conv2d", "bias", bias);
@@ -95,18 +117,28 @@ public final class Convolution {
       }
       out = biased.view(n, o, oh, ow);
     }
-    return Node.recordOwning("conv2d", out, new Tensor[] {x, w, b}, new Tensor[] {w}, new Tensor[] {columns}, (g, needs) -> {
-      Tensor grad2d = g.reshape(n, o, l).permute(1, 0, 2).contiguous().view(o, (long) n * l);
-      Tensor gx = null;
-      if (needs[0]) {
-        Tensor gradColumns = LinearAlgebra.mm(weights2d.t(), grad2d);
-        gx = Creation.empty(x.data.sizes().clone(), x.dtype(), x.device());
-        x.data.storage().backend().fold2d(windowsOf(gradColumns, n, c, window, oh, ow), window, gx.data);
-      }
-      Tensor gw = needs[1] ? LinearAlgebra.mm(grad2d, columns.t()).view(w.shape().toArray()) : null;
-      Tensor gb = needs[2] ? rowSums(grad2d) : null;
-      return new Tensor[] {gx, gw, gb};
-    });
+    return Node.recordOwning(
+        "conv2d",
+        out,
+        new Tensor[] {x, w, b},
+        new Tensor[] {w},
+        new Tensor[] {columns},
+        (g, needs) -> {
+          Tensor grad2d = g.reshape(n, o, l).permute(1, 0, 2).contiguous().view(o, (long) n * l);
+          Tensor gx = null;
+          if (needs[0]) {
+            Tensor gradColumns = LinearAlgebra.mm(weights2d.t(), grad2d);
+            gx = Creation.empty(x.data.sizes().clone(), x.dtype(), x.device());
+            x.data
+                .storage()
+                .backend()
+                .fold2d(windowsOf(gradColumns, n, c, window, oh, ow), window, gx.data);
+          }
+          Tensor gw =
+              needs[1] ? LinearAlgebra.mm(grad2d, columns.t()).view(w.shape().toArray()) : null;
+          Tensor gb = needs[2] ? rowSums(grad2d) : null;
+          return new Tensor[] {gx, gw, gb};
+        });
   }
 
   /**
@@ -127,7 +159,9 @@ public final class Convolution {
     int l = oh * ow;
     int kw = window.kernelW();
     int kArea = window.kernelH() * kw;
-    return columns.data.withLayout(columns.data.offset(), new int[] {n, c, window.kernelH(), kw, oh, ow},
+    return columns.data.withLayout(
+        columns.data.offset(),
+        new int[] {n, c, window.kernelH(), kw, oh, ow},
         new int[] {l, kArea * n * l, kw * n * l, n * l, ow, 1});
   }
 
@@ -136,14 +170,24 @@ public final class Convolution {
    * (PyTorch's {@code unfold} before its reshape), contiguous; differentiable.
    */
   static Tensor unfold(Tensor x, Window2d window) {
-    int[] sizes = {x.data.size(0), x.data.size(1), window.kernelH(), window.kernelW(),
-        window.outHeight(x.data.size(2)), window.outWidth(x.data.size(3))};
+    int[] sizes = {
+      x.data.size(0),
+      x.data.size(1),
+      window.kernelH(),
+      window.kernelW(),
+      window.outHeight(x.data.size(2)),
+      window.outWidth(x.data.size(3))
+    };
     Tensor out = Creation.empty(sizes, x.dtype(), x.device());
     x.data.storage().backend().unfold2d(x.data, window, out.data);
-    return Node.record("unfold2d", out, new Tensor[] {x}, (g, needs) -> {
-      Tensor gx = Creation.empty(x.data.sizes().clone(), g.dtype(), g.device());
-      g.data.storage().backend().fold2d(g.data, window, gx.data);
-      return new Tensor[] {gx};
-    });
+    return Node.record(
+        "unfold2d",
+        out,
+        new Tensor[] {x},
+        (g, needs) -> {
+          Tensor gx = Creation.empty(x.data.sizes().clone(), g.dtype(), g.device());
+          g.data.storage().backend().fold2d(g.data, window, gx.data);
+          return new Tensor[] {gx};
+        });
   }
 }

@@ -54,12 +54,21 @@ final class Creation {
       throw new IllegalArgumentException("arange: step must be non-zero, got " + step);
     }
     if (!Double.isFinite(start) || !Double.isFinite(end)) {
-      throw new IllegalArgumentException("arange: unsupported range " + start + " -> " + end
-          + "; start and end must be finite numbers");
+      throw new IllegalArgumentException(
+          "arange: unsupported range "
+              + start
+              + " -> "
+              + end
+              + "; start and end must be finite numbers");
     }
     if ((end - start) * step < 0) {
-      throw new IllegalArgumentException("arange: the range from " + start + " to " + end
-          + " does not go in the direction of step " + step);
+      throw new IllegalArgumentException(
+          "arange: the range from "
+              + start
+              + " to "
+              + end
+              + " does not go in the direction of step "
+              + step);
     }
     long count = (long) Math.ceil((end - start) / step);
     Tensor t = empty(new int[] {Checks.toInt("arange", count)}, dtype, device);
@@ -81,9 +90,11 @@ final class Creation {
 
   static Tensor randint(long low, long high, Shape shape, Device device, Generator gen) {
     if (low >= high) {
-      throw new IllegalArgumentException("randint: low (" + low + ") must be less than high (" + high + ")");
+      throw new IllegalArgumentException(
+          "randint: low (" + low + ") must be less than high (" + high + ")");
     }
-    return random(RandomKind.INTEGERS, (double) low, (double) high, shape, DType.INT64, device, gen);
+    return random(
+        RandomKind.INTEGERS, (double) low, (double) high, shape, DType.INT64, device, gen);
   }
 
   private static DType floating(String op, DType dtype) {
@@ -93,8 +104,8 @@ final class Creation {
     return dtype;
   }
 
-  private static Tensor random(RandomKind kind, double a, double b, Shape shape, DType dtype, Device device,
-      Generator gen) {
+  private static Tensor random(
+      RandomKind kind, double a, double b, Shape shape, DType dtype, Device device, Generator gen) {
     Tensor t = empty(shape, dtype, device);
     long counter = gen.reserve(t.numel() * kind.countersPerElement());
     t.data.storage().backend().random(kind, a, b, gen.seed(), counter, t.data);
@@ -116,23 +127,37 @@ final class Creation {
   private static int[] sizesFor(String what, int length, Shape shape) {
     int[] sizes = Checks.sizes("of", shape.toArray());
     if (shape.numel() != length) {
-      throw new IllegalArgumentException("of: " + length + " " + what + " do not fill shape " + shape + " ("
-          + shape.numel() + " elements)");
+      throw new IllegalArgumentException(
+          "of: "
+              + length
+              + " "
+              + what
+              + " do not fill shape "
+              + shape
+              + " ("
+              + shape.numel()
+              + " elements)");
     }
     return sizes;
   }
 
-  static Tensor fromHostBytes(Shape shape, DType dtype, Tensor.HostBytesWriter writer) throws IOException {
+  static Tensor fromHostBytes(Shape shape, DType dtype, Tensor.HostBytesWriter writer)
+      throws IOException {
     Objects.requireNonNull(shape, "Tensor.fromHostBytes: the shape is null");
     Objects.requireNonNull(dtype, "Tensor.fromHostBytes: the dtype is null");
     Objects.requireNonNull(writer, "Tensor.fromHostBytes: the writer is null");
     Tensor t = hostTensor(Checks.sizes("fromHostBytes", shape.toArray()), dtype);
-    ByteBuffer bytes = ((HostStorage) t.data.storage()).bytes().duplicate().order(ByteOrder.nativeOrder());
+    ByteBuffer bytes =
+        ((HostStorage) t.data.storage()).bytes().duplicate().order(ByteOrder.nativeOrder());
     bytes.limit((int) (shape.numel() * dtype.byteSize()));
     writer.write(bytes);
     if (bytes.hasRemaining()) {
-      throw new IllegalStateException("Tensor.fromHostBytes: the writer left " + bytes.remaining() + " of "
-          + bytes.limit() + " bytes unwritten");
+      throw new IllegalStateException(
+          "Tensor.fromHostBytes: the writer left "
+              + bytes.remaining()
+              + " of "
+              + bytes.limit()
+              + " bytes unwritten");
     }
     return t;
   }
@@ -210,8 +235,14 @@ final class Creation {
 
   private static void checkRow(int i, int length, int cols) {
     if (length != cols) {
-      throw new IllegalArgumentException("of: row " + i + " has " + length + " elements but row 0 has " + cols
-          + "; rows must have equal lengths");
+      throw new IllegalArgumentException(
+          "of: row "
+              + i
+              + " has "
+              + length
+              + " elements but row 0 has "
+              + cols
+              + "; rows must have equal lengths");
     }
   }
 }

@@ -6,22 +6,24 @@ import dev.ondevice.internal.backend.DeviceId;
 import java.util.Optional;
 
 /**
- * CUDA availability and device memory, as {@code torch.cuda}. The availability queries never
- * throw: on a machine without CUDA they say so, and {@link #unavailableReason()} says why. The CUDA
- * driver is loaded on the first of these calls (or the first CUDA tensor), never by a program
- * that stays on the CPU.
+ * CUDA availability and device memory, as {@code torch.cuda}. The availability queries never throw:
+ * on a machine without CUDA they say so, and {@link #unavailableReason()} says why. The CUDA driver
+ * is loaded on the first of these calls (or the first CUDA tensor), never by a program that stays
+ * on the CPU.
  *
  * <p>Device memory is held by a caching allocator, as in PyTorch: memory of tensors that are no
- * longer reachable returns to the cache once the garbage collector has noticed (the allocator
- * asks for a collection when its memory has grown), and {@link #emptyCache()} gives the cache
- * back to the driver.
+ * longer reachable returns to the cache once the garbage collector has noticed (the allocator asks
+ * for a collection when its memory has grown), and {@link #emptyCache()} gives the cache back to
+ * the driver.
  */
 public final class Cuda {
   private static final String CUDA = DeviceId.CUDA_TYPE;
 
   private Cuda() {}
 
-  /** {@link Device#describe()}: {@code cuda:0 (emulated)} for an emulated device; opens no device. */
+  /**
+   * {@link Device#describe()}: {@code cuda:0 (emulated)} for an emulated device; opens no device.
+   */
   static String describe(Device device) {
     return device.isCpu() ? device.toString() : Backends.describe(BackendTypes.id(device));
   }
@@ -82,7 +84,10 @@ public final class Cuda {
     return memory(device)[1];
   }
 
-  /** The most bytes the tensors on {@code device} held at once ({@code torch.cuda.max_memory_allocated}). */
+  /**
+   * The most bytes the tensors on {@code device} held at once ({@code
+   * torch.cuda.max_memory_allocated}).
+   */
   public static long maxMemoryAllocated(Device device) {
     return memory(device)[2];
   }

@@ -1,8 +1,8 @@
 package dev.ondevice;
 
 /**
- * Element types of tensors. The order of the constants is the order of type promotion: {@code
- * BOOL < INT64 < FLOAT32 < FLOAT64}.
+ * Element types of tensors. The order of the constants is the order of type promotion: {@code BOOL
+ * < INT64 < FLOAT32 < FLOAT64}.
  */
 public enum DType {
   /** Booleans, one byte each; the result of comparisons. */

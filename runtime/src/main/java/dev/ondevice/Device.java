@@ -52,8 +52,8 @@ public final class Device {
 
   /**
    * The device-agnostic default: {@code cuda:0} when CUDA is available (a real or an emulated
-   * device), else {@code cpu}. PyTorch's {@code torch.device('cuda' if
-   * torch.cuda.is_available() else 'cpu')}.
+   * device), else {@code cpu}. PyTorch's {@code torch.device('cuda' if torch.cuda.is_available()
+   * else 'cpu')}.
    */
   @ReturnsDevice(ReturnsDevice.Source.RUNTIME)
   public static Device cudaIfAvailable() {
@@ -61,8 +61,8 @@ public final class Device {
   }
 
   /**
-   * Parses a device string with PyTorch's grammar: {@code cpu}, {@code cuda} or {@code cuda:N}
-   * with N a non-negative integer without leading zeros.
+   * Parses a device string with PyTorch's grammar: {@code cpu}, {@code cuda} or {@code cuda:N} with
+   * N a non-negative integer without leading zeros.
    *
    * @throws IllegalArgumentException naming what is wrong with the string
    */
@@ -131,7 +131,9 @@ public final class Device {
     return Objects.hash(type, index);
   }
 
-  /** The device string, as accepted by {@link #parse}: {@code cpu}, {@code cuda}, {@code cuda:0}. */
+  /**
+   * The device string, as accepted by {@link #parse}: {@code cpu}, {@code cuda}, {@code cuda:0}.
+   */
   @Override
   public String toString() {
     return index < 0 ? type.label() : type.label() + ":" + index;

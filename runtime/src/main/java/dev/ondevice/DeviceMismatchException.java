@@ -21,10 +21,19 @@ public final class DeviceMismatchException extends IllegalArgumentException {
   }
 
   /** The same, with a sentence after PyTorch's message saying what to do (null for none). */
-  public DeviceMismatchException(Device expected, Device found, String argument, String op, String hint) {
-    super("Expected all tensors to be on the same device, but found at least two devices, "
-        + expected + " and " + found + "! (argument '" + argument + "' of " + op + ")"
-        + (hint == null ? "" : " " + hint));
+  public DeviceMismatchException(
+      Device expected, Device found, String argument, String op, String hint) {
+    super(
+        "Expected all tensors to be on the same device, but found at least two devices, "
+            + expected
+            + " and "
+            + found
+            + "! (argument '"
+            + argument
+            + "' of "
+            + op
+            + ")"
+            + (hint == null ? "" : " " + hint));
     this.expected = expected;
     this.found = found;
     this.argument = argument;

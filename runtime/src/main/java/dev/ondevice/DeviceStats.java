@@ -3,8 +3,8 @@ package dev.ondevice;
 import dev.ondevice.internal.backend.TransferCounters;
 
 /**
- * Counts of host synchronisations and copies per device: the numbers behind the rules "no item()
- * in the training loop" and "minimise transfers". A snapshot; {@link #reset()} zeroes the counters.
+ * Counts of host synchronisations and copies per device: the numbers behind the rules "no item() in
+ * the training loop" and "minimise transfers". A snapshot; {@link #reset()} zeroes the counters.
  *
  * <pre>{@code
  * DeviceStats.reset();
@@ -99,10 +99,26 @@ public final class DeviceStats {
   @Override
   public String toString() {
     if (device.isCpu()) {
-      return device.describe() + ": " + syncs + " host reads (item(), to*Array(), printing; none waits for a device)";
+      return device.describe()
+          + ": "
+          + syncs
+          + " host reads (item(), to*Array(), printing; none waits for a device)";
     }
-    return device.describe() + ": " + syncs + " syncs (host waits for the device), " + hostToDeviceCopies + " host-to-device copies ("
-        + hostToDeviceBytes + " B), " + deviceToHostCopies + " device-to-host copies (" + deviceToHostBytes
-        + " B), " + deviceToDeviceCopies + " device-to-device copies (" + deviceToDeviceBytes + " B)";
+    return device.describe()
+        + ": "
+        + syncs
+        + " syncs (host waits for the device), "
+        + hostToDeviceCopies
+        + " host-to-device copies ("
+        + hostToDeviceBytes
+        + " B), "
+        + deviceToHostCopies
+        + " device-to-host copies ("
+        + deviceToHostBytes
+        + " B), "
+        + deviceToDeviceCopies
+        + " device-to-device copies ("
+        + deviceToDeviceBytes
+        + " B)";
   }
 }

@@ -5,8 +5,8 @@ import dev.ondevice.internal.backend.DeviceId;
 
 /**
  * Emulated CUDA devices, for testing device-agnostic code on machines without a GPU (JAX's forced
- * host device count is the model). Each emulated device is a separate device identity backed by
- * the CPU kernels; it runs its work asynchronously, in order, on its own thread (its stream), and
+ * host device count is the model). Each emulated device is a separate device identity backed by the
+ * CPU kernels; it runs its work asynchronously, in order, on its own thread (its stream), and
  * prints as {@code cuda:0 (emulated)}. Device-consistency errors, transfers, synchronisations and
  * non-blocking copies behave as on a GPU and are counted in {@link DeviceStats}.
  *

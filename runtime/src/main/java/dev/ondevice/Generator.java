@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Generator {
   /** PyTorch's default seed. */
   private static final long DEFAULT_SEED = 67280421310721L;
+
   private static final Generator DEFAULT = new Generator(DEFAULT_SEED);
 
   private volatile long seed;

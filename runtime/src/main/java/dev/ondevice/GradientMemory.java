@@ -8,13 +8,14 @@ import java.util.Set;
 /**
  * The memory of one backward pass: frees each storage the pass made (logged by its {@link
  * AllocationLog}) as soon as no gradient waiting to be passed on views it, unless it became a
- * leaf's gradient. Memory the pass did not make (the caller's tensors, the forward pass's) is
- * never freed here. What it frees, nobody outside the pass ever saw: intermediate gradients and
- * the temporaries of backward functions.
+ * leaf's gradient. Memory the pass did not make (the caller's tensors, the forward pass's) is never
+ * freed here. What it frees, nobody outside the pass ever saw: intermediate gradients and the
+ * temporaries of backward functions.
  */
 final class GradientMemory {
-  static final String FREED_BY = "by backward() after its last use there (an intermediate gradient or a"
-      + " temporary of a backward function, which nothing outside the backward pass holds)";
+  static final String FREED_BY =
+      "by backward() after its last use there (an intermediate gradient or a"
+          + " temporary of a backward function, which nothing outside the backward pass holds)";
 
   private final AllocationLog log;
   private final Set<Storage> made = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -38,7 +39,10 @@ final class GradientMemory {
     pending.merge(t.data.storage(), 1, Integer::sum);
   }
 
-  /** Ends one wait counted by {@link #hold}; the memory is freed at the next {@link #freeDead} if dead. */
+  /**
+   * Ends one wait counted by {@link #hold}; the memory is freed at the next {@link #freeDead} if
+   * dead.
+   */
   void drop(Tensor t) {
     pending.computeIfPresent(t.data.storage(), (s, n) -> n == 1 ? null : n - 1);
   }
@@ -57,8 +61,8 @@ final class GradientMemory {
   }
 
   /**
-   * Frees the memory of {@code dropped} and of everything made since the last call, where this
-   * pass made it, no waiting gradient views it and it is no leaf's gradient.
+   * Frees the memory of {@code dropped} and of everything made since the last call, where this pass
+   * made it, no waiting gradient views it and it is no leaf's gradient.
    */
   void freeDead(Tensor... dropped) {
     see();

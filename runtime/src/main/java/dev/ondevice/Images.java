@@ -2,7 +2,9 @@ package dev.ondevice;
 
 import dev.ondevice.internal.backend.Window2d;
 
-/** Argument checks shared by the image ops: batched or unbatched inputs, and windows that fit them. */
+/**
+ * Argument checks shared by the image ops: batched or unbatched inputs, and windows that fit them.
+ */
 final class Images {
   private Images() {}
 
@@ -14,8 +16,8 @@ final class Images {
    */
   static Tensor asBatch(String op, Tensor input) {
     if (input.dim() != 3 && input.dim() != 4) {
-      throw new IllegalArgumentException(op + ": expected a 3-d [C, H, W] or 4-d [N, C, H, W] input, got shape "
-          + input.shape());
+      throw new IllegalArgumentException(
+          op + ": expected a 3-d [C, H, W] or 4-d [N, C, H, W] input, got shape " + input.shape());
     }
     Checks.floating(op, "input", input);
     return input.dim() == 4 ? input : input.unsqueeze(0);
@@ -31,17 +33,38 @@ final class Images {
     int h = batch.data.size(2);
     int w = batch.data.size(3);
     if (window.outHeight(h) < 1 || window.outWidth(w) < 1) {
-      throw new IllegalArgumentException(op + ": the input of shape " + batch.shape() + " (padded to "
-          + (h + 2 * window.padH()) + "x" + (w + 2 * window.padW()) + ") is smaller than the "
-          + window.kernelH() + "x" + window.kernelW() + " kernel");
+      throw new IllegalArgumentException(
+          op
+              + ": the input of shape "
+              + batch.shape()
+              + " (padded to "
+              + (h + 2 * window.padH())
+              + "x"
+              + (w + 2 * window.padW())
+              + ") is smaller than the "
+              + window.kernelH()
+              + "x"
+              + window.kernelW()
+              + " kernel");
     }
   }
 
-  /** Throws unless the padding is at most half the kernel, so that no window lies in the padding alone. */
+  /**
+   * Throws unless the padding is at most half the kernel, so that no window lies in the padding
+   * alone.
+   */
   static void padAtMostHalfKernel(String op, Window2d window) {
     if (2 * window.padH() > window.kernelH() || 2 * window.padW() > window.kernelW()) {
-      throw new IllegalArgumentException(op + ": padding " + window.padH() + "x" + window.padW()
-          + " must be at most half the kernel size " + window.kernelH() + "x" + window.kernelW());
+      throw new IllegalArgumentException(
+          op
+              + ": padding "
+              + window.padH()
+              + "x"
+              + window.padW()
+              + " must be at most half the kernel size "
+              + window.kernelH()
+              + "x"
+              + window.kernelW());
     }
   }
 
@@ -53,8 +76,17 @@ final class Images {
   /** A window of the given kernel with a square stride and padding. */
   static Window2d window(String op, int kernelH, int kernelW, int stride, int padding) {
     if (kernelH < 1 || kernelW < 1 || stride < 1 || padding < 0) {
-      throw new IllegalArgumentException(op + ": kernel size and stride must be positive and padding"
-          + " non-negative, got kernel " + kernelH + "x" + kernelW + ", stride " + stride + ", padding " + padding);
+      throw new IllegalArgumentException(
+          op
+              + ": kernel size and stride must be positive and padding"
+              + " non-negative, got kernel "
+              + kernelH
+              + "x"
+              + kernelW
+              + ", stride "
+              + stride
+              + ", padding "
+              + padding);
     }
     return new Window2d(kernelH, kernelW, stride, stride, padding, padding);
   }

@@ -12,13 +12,21 @@ final class Indexing {
     int rank = Math.max(a.dim(), 1);
     int d = Checks.dim("gather", dim, rank);
     if (index.dim() != a.dim()) {
-      throw new IllegalArgumentException("gather: argument 'index' of shape " + index.shape()
-          + " must have as many dimensions as self, shape " + a.shape());
+      throw new IllegalArgumentException(
+          "gather: argument 'index' of shape "
+              + index.shape()
+              + " must have as many dimensions as self, shape "
+              + a.shape());
     }
     for (int i = 0; i < a.dim(); i++) {
       if (i != d && index.data.size(i) > a.data.size(i)) {
-        throw new IllegalArgumentException("gather: argument 'index' of shape " + index.shape()
-            + " is larger than self " + a.shape() + " in dimension " + i);
+        throw new IllegalArgumentException(
+            "gather: argument 'index' of shape "
+                + index.shape()
+                + " is larger than self "
+                + a.shape()
+                + " in dimension "
+                + i);
       }
     }
     Tensor out = Creation.empty(index.data.sizes().clone(), a.dtype(), a.device());
@@ -30,14 +38,19 @@ final class Indexing {
     if (!a.dtype().isFloatingPoint()) {
       return out;
     }
-    return Node.record("gather", out, new Tensor[] {a}, new Tensor[] {index}, (g, needs) -> {
-      if (a.dim() == 0) {
-        return new Tensor[] {g};
-      }
-      Tensor z = Tensor.zeros(a.shape(), g.dtype(), g.device());
-      z.data.storage().backend().scatterAdd(z.data, d, index.data, g.data);
-      return new Tensor[] {z};
-    });
+    return Node.record(
+        "gather",
+        out,
+        new Tensor[] {a},
+        new Tensor[] {index},
+        (g, needs) -> {
+          if (a.dim() == 0) {
+            return new Tensor[] {g};
+          }
+          Tensor z = Tensor.zeros(a.shape(), g.dtype(), g.device());
+          z.data.storage().backend().scatterAdd(z.data, d, index.data, g.data);
+          return new Tensor[] {z};
+        });
   }
 
   static Tensor indexSelect(Tensor a, int dim, Tensor index) {
@@ -46,7 +59,8 @@ final class Indexing {
       throw new DeviceMismatchException(a.device(), index.device(), "index", "indexSelect");
     }
     if (index.dim() > 1) {
-      throw new IllegalArgumentException("indexSelect: argument 'index' must be 1-d, got shape " + index.shape());
+      throw new IllegalArgumentException(
+          "indexSelect: argument 'index' must be 1-d, got shape " + index.shape());
     }
     if (a.dim() == 0) {
       throw new IllegalArgumentException("indexSelect: self must have at least one dimension");
@@ -60,11 +74,16 @@ final class Indexing {
     if (!a.dtype().isFloatingPoint()) {
       return out;
     }
-    return Node.record("indexSelect", out, new Tensor[] {a}, new Tensor[] {idx}, (g, needs) -> {
-      Tensor z = Tensor.zeros(a.shape(), g.dtype(), g.device());
-      z.data.storage().backend().indexAdd(z.data, d, idx.data, g.data);
-      return new Tensor[] {z};
-    });
+    return Node.record(
+        "indexSelect",
+        out,
+        new Tensor[] {a},
+        new Tensor[] {idx},
+        (g, needs) -> {
+          Tensor z = Tensor.zeros(a.shape(), g.dtype(), g.device());
+          z.data.storage().backend().indexAdd(z.data, d, idx.data, g.data);
+          return new Tensor[] {z};
+        });
   }
 
   static Tensor oneHot(Tensor indices, int numClasses) {
@@ -76,8 +95,12 @@ final class Indexing {
       long min = indices.min().itemAsLong();
       long max = indices.max().itemAsLong();
       if (min < 0 || max >= numClasses) {
-        throw new IndexOutOfBoundsException("oneHot: class index " + (min < 0 ? min : max)
-            + " is out of range for " + numClasses + " classes (argument 'indices')");
+        throw new IndexOutOfBoundsException(
+            "oneHot: class index "
+                + (min < 0 ? min : max)
+                + " is out of range for "
+                + numClasses
+                + " classes (argument 'indices')");
       }
     }
     Tensor classes = Tensor.arange(0, numClasses, indices.device());

@@ -13,8 +13,12 @@ final class LinearAlgebra {
       throw new DeviceMismatchException(a.device(), b.device(), "other", "matmul");
     }
     if (a.dim() == 0 || b.dim() == 0) {
-      throw new IllegalArgumentException("matmul: both arguments need at least one dimension, got shapes "
-          + a.shape() + " (self) and " + b.shape() + " (argument 'other'); use mul for scalars");
+      throw new IllegalArgumentException(
+          "matmul: both arguments need at least one dimension, got shapes "
+              + a.shape()
+              + " (self) and "
+              + b.shape()
+              + " (argument 'other'); use mul for scalars");
     }
     DType t = DType.promote(a.dtype(), b.dtype());
     if (t == DType.BOOL) {
@@ -23,8 +27,16 @@ final class LinearAlgebra {
     long k = a.size(-1);
     long kb = b.dim() == 1 ? b.size(0) : b.size(-2);
     if (k != kb) {
-      throw new IllegalArgumentException("matmul: shapes " + a.shape() + " (self) and " + b.shape()
-          + " (argument 'other') cannot be multiplied (" + k + " != " + kb + ")");
+      throw new IllegalArgumentException(
+          "matmul: shapes "
+              + a.shape()
+              + " (self) and "
+              + b.shape()
+              + " (argument 'other') cannot be multiplied ("
+              + k
+              + " != "
+              + kb
+              + ")");
     }
     Tensor ac = a.to(t);
     Tensor bc = b.to(t);
@@ -47,17 +59,30 @@ final class LinearAlgebra {
    */
   static Tensor linear(Tensor x, Tensor w, Tensor b) {
     if (!x.device().equals(w.device())) {
-      throw new DeviceMismatchException(x.device(), w.device(), "weight", "linear",
-          "If the weight is a model's parameter, move the model where its input is (model.toDevice(" + x.device()
-          + ")), once, before using it, or move the input where the model is");
+      throw new DeviceMismatchException(
+          x.device(),
+          w.device(),
+          "weight",
+          "linear",
+          "If the weight is a model's parameter, move the model where its input is (model.toDevice("
+              + x.device()
+              + ")), once, before using it, or move the input where the model is");
     }
     if (b != null && !b.device().equals(w.device())) {
       throw new DeviceMismatchException(w.device(), b.device(), "bias", "linear");
     }
-    if (w.dim() != 2 || x.dim() == 0 || x.size(-1) != w.size(1) || (b != null && (b.dim() != 1
-        || b.size(0) != w.size(0)))) {
-      throw new IllegalArgumentException("linear: input " + x.shape() + ", weight " + w.shape() + " and bias "
-          + (b == null ? "none" : b.shape()) + " do not fit: expected input [..., in], weight [out, in], bias [out]");
+    if (w.dim() != 2
+        || x.dim() == 0
+        || x.size(-1) != w.size(1)
+        || (b != null && (b.dim() != 1 || b.size(0) != w.size(0)))) {
+      throw new IllegalArgumentException(
+          "linear: input "
+              + x.shape()
+              + ", weight "
+              + w.shape()
+              + " and bias "
+              + (b == null ? "none" : b.shape())
+              + " do not fit: expected input [..., in], weight [out, in], bias [out]");
     }
     Checks.floating("linear", "input", x);
     int in = (int) w.size(1);
@@ -67,8 +92,10 @@ final class LinearAlgebra {
     Tensor x2 = x.dim() == 2 ? x : x.reshape(-1, in);
     // Mixed floating dtypes promote, as in matmul and conv2d: a float64 input to a float32 layer
     // gives float64, never a silently rounded input.
-    DType t = b == null ? DType.promote(x.dtype(), w.dtype())
-        : DType.promote(DType.promote(x.dtype(), w.dtype()), b.dtype());
+    DType t =
+        b == null
+            ? DType.promote(x.dtype(), w.dtype())
+            : DType.promote(DType.promote(x.dtype(), w.dtype()), b.dtype());
     Tensor y;
     try (Autograd.Scope ignored = Autograd.noGrad()) {
       y = mm(x2.to(t), w.to(t).t());
@@ -78,24 +105,32 @@ final class LinearAlgebra {
     }
     Tensor result = x.dim() == 2 ? y : y.reshape(outShape);
     Tensor[] inputs = b == null ? new Tensor[] {x, w} : new Tensor[] {x, w, b};
-    return Node.record("linear", result, inputs, Node.savedForProduct(x, w), (g, needs) -> {
-      Tensor g2 = g.dim() == 2 ? g : g.reshape(-1, out);
-      Tensor[] grads = new Tensor[inputs.length];
-      if (needs[0]) {
-        Tensor gx = mm(g2, w.to(t)).to(x.dtype());
-        grads[0] = x.dim() == 2 ? gx : gx.reshape(x.shape().toArray());
-      }
-      if (needs[1]) {
-        grads[1] = mm(g2.t(), x2.to(t)).to(w.dtype());
-      }
-      if (inputs.length == 3 && needs[2]) {
-        grads[2] = g2.sum(0).to(b.dtype());
-      }
-      return grads;
-    });
+    return Node.record(
+        "linear",
+        result,
+        inputs,
+        Node.savedForProduct(x, w),
+        (g, needs) -> {
+          Tensor g2 = g.dim() == 2 ? g : g.reshape(-1, out);
+          Tensor[] grads = new Tensor[inputs.length];
+          if (needs[0]) {
+            Tensor gx = mm(g2, w.to(t)).to(x.dtype());
+            grads[0] = x.dim() == 2 ? gx : gx.reshape(x.shape().toArray());
+          }
+          if (needs[1]) {
+            grads[1] = mm(g2.t(), x2.to(t)).to(w.dtype());
+          }
+          if (inputs.length == 3 && needs[2]) {
+            grads[2] = g2.sum(0).to(b.dtype());
+          }
+          return grads;
+        });
   }
 
-  /** The product of {@code [..., M, K]} and {@code [..., K, N]}, batch dimensions broadcast; differentiable. */
+  /**
+   * The product of {@code [..., M, K]} and {@code [..., K, N]}, batch dimensions broadcast;
+   * differentiable.
+   */
   static Tensor mm(Tensor a, Tensor b) {
     Tensor out;
     try (Autograd.Scope ignored = Autograd.noGrad()) {
@@ -103,10 +138,16 @@ final class LinearAlgebra {
     }
     int[] aSizes = a.data.sizes();
     int[] bSizes = b.data.sizes();
-    return Node.record("matmul", out, new Tensor[] {a, b}, Node.savedForProduct(a, b), (g, needs) -> new Tensor[] {
-      needs[0] ? Views.sumToShape(mm(g, b.transpose(-1, -2)), aSizes) : null,
-      needs[1] ? Views.sumToShape(mm(a.transpose(-1, -2), g), bSizes) : null
-    });
+    return Node.record(
+        "matmul",
+        out,
+        new Tensor[] {a, b},
+        Node.savedForProduct(a, b),
+        (g, needs) ->
+            new Tensor[] {
+              needs[0] ? Views.sumToShape(mm(g, b.transpose(-1, -2)), aSizes) : null,
+              needs[1] ? Views.sumToShape(mm(a.transpose(-1, -2), g), bSizes) : null
+            });
   }
 
   /** {@code [..., M, K] x [K, N]}: the batch folds into M, one BLAS call. */
@@ -135,7 +176,9 @@ final class LinearAlgebra {
     int[] bs = b.data.sizes();
     int[] aBatch = Arrays.copyOf(as, as.length - 2);
     int[] bBatch = Arrays.copyOf(bs, bs.length - 2);
-    int[] batch = Checks.broadcast("matmul", aBatch, "batch dimensions of self", bBatch, "batch dimensions of other");
+    int[] batch =
+        Checks.broadcast(
+            "matmul", aBatch, "batch dimensions of self", bBatch, "batch dimensions of other");
     int m = as[as.length - 2];
     int k = as[as.length - 1];
     int n = bs[bs.length - 1];
@@ -176,7 +219,8 @@ final class LinearAlgebra {
     if (s.rank() == 3) {
       return s;
     }
-    return s.withLayout(s.offset(), new int[] {1, s.size(0), s.size(1)}, new int[] {0, s.stride(0), s.stride(1)});
+    return s.withLayout(
+        s.offset(), new int[] {1, s.size(0), s.size(1)}, new int[] {0, s.stride(0), s.stride(1)});
   }
 
   static Tensor softmax(Tensor a, int dim, boolean log) {
@@ -185,13 +229,20 @@ final class LinearAlgebra {
     int d = a.dim() == 0 ? Checks.dim(name, dim, 0) : Checks.dim(name, dim, a.dim());
     if (a.dim() == 0) {
       Tensor constant = log ? Tensor.zerosLike(a) : Tensor.onesLike(a);
-      return Node.record(name, constant, new Tensor[] {a}, (g, needs) -> new Tensor[] {Tensor.zerosLike(g)});
+      return Node.record(
+          name, constant, new Tensor[] {a}, (g, needs) -> new Tensor[] {Tensor.zerosLike(g)});
     }
     Tensor in = a.contiguous();
     Tensor out = Creation.empty(in.data.sizes().clone(), a.dtype(), a.device());
     in.data.storage().backend().softmax(in.data, d, log, out.data);
-    return Node.record(name, out, new Tensor[] {a}, new Tensor[] {out}, (g, needs) -> new Tensor[] {
-      log ? g.sub(out.exp().mul(g.sum(d, true))) : out.mul(g.sub(g.mul(out).sum(d, true)))
-    });
+    return Node.record(
+        name,
+        out,
+        new Tensor[] {a},
+        new Tensor[] {out},
+        (g, needs) ->
+            new Tensor[] {
+              log ? g.sub(out.exp().mul(g.sum(d, true))) : out.mul(g.sub(g.mul(out).sum(d, true)))
+            });
   }
 }

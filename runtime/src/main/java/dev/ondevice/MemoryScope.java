@@ -8,10 +8,10 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Frees, when closed, the memory of the tensors that recorded ops computed into memory of their
- * own inside it on this thread (the forward pass of a training step: activations, logits, the
- * loss), except those passed to {@link #keep}. As DJL's {@code NDManager}, it makes the release of a step's memory
- * deterministic instead of waiting for the garbage collector:
+ * Frees, when closed, the memory of the tensors that recorded ops computed into memory of their own
+ * inside it on this thread (the forward pass of a training step: activations, logits, the loss),
+ * except those passed to {@link #keep}. As DJL's {@code NDManager}, it makes the release of a
+ * step's memory deterministic instead of waiting for the garbage collector:
  *
  * <pre>{@code
  * for (Batch batch : loader) {
@@ -34,8 +34,9 @@ import java.util.Set;
  */
 public final class MemoryScope implements AutoCloseable {
   private static final ThreadLocal<MemoryScope> CURRENT = new ThreadLocal<>();
-  private static final String FREED_BY = "when the MemoryScope it was computed in closed; pass it to"
-      + " MemoryScope.keep to use it after the scope";
+  private static final String FREED_BY =
+      "when the MemoryScope it was computed in closed; pass it to"
+          + " MemoryScope.keep to use it after the scope";
 
   private final MemoryScope outer;
   private final List<Storage> computed = new ArrayList<>();
@@ -84,7 +85,10 @@ public final class MemoryScope implements AutoCloseable {
     return t;
   }
 
-  /** Frees what recorded ops computed inside this scope, except what was kept; closing twice does nothing. */
+  /**
+   * Frees what recorded ops computed inside this scope, except what was kept; closing twice does
+   * nothing.
+   */
   @Override
   public void close() {
     if (closed) {

@@ -35,7 +35,8 @@ final class Movement {
 
   static Tensor pin(Tensor t) {
     if (!t.device().isCpu()) {
-      throw new IllegalStateException("pinMemory: only CPU tensors can be pinned, this one is on " + t.device());
+      throw new IllegalStateException(
+          "pinMemory: only CPU tensors can be pinned, this one is on " + t.device());
     }
     if (isPinned(t)) {
       return t;
@@ -49,7 +50,9 @@ final class Movement {
   }
 
   static boolean isPinned(Tensor t) {
-    return t.data.storage() instanceof HostStorage && t.device().isCpu() && t.data.host().isPinned();
+    return t.data.storage() instanceof HostStorage
+        && t.device().isCpu()
+        && t.data.host().isPinned();
   }
 
   /** The host-readable, contiguous form of {@code t} in {@code dtype}: a counted host read. */
@@ -58,16 +61,24 @@ final class Movement {
     if (h.dtype() == BackendTypes.scalar(dtype) && h.isContiguous()) {
       return h;
     }
-    Strided converted = Strided.contiguous(
-        Backends.cpu().allocate((long) h.numel() * dtype.byteSize()), BackendTypes.scalar(dtype), h.sizes().clone());
+    Strided converted =
+        Strided.contiguous(
+            Backends.cpu().allocate((long) h.numel() * dtype.byteSize()),
+            BackendTypes.scalar(dtype),
+            h.sizes().clone());
     Backends.cpu().copyNow(h, converted);
     return converted;
   }
 
   private static void requireOneElement(String op, Tensor t) {
     if (t.numel() != 1) {
-      throw new IllegalStateException(op + ": a tensor with " + t.numel() + " elements (shape " + t.shape()
-          + ") cannot be converted to a scalar");
+      throw new IllegalStateException(
+          op
+              + ": a tensor with "
+              + t.numel()
+              + " elements (shape "
+              + t.shape()
+              + ") cannot be converted to a scalar");
     }
   }
 
@@ -87,7 +98,9 @@ final class Movement {
   static double scalarValue(Tensor t) {
     HostStorage s = t.data.host();
     s.awaitReady();
-    Strided converted = Strided.contiguous(Backends.cpu().allocate(8), BackendTypes.scalar(DType.FLOAT64), new int[0]);
+    Strided converted =
+        Strided.contiguous(
+            Backends.cpu().allocate(8), BackendTypes.scalar(DType.FLOAT64), new int[0]);
     Backends.cpu().copyNow(t.data, converted);
     double value = converted.host().doubles().get(0);
     converted.storage().free("after reading a scalar operand, its only use");

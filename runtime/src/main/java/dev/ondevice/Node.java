@@ -5,9 +5,11 @@ package dev.ondevice;
  * its output to the gradients of its inputs.
  */
 final class Node {
-  private static final String FREED_UNUSED = "as soon as its op had run, as nothing records its gradient";
-  private static final String FREED_RELEASED = "by backward(), which frees what an op kept for its gradient alone;"
-      + " call backward(true) to keep the graph and these tensors";
+  private static final String FREED_UNUSED =
+      "as soon as its op had run, as nothing records its gradient";
+  private static final String FREED_RELEASED =
+      "by backward(), which frees what an op kept for its gradient alone;"
+          + " call backward(true) to keep the graph and these tensors";
 
   /** Computes input gradients; entry i may be null when {@code needs[i]} is false. */
   @FunctionalInterface
@@ -38,7 +40,8 @@ final class Node {
    * {@code out}. {@code saved} are the tensors the backward function reads: modifying one in place
    * before backward is an error.
    */
-  static Tensor record(String name, Tensor out, Tensor[] inputs, Tensor[] saved, Backward backward) {
+  static Tensor record(
+      String name, Tensor out, Tensor[] inputs, Tensor[] saved, Backward backward) {
     if (!Autograd.isGradEnabled()) {
       return out;
     }
@@ -68,7 +71,9 @@ final class Node {
   static Tensor[] savedForProduct(Tensor a, Tensor b) {
     boolean aNeeds = a.requiresGrad();
     boolean bNeeds = b.requiresGrad();
-    return aNeeds && bNeeds ? new Tensor[] {a, b} : aNeeds ? new Tensor[] {b} : bNeeds ? new Tensor[] {a} : new Tensor[0];
+    return aNeeds && bNeeds
+        ? new Tensor[] {a, b}
+        : aNeeds ? new Tensor[] {b} : bNeeds ? new Tensor[] {a} : new Tensor[0];
   }
 
   static Tensor record(String name, Tensor out, Tensor[] inputs, Backward backward) {
@@ -81,8 +86,8 @@ final class Node {
    * convolution's unfolded input). Their memory is freed when the node releases its saved tensors,
    * or at once when no node is recorded.
    */
-  static Tensor recordOwning(String name, Tensor out, Tensor[] inputs, Tensor[] saved, Tensor[] owned,
-      Backward backward) {
+  static Tensor recordOwning(
+      String name, Tensor out, Tensor[] inputs, Tensor[] saved, Tensor[] owned, Backward backward) {
     record(name, out, inputs, saved, backward);
     Node node = out.gradFn();
     if (node == null) {
@@ -104,17 +109,26 @@ final class Node {
   /** Runs the backward function. */
   Tensor[] apply(Tensor grad) {
     if (backward == null) {
-      throw new IllegalStateException("Trying to backward through the graph a second time (the saved"
-          + " tensors of " + name + " were freed after the first backward); call backward(true) the"
-          + " first time to keep the graph");
+      throw new IllegalStateException(
+          "Trying to backward through the graph a second time (the saved"
+              + " tensors of "
+              + name
+              + " were freed after the first backward); call backward(true) the"
+              + " first time to keep the graph");
     }
     for (int i = 0; i < saved.length; i++) {
       int now = saved[i].data.storage().version();
       if (now != savedVersions[i]) {
-        throw new IllegalStateException("One of the tensors needed for the gradient of " + name
-            + " has been modified by an in-place operation: a tensor of shape " + saved[i].shape()
-            + " is at version " + now + "; expected version " + savedVersions[i]
-            + ". Use the out-of-place form of the op (add instead of addi), or clone() the tensor first");
+        throw new IllegalStateException(
+            "One of the tensors needed for the gradient of "
+                + name
+                + " has been modified by an in-place operation: a tensor of shape "
+                + saved[i].shape()
+                + " is at version "
+                + now
+                + "; expected version "
+                + savedVersions[i]
+                + ". Use the out-of-place form of the op (add instead of addi), or clone() the tensor first");
       }
     }
     return backward.apply(grad, needs);

@@ -4,13 +4,14 @@ import dev.ondevice.annotations.InPlace;
 import dev.ondevice.internal.backend.Transfers;
 
 /**
- * A learnable tensor of a model: a leaf that requires grad. Unlike other tensors, a parameter
- * moves in place ({@link #moveTo}), keeping its identity, so that an optimizer built before a
- * model moves still holds the parameters it updates, as in PyTorch.
+ * A learnable tensor of a model: a leaf that requires grad. Unlike other tensors, a parameter moves
+ * in place ({@link #moveTo}), keeping its identity, so that an optimizer built before a model moves
+ * still holds the parameters it updates, as in PyTorch.
  */
 public final class Parameter extends Tensor {
-  private static final String FREED_BY_CLEAR_GRAD = "by zeroGrad() (Parameter.clearGrad), which hands the memory of"
-      + " the gradients that backward() made back to the allocator; clone() a gradient before zeroGrad() to keep it";
+  private static final String FREED_BY_CLEAR_GRAD =
+      "by zeroGrad() (Parameter.clearGrad), which hands the memory of"
+          + " the gradients that backward() made back to the allocator; clone() a gradient before zeroGrad() to keep it";
 
   /** A parameter holding {@code data} (detached), requiring grad. */
   public Parameter(Tensor data) {
@@ -60,8 +61,8 @@ public final class Parameter extends Tensor {
   @InPlace(crossDevice = true)
   public void assign(Tensor values) {
     if (!values.shape().equals(shape())) {
-      throw new IllegalArgumentException("assign: shape " + values.shape() + " does not match the parameter's "
-          + shape());
+      throw new IllegalArgumentException(
+          "assign: shape " + values.shape() + " does not match the parameter's " + shape());
     }
     try (Autograd.Scope ignored = Autograd.noGrad()) {
       copyFrom(values);

@@ -26,11 +26,16 @@ final class Pointwise {
     Tensor ac = a.to(compute);
     Tensor bc = b.to(compute);
     Tensor out = Creation.empty(sizes, op.isComparison() ? DType.BOOL : compute, a.device());
-    backend(a).binary(op, Views.expandData(ac.data, sizes), Views.expandData(bc.data, sizes), out.data);
+    backend(a)
+        .binary(op, Views.expandData(ac.data, sizes), Views.expandData(bc.data, sizes), out.data);
     if (op.isComparison() || !compute.isFloatingPoint()) {
       return out;
     }
-    return Node.record(name, out, new Tensor[] {ac, bc}, savedBy(op, ac, bc, out),
+    return Node.record(
+        name,
+        out,
+        new Tensor[] {ac, bc},
+        savedBy(op, ac, bc, out),
         (g, needs) -> binaryGrad(op, g, ac, bc, out, needs));
   }
 
@@ -53,7 +58,8 @@ final class Pointwise {
   static Tensor liftScalar(Tensor scalar, Device device) {
     Tensor lifted = Creation.scalarOn(Movement.scalarValue(scalar), scalar.dtype(), device);
     Device home = scalar.device();
-    return Node.record("scalar", lifted, new Tensor[] {scalar}, (g, needs) -> new Tensor[] {g.to(home)});
+    return Node.record(
+        "scalar", lifted, new Tensor[] {scalar}, (g, needs) -> new Tensor[] {g.to(home)});
   }
 
   private static DType computeType(BinaryOp op, DType promoted, String name) {
@@ -61,8 +67,10 @@ final class Pointwise {
       return DType.BOOL;
     }
     if (promoted == DType.BOOL && !op.isComparison()) {
-      throw new IllegalArgumentException(name + ": arithmetic on two bool operands is not supported;"
-          + " convert one with to(DType.INT64), or use logicalOr/logicalAnd");
+      throw new IllegalArgumentException(
+          name
+              + ": arithmetic on two bool operands is not supported;"
+              + " convert one with to(DType.INT64), or use logicalOr/logicalAnd");
     }
     if (op == BinaryOp.DIV && !promoted.isFloatingPoint()) {
       return DType.FLOAT32;
@@ -70,7 +78,8 @@ final class Pointwise {
     return promoted;
   }
 
-  private static Tensor[] binaryGrad(BinaryOp op, Tensor g, Tensor a, Tensor b, Tensor out, boolean[] needs) {
+  private static Tensor[] binaryGrad(
+      BinaryOp op, Tensor g, Tensor a, Tensor b, Tensor out, boolean[] needs) {
     Tensor ga = null;
     Tensor gb = null;
     switch (op) {
@@ -97,7 +106,8 @@ final class Pointwise {
         gb = needs[1] ? maskedZero(g.mul(out).mul(a.log()), a.eq(0.0).logicalAnd(b.ge(0.0))) : null;
       }
       case MAXIMUM, MINIMUM -> {
-        // PyTorch's rule: half to each on a tie, nothing to the operand that loses, the whole to both
+        // PyTorch's rule: half to each on a tie, nothing to the operand that loses, the whole to
+        // both
         // where a NaN makes neither win.
         Tensor aLoses = op == BinaryOp.MAXIMUM ? a.lt(b) : a.gt(b);
         Tensor bLoses = op == BinaryOp.MAXIMUM ? a.gt(b) : a.lt(b);
@@ -123,29 +133,40 @@ final class Pointwise {
     String name = op.opName();
     // Comparing an integer tensor with a whole number is exact: Java widens int literals to double.
     boolean exact = integral || (op.isComparison() && isLong(s));
-    DType compute = op.isLogical() ? DType.BOOL : computeType(op, TypePromotion.withScalar(a, exact), name);
+    DType compute =
+        op.isLogical() ? DType.BOOL : computeType(op, TypePromotion.withScalar(a, exact), name);
     Tensor ac = a.to(compute);
-    Tensor out = Creation.empty(a.data.sizes().clone(), op.isComparison() ? DType.BOOL : compute, a.device());
+    Tensor out =
+        Creation.empty(
+            a.data.sizes().clone(), op.isComparison() ? DType.BOOL : compute, a.device());
     backend(a).binaryScalar(op, ac.data, s, scalarFirst, out.data);
     if (op.isComparison() || !compute.isFloatingPoint()) {
       return out;
     }
-    return Node.record(name, out, new Tensor[] {ac}, savedBy(op, ac, s, scalarFirst, out),
+    return Node.record(
+        name,
+        out,
+        new Tensor[] {ac},
+        savedBy(op, ac, s, scalarFirst, out),
         (g, needs) -> new Tensor[] {scalarGrad(op, g, ac, s, scalarFirst, out)});
   }
 
   /** The tensors the gradient of {@code a op s} (or {@code s op a}) reads. */
-  private static Tensor[] savedBy(BinaryOp op, Tensor a, double s, boolean scalarFirst, Tensor out) {
+  private static Tensor[] savedBy(
+      BinaryOp op, Tensor a, double s, boolean scalarFirst, Tensor out) {
     return switch (op) {
       case ADD, SUB, MUL -> new Tensor[0];
       case DIV -> scalarFirst ? new Tensor[] {a, out} : new Tensor[0];
-      case POW -> scalarFirst ? (s == 0 ? new Tensor[] {a, out} : new Tensor[] {out})
-          : s == 0 ? new Tensor[0] : new Tensor[] {a};
+      case POW ->
+          scalarFirst
+              ? (s == 0 ? new Tensor[] {a, out} : new Tensor[] {out})
+              : s == 0 ? new Tensor[0] : new Tensor[] {a};
       default -> new Tensor[] {a};
     };
   }
 
-  private static Tensor scalarGrad(BinaryOp op, Tensor g, Tensor a, double s, boolean scalarFirst, Tensor out) {
+  private static Tensor scalarGrad(
+      BinaryOp op, Tensor g, Tensor a, double s, boolean scalarFirst, Tensor out) {
     return switch (op) {
       case ADD -> g;
       case SUB -> scalarFirst ? g.neg() : g;
@@ -160,8 +181,11 @@ final class Pointwise {
     };
   }
 
-  /** The gradient of {@code a^s} or {@code s^a}, with PyTorch's zeros at a zero exponent or base. */
-  private static Tensor scalarPowGrad(Tensor g, Tensor a, double s, boolean scalarFirst, Tensor out) {
+  /**
+   * The gradient of {@code a^s} or {@code s^a}, with PyTorch's zeros at a zero exponent or base.
+   */
+  private static Tensor scalarPowGrad(
+      Tensor g, Tensor a, double s, boolean scalarFirst, Tensor out) {
     if (!scalarFirst) {
       return s == 0 ? Tensor.zerosLike(g) : g.mul(a.pow(s - 1)).mul(s);
     }
@@ -169,14 +193,18 @@ final class Pointwise {
     return s == 0 ? maskedZero(grad, a.ge(0.0)) : grad;
   }
 
-  /** Whether {@code s} is a whole number that an int64 holds exactly: it then keeps integer tensors integer. */
+  /**
+   * Whether {@code s} is a whole number that an int64 holds exactly: it then keeps integer tensors
+   * integer.
+   */
   private static boolean isLong(double s) {
     return s == Math.rint(s) && Math.abs(s) < 0x1p63;
   }
 
   static Tensor clamp(Tensor a, double min, double max) {
     if (!Double.isNaN(min) && !Double.isNaN(max) && min > max) {
-      throw new IllegalArgumentException("clamp: min (" + min + ") must not exceed max (" + max + ")");
+      throw new IllegalArgumentException(
+          "clamp: min (" + min + ") must not exceed max (" + max + ")");
     }
     Tensor out;
     try (Autograd.Scope ignored = Autograd.noGrad()) {
@@ -196,10 +224,20 @@ final class Pointwise {
     if (!a.dtype().isFloatingPoint()) {
       return out;
     }
-    return Node.record("clamp", out, new Tensor[] {a}, new Tensor[] {a}, (g, needs) -> {
-      Tensor inside = Double.isNaN(min) ? a.le(max) : Double.isNaN(max) ? a.ge(min) : a.ge(min).logicalAnd(a.le(max));
-      return new Tensor[] {Tensor.where(inside, g, Creation.scalarOn(0, g.dtype(), g.device()))};
-    });
+    return Node.record(
+        "clamp",
+        out,
+        new Tensor[] {a},
+        new Tensor[] {a},
+        (g, needs) -> {
+          Tensor inside =
+              Double.isNaN(min)
+                  ? a.le(max)
+                  : Double.isNaN(max) ? a.ge(min) : a.ge(min).logicalAnd(a.le(max));
+          return new Tensor[] {
+            Tensor.where(inside, g, Creation.scalarOn(0, g.dtype(), g.device()))
+          };
+        });
   }
 
   // ---------------------------------------------------------------- unary
@@ -207,7 +245,8 @@ final class Pointwise {
   static Tensor unary(UnaryOp op, Tensor a) {
     String name = op.name().toLowerCase(Locale.ROOT);
     if (a.dtype() == DType.BOOL) {
-      throw new IllegalArgumentException(name + ": not defined on bool tensors; convert with to(DType.FLOAT32)");
+      throw new IllegalArgumentException(
+          name + ": not defined on bool tensors; convert with to(DType.FLOAT32)");
     }
     Tensor ac = op.acceptsIntegers() ? a : a.to(Creation.floatLike(a));
     Tensor out = Creation.empty(ac.data.sizes().clone(), ac.dtype(), ac.device());
@@ -215,7 +254,11 @@ final class Pointwise {
     if (!out.dtype().isFloatingPoint()) {
       return out;
     }
-    return Node.record(name, out, new Tensor[] {ac}, savedBy(op, ac, out),
+    return Node.record(
+        name,
+        out,
+        new Tensor[] {ac},
+        savedBy(op, ac, out),
         (g, needs) -> new Tensor[] {unaryGrad(op, g, ac, out)});
   }
 
@@ -292,24 +335,34 @@ final class Pointwise {
     a = operands[1];
     b = operands[2];
     DType compute = TypePromotion.of(a, b);
-    int[] sizes = Checks.broadcast("where", condition.data.sizes(), "condition", a.data.sizes(), "input");
+    int[] sizes =
+        Checks.broadcast("where", condition.data.sizes(), "condition", a.data.sizes(), "input");
     sizes = Checks.broadcast("where", sizes, "condition and input", b.data.sizes(), "other");
     Tensor ac = a.to(compute);
     Tensor bc = b.to(compute);
     Tensor cond = condition;
     Tensor out = Creation.empty(sizes, compute, device);
-    backend(out).where(Views.expandData(cond.data, sizes), Views.expandData(ac.data, sizes),
-        Views.expandData(bc.data, sizes), out.data);
+    backend(out)
+        .where(
+            Views.expandData(cond.data, sizes),
+            Views.expandData(ac.data, sizes),
+            Views.expandData(bc.data, sizes),
+            out.data);
     if (!compute.isFloatingPoint()) {
       return out;
     }
-    return Node.record("where", out, new Tensor[] {ac, bc}, new Tensor[] {cond}, (g, needs) -> {
-      Tensor zero = Creation.scalarOn(0, g.dtype(), g.device());
-      return new Tensor[] {
-        needs[0] ? Views.sumToShape(Tensor.where(cond, g, zero), ac.data.sizes()) : null,
-        needs[1] ? Views.sumToShape(Tensor.where(cond, zero, g), bc.data.sizes()) : null
-      };
-    });
+    return Node.record(
+        "where",
+        out,
+        new Tensor[] {ac, bc},
+        new Tensor[] {cond},
+        (g, needs) -> {
+          Tensor zero = Creation.scalarOn(0, g.dtype(), g.device());
+          return new Tensor[] {
+            needs[0] ? Views.sumToShape(Tensor.where(cond, g, zero), ac.data.sizes()) : null,
+            needs[1] ? Views.sumToShape(Tensor.where(cond, zero, g), bc.data.sizes()) : null
+          };
+        });
   }
 
   static Tensor maskedFill(Tensor a, Tensor mask, double value) {
@@ -317,8 +370,11 @@ final class Pointwise {
     Checks.sameDevice("maskedFill", a, "mask", mask);
     int[] sizes = Checks.broadcast("maskedFill", a.data.sizes(), "self", mask.data.sizes(), "mask");
     if (sizes.length != a.dim() || !java.util.Arrays.equals(sizes, a.data.sizes())) {
-      throw new IllegalArgumentException("maskedFill: mask of shape " + mask.shape()
-          + " must broadcast to the shape of self " + a.shape());
+      throw new IllegalArgumentException(
+          "maskedFill: mask of shape "
+              + mask.shape()
+              + " must broadcast to the shape of self "
+              + a.shape());
     }
     return where(mask, Creation.scalarOn(value, a.dtype(), a.device()), a);
   }

@@ -9,8 +9,8 @@ import dev.ondevice.internal.backend.Window2d;
  * rounding of the output size, padding counted in averages). The layers {@code
  * dev.ondevice.nn.MaxPool2d} and {@code AvgPool2d} call these.
  *
- * <p>Inputs are {@code [N, C, H, W]} or unbatched {@code [C, H, W]}; the output has {@code OH = (H +
- * 2 * padding - kernel) / stride + 1} rows (likewise columns). Padding must be at most half the
+ * <p>Inputs are {@code [N, C, H, W]} or unbatched {@code [C, H, W]}; the output has {@code OH = (H
+ * + 2 * padding - kernel) / stride + 1} rows (likewise columns). Padding must be at most half the
  * kernel, as in PyTorch.
  */
 @SameDevice
@@ -30,15 +30,27 @@ public final class Pooling {
     Window2d window = Images.window("maxPool2d", kernel, stride, padding);
     Images.padAtMostHalfKernel("maxPool2d", window);
     Images.fits("maxPool2d", x, window);
-    int[] sizes = {x.data.size(0), x.data.size(1), window.outHeight(x.data.size(2)), window.outWidth(x.data.size(3))};
+    int[] sizes = {
+      x.data.size(0),
+      x.data.size(1),
+      window.outHeight(x.data.size(2)),
+      window.outWidth(x.data.size(3))
+    };
     Tensor values = Creation.empty(sizes, x.dtype(), x.device());
     Tensor indices = Creation.empty(sizes.clone(), DType.INT64, x.device());
     x.data.storage().backend().maxPool2d(x.data, window, values.data, indices.data);
-    Tensor out = Node.recordOwning("maxPool2d", values, new Tensor[] {x}, new Tensor[0], new Tensor[] {indices}, (g, needs) -> {
-      Tensor gx = Creation.empty(x.data.sizes().clone(), g.dtype(), g.device());
-      g.data.storage().backend().maxPool2dBackward(g.data, indices.data, gx.data);
-      return new Tensor[] {gx};
-    });
+    Tensor out =
+        Node.recordOwning(
+            "maxPool2d",
+            values,
+            new Tensor[] {x},
+            new Tensor[0],
+            new Tensor[] {indices},
+            (g, needs) -> {
+              Tensor gx = Creation.empty(x.data.sizes().clone(), g.dtype(), g.device());
+              g.data.storage().backend().maxPool2dBackward(g.data, indices.data, gx.data);
+              return new Tensor[] {gx};
+            });
     return Images.likeInput(input, out);
   }
 
@@ -55,7 +67,8 @@ public final class Pooling {
     Window2d window = Images.window("avgPool2d", kernel, stride, padding);
     Images.padAtMostHalfKernel("avgPool2d", window);
     Images.fits("avgPool2d", x, window);
-    Tensor means = Convolution.unfold(x, window).sum(new int[] {2, 3}, false).div((double) kernel * kernel);
+    Tensor means =
+        Convolution.unfold(x, window).sum(new int[] {2, 3}, false).div((double) kernel * kernel);
     return Images.likeInput(input, means);
   }
 }

@@ -21,12 +21,14 @@ final class Reductions {
       d = new int[0];
     }
     if (op.returnsIndices() && !all && d.length != 1) {
-      throw new IllegalArgumentException(name + ": positions can be found over one dimension or all of them, not "
-          + d.length);
+      throw new IllegalArgumentException(
+          name + ": positions can be found over one dimension or all of them, not " + d.length);
     }
     if (op == ReduceOp.MEAN && !a.dtype().isFloatingPoint()) {
-      throw new IllegalArgumentException("mean: the input must have a floating-point dtype, got " + a.dtype()
-          + "; convert it with to(DType.FLOAT32)");
+      throw new IllegalArgumentException(
+          "mean: the input must have a floating-point dtype, got "
+              + a.dtype()
+              + "; convert it with to(DType.FLOAT32)");
     }
     DType inType = a.dtype() == DType.BOOL ? DType.INT64 : a.dtype();
     Tensor in = a.to(inType);
@@ -54,25 +56,37 @@ final class Reductions {
     int[] reduced = d;
     Tensor original = in;
     Tensor kept = out;
-    Tensor[] saved = op == ReduceOp.SUM || op == ReduceOp.MEAN ? new Tensor[0]
-        : op == ReduceOp.PROD ? new Tensor[] {in} : new Tensor[] {in, out};
-    return Node.record(name, result, new Tensor[] {in}, saved, (g, needs) -> {
-      Tensor gk = g.reshape(Shape.of(kept.data.sizes()).toArray()).expandAs(original);
-      return switch (op) {
-        case SUM -> new Tensor[] {gk};
-        case MEAN -> new Tensor[] {gk.div((double) original.numel() / Math.max(1, kept.numel()))};
-        case PROD -> new Tensor[] {gk.mul(productOfOthers(original, reduced))};
-        default -> {
-          // The gradient is shared by the elements equal to the result, or by the NaNs where the
-          // result is a NaN, as PyTorch's evenly_distribute_backward.
-          Tensor extremum = kept.expandAs(original);
-          Tensor hits = original.eq(extremum).logicalOr(original.isnan().logicalAnd(extremum.isnan()))
-              .to(g.dtype());
-          Tensor count = hits.sum(reduced, true);
-          yield new Tensor[] {gk.mul(hits).div(count)};
-        }
-      };
-    });
+    Tensor[] saved =
+        op == ReduceOp.SUM || op == ReduceOp.MEAN
+            ? new Tensor[0]
+            : op == ReduceOp.PROD ? new Tensor[] {in} : new Tensor[] {in, out};
+    return Node.record(
+        name,
+        result,
+        new Tensor[] {in},
+        saved,
+        (g, needs) -> {
+          Tensor gk = g.reshape(Shape.of(kept.data.sizes()).toArray()).expandAs(original);
+          return switch (op) {
+            case SUM -> new Tensor[] {gk};
+            case MEAN ->
+                new Tensor[] {gk.div((double) original.numel() / Math.max(1, kept.numel()))};
+            case PROD -> new Tensor[] {gk.mul(productOfOthers(original, reduced))};
+            default -> {
+              // The gradient is shared by the elements equal to the result, or by the NaNs where
+              // the
+              // result is a NaN, as PyTorch's evenly_distribute_backward.
+              Tensor extremum = kept.expandAs(original);
+              Tensor hits =
+                  original
+                      .eq(extremum)
+                      .logicalOr(original.isnan().logicalAnd(extremum.isnan()))
+                      .to(g.dtype());
+              Tensor count = hits.sum(reduced, true);
+              yield new Tensor[] {gk.mul(hits).div(count)};
+            }
+          };
+        });
   }
 
   /**
@@ -97,8 +111,11 @@ final class Reductions {
    */
   private static void checkNotEmpty(String op, Tensor a, int[] keptSizes) {
     if (a.numel() == 0 && Shape.of(keptSizes).numel() > 0) {
-      throw new IllegalArgumentException(op + ": cannot reduce over an empty dimension of a tensor of shape "
-          + a.shape() + "; the operation has no identity");
+      throw new IllegalArgumentException(
+          op
+              + ": cannot reduce over an empty dimension of a tensor of shape "
+              + a.shape()
+              + "; the operation has no identity");
     }
   }
 
@@ -125,11 +142,13 @@ final class Reductions {
   static ValuesAndIndices extremes(boolean max, Tensor a, int dim, boolean keepdim) {
     String name = max ? "max" : "min";
     if (a.dtype() == DType.BOOL) {
-      throw new IllegalArgumentException(name + ": not supported on bool tensors; convert with to(DType.INT64)");
+      throw new IllegalArgumentException(
+          name + ": not supported on bool tensors; convert with to(DType.INT64)");
     }
     int d = a.dim() == 0 ? Checks.dim(name, dim, 0) : Checks.dim(name, dim, a.dim());
     if (a.dim() == 0) {
-      return new ValuesAndIndices(a.clone(), Tensor.full(Shape.scalar(), 0, DType.INT64, a.device()));
+      return new ValuesAndIndices(
+          a.clone(), Tensor.full(Shape.scalar(), 0, DType.INT64, a.device()));
     }
     int[] keptSizes = a.data.sizes().clone();
     keptSizes[d] = 1;
@@ -143,12 +162,17 @@ final class Reductions {
     if (!a.dtype().isFloatingPoint()) {
       return new ValuesAndIndices(v, i);
     }
-    Node.record(name, v, new Tensor[] {a}, new Tensor[] {i}, (g, needs) -> {
-      Tensor z = Tensor.zeros(a.shape(), g.dtype(), g.device());
-      Tensor gk = g.reshape(Shape.of(keptSizes).toArray());
-      z.data.storage().backend().scatterAdd(z.data, d, indices.data, gk.contiguous().data);
-      return new Tensor[] {z};
-    });
+    Node.record(
+        name,
+        v,
+        new Tensor[] {a},
+        new Tensor[] {i},
+        (g, needs) -> {
+          Tensor z = Tensor.zeros(a.shape(), g.dtype(), g.device());
+          Tensor gk = g.reshape(Shape.of(keptSizes).toArray());
+          z.data.storage().backend().scatterAdd(z.data, d, indices.data, gk.contiguous().data);
+          return new Tensor[] {z};
+        });
     return new ValuesAndIndices(v, i);
   }
 

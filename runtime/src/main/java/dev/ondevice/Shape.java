@@ -3,7 +3,10 @@ package dev.ondevice;
 import dev.ondevice.annotations.ZeroDim;
 import java.util.Arrays;
 
-/** The sizes of a tensor's dimensions: an immutable value. A 0-dim (scalar) tensor has shape {@code []}. */
+/**
+ * The sizes of a tensor's dimensions: an immutable value. A 0-dim (scalar) tensor has shape {@code
+ * []}.
+ */
 public final class Shape {
   private static final Shape SCALAR = new Shape(new long[0]);
   private final long[] dims;
@@ -21,7 +24,12 @@ public final class Shape {
     for (int i = 0; i < dims.length; i++) {
       if (dims[i] < 0) {
         throw new IllegalArgumentException(
-            "Shape " + Arrays.toString(dims) + " has a negative size " + dims[i] + " at dimension " + i);
+            "Shape "
+                + Arrays.toString(dims)
+                + " has a negative size "
+                + dims[i]
+                + " at dimension "
+                + i);
       }
     }
     return dims.length == 0 ? SCALAR : new Shape(dims.clone());

@@ -41,8 +41,13 @@ public class Tensor {
   Strided data;
   private boolean requiresGrad;
   private Tensor grad;
-  /** Whether {@link #grad} is memory that a backward pass made, which {@link Parameter#clearGrad} may free. */
+
+  /**
+   * Whether {@link #grad} is memory that a backward pass made, which {@link Parameter#clearGrad}
+   * may free.
+   */
   private boolean gradMadeByBackward;
+
   private Node gradFn;
 
   Tensor(Strided data) {
@@ -56,12 +61,12 @@ public class Tensor {
   public static Tensor empty(Shape shape, DType dtype, Device device) {
     return Creation.empty(shape, dtype, device);
   }
+
   /** Uninitialised memory of the given shape and dtype, on the CPU. */
   @Factory
   public static Tensor empty(Shape shape, DType dtype) {
     return Creation.empty(shape, dtype, Device.cpu());
   }
-
 
   /** Zeros, float32, on the CPU. */
   @Factory
@@ -80,12 +85,12 @@ public class Tensor {
   public static Tensor zeros(Shape shape, Device device) {
     return Creation.full(shape, 0, DType.FLOAT32, device);
   }
+
   /** Zeros of the given dtype on the CPU. */
   @Factory
   public static Tensor zeros(Shape shape, DType dtype) {
     return Creation.full(shape, 0, dtype, Device.cpu());
   }
-
 
   /** Zeros of the given dtype on {@code device}. */
   @Factory
@@ -128,12 +133,12 @@ public class Tensor {
   public static Tensor ones(Shape shape, Device device) {
     return Creation.full(shape, 1, DType.FLOAT32, device);
   }
+
   /** Ones of the given dtype on the CPU. */
   @Factory
   public static Tensor ones(Shape shape, DType dtype) {
     return Creation.full(shape, 1, dtype, Device.cpu());
   }
-
 
   /** Ones of the given dtype on {@code device}. */
   @Factory
@@ -164,12 +169,12 @@ public class Tensor {
   public static Tensor full(Shape shape, double value, Device device) {
     return Creation.full(shape, value, DType.FLOAT32, device);
   }
+
   /** {@code value} everywhere, of the given dtype, on the CPU. */
   @Factory
   public static Tensor full(Shape shape, double value, DType dtype) {
     return Creation.full(shape, value, dtype, Device.cpu());
   }
-
 
   /** {@code value} everywhere, of the given dtype, on {@code device}. */
   @Factory
@@ -246,7 +251,8 @@ public class Tensor {
   /** Uniform on [0, 1), float32, on the CPU, from the default generator. */
   @Factory
   public static Tensor rand(@ZeroDim long... shape) {
-    return Creation.rand(Shape.of(shape), DType.FLOAT32, Device.cpu(), Generator.defaultGenerator());
+    return Creation.rand(
+        Shape.of(shape), DType.FLOAT32, Device.cpu(), Generator.defaultGenerator());
   }
 
   /** Uniform on [0, 1), float32, on the CPU. */
@@ -260,12 +266,12 @@ public class Tensor {
   public static Tensor rand(Shape shape, Device device) {
     return Creation.rand(shape, DType.FLOAT32, device, Generator.defaultGenerator());
   }
+
   /** Uniform on [0, 1), of the given floating dtype, on the CPU, from the default generator. */
   @Factory
   public static Tensor rand(Shape shape, DType dtype) {
     return Creation.rand(shape, dtype, Device.cpu(), Generator.defaultGenerator());
   }
-
 
   /** Uniform on [0, 1), on {@code device}, from {@code generator}. */
   @Factory
@@ -288,7 +294,8 @@ public class Tensor {
   /** Standard normal, float32, on the CPU, from the default generator. */
   @Factory
   public static Tensor randn(@ZeroDim long... shape) {
-    return Creation.randn(Shape.of(shape), DType.FLOAT32, Device.cpu(), Generator.defaultGenerator());
+    return Creation.randn(
+        Shape.of(shape), DType.FLOAT32, Device.cpu(), Generator.defaultGenerator());
   }
 
   /** Standard normal, float32, on the CPU. */
@@ -302,12 +309,12 @@ public class Tensor {
   public static Tensor randn(Shape shape, Device device) {
     return Creation.randn(shape, DType.FLOAT32, device, Generator.defaultGenerator());
   }
+
   /** Standard normal, of the given floating dtype, on the CPU, from the default generator. */
   @Factory
   public static Tensor randn(Shape shape, DType dtype) {
     return Creation.randn(shape, dtype, Device.cpu(), Generator.defaultGenerator());
   }
-
 
   /** Standard normal, on {@code device}, from {@code generator}. */
   @Factory
@@ -321,7 +328,9 @@ public class Tensor {
     return randn(Shape.of(d0), device);
   }
 
-  /** A float32 standard-normal matrix on {@code device}: {@code Tensor.randn(1000, 1000, device)}. */
+  /**
+   * A float32 standard-normal matrix on {@code device}: {@code Tensor.randn(1000, 1000, device)}.
+   */
   @Factory
   public static Tensor randn(long d0, long d1, Device device) {
     return randn(Shape.of(d0, d1), device);
@@ -353,7 +362,8 @@ public class Tensor {
 
   /** int64 uniform on [low, high), on {@code device}, from {@code generator}. */
   @Factory
-  public static Tensor randint(long low, long high, Shape shape, Device device, Generator generator) {
+  public static Tensor randint(
+      long low, long high, Shape shape, Device device, Generator generator) {
     return Creation.randint(low, high, shape, device, generator);
   }
 
@@ -372,7 +382,8 @@ public class Tensor {
   /** 1 with probability {@code p}, else 0: float32 of the given shape on {@code device}. */
   @Factory
   public static Tensor bernoulli(double p, Shape shape, Device device) {
-    return Creation.bernoulli(Creation.full(shape, p, DType.FLOAT32, device), Generator.defaultGenerator());
+    return Creation.bernoulli(
+        Creation.full(shape, p, DType.FLOAT32, device), Generator.defaultGenerator());
   }
 
   /** Writes the bytes of a new CPU tensor: see {@link #fromHostBytes}. */
@@ -386,15 +397,16 @@ public class Tensor {
   }
 
   /**
-   * A contiguous CPU tensor of {@code shape} and {@code dtype} whose elements {@code writer}
-   * writes straight into its memory: for readers of files, which can read into it without a
-   * copy ({@code FileChannel.read(bytes, position)}).
+   * A contiguous CPU tensor of {@code shape} and {@code dtype} whose elements {@code writer} writes
+   * straight into its memory: for readers of files, which can read into it without a copy ({@code
+   * FileChannel.read(bytes, position)}).
    *
    * @throws IllegalStateException if {@code writer} does not fill every byte
    * @throws IOException what {@code writer} throws
    */
   @Factory(fromHostData = true)
-  public static Tensor fromHostBytes(Shape shape, DType dtype, HostBytesWriter writer) throws IOException {
+  public static Tensor fromHostBytes(Shape shape, DType dtype, HostBytesWriter writer)
+      throws IOException {
     return Creation.fromHostBytes(shape, dtype, writer);
   }
 
@@ -513,13 +525,15 @@ public class Tensor {
   /** Uniform on [0, 1) with the shape and device of {@code t} (float32 unless t is float64). */
   @Factory
   public static Tensor randLike(Tensor t) {
-    return Creation.rand(t.shape(), Creation.floatLike(t), t.device(), Generator.defaultGenerator());
+    return Creation.rand(
+        t.shape(), Creation.floatLike(t), t.device(), Generator.defaultGenerator());
   }
 
   /** Standard normal with the shape and device of {@code t} (float32 unless t is float64). */
   @Factory
   public static Tensor randnLike(Tensor t) {
-    return Creation.randn(t.shape(), Creation.floatLike(t), t.device(), Generator.defaultGenerator());
+    return Creation.randn(
+        t.shape(), Creation.floatLike(t), t.device(), Generator.defaultGenerator());
   }
 
   // ---------------------------------------------------------------- properties
@@ -649,7 +663,9 @@ public class Tensor {
     return Views.view(this, shape);
   }
 
-  /** The same elements with another shape: a view where possible, else a copy. One size may be -1. */
+  /**
+   * The same elements with another shape: a view where possible, else a copy. One size may be -1.
+   */
   public Tensor reshape(@ZeroDim long... shape) {
     return Views.reshape(this, shape);
   }
@@ -664,7 +680,10 @@ public class Tensor {
     return Views.flatten(this, 0, -1);
   }
 
-  /** Dimensions {@code start} to the last flattened into one: {@code x.flatten(1)} keeps the batch dimension. */
+  /**
+   * Dimensions {@code start} to the last flattened into one: {@code x.flatten(1)} keeps the batch
+   * dimension.
+   */
   public Tensor flatten(int start) {
     return Views.flatten(this, start, -1);
   }
@@ -689,7 +708,10 @@ public class Tensor {
     return Views.permute(this, order);
   }
 
-  /** Elements {@code start} to {@code end - 1} of dimension {@code dim} (a view); negative bounds count from the end. */
+  /**
+   * Elements {@code start} to {@code end - 1} of dimension {@code dim} (a view); negative bounds
+   * count from the end.
+   */
   public Tensor slice(int dim, long start, long end) {
     return Views.slice(this, dim, start, end, 1);
   }
@@ -1003,7 +1025,10 @@ public class Tensor {
     return Pointwise.scalar(BinaryOp.NE, this, s, false, false);
   }
 
-  /** Where the elements are NaN (bool; all false for integer and bool tensors): PyTorch's {@code isnan}. */
+  /**
+   * Where the elements are NaN (bool; all false for integer and bool tensors): PyTorch's {@code
+   * isnan}.
+   */
   public Tensor isnan() {
     return Pointwise.binary(BinaryOp.NE, this, this);
   }
@@ -1198,12 +1223,18 @@ public class Tensor {
     return Reductions.reduce(ReduceOp.ARGMAX, this, null, false);
   }
 
-  /** The positions of the largest elements over {@code dim} (int64), as PyTorch's {@code argmax(dim)}. */
+  /**
+   * The positions of the largest elements over {@code dim} (int64), as PyTorch's {@code
+   * argmax(dim)}.
+   */
   public Tensor argmax(int dim) {
     return argmax(dim, false);
   }
 
-  /** The positions of the largest elements over {@code dim} (int64); 0 for a 0-dim tensor, as in PyTorch. */
+  /**
+   * The positions of the largest elements over {@code dim} (int64); 0 for a 0-dim tensor, as in
+   * PyTorch.
+   */
   public Tensor argmax(int dim, boolean keepdim) {
     if (dim() == 0) {
       Checks.dim("argmax", dim, 0);
@@ -1223,7 +1254,10 @@ public class Tensor {
     return argmin(dim, false);
   }
 
-  /** The positions of the smallest elements over {@code dim} (int64); 0 for a 0-dim tensor, as in PyTorch. */
+  /**
+   * The positions of the smallest elements over {@code dim} (int64); 0 for a 0-dim tensor, as in
+   * PyTorch.
+   */
   public Tensor argmin(int dim, boolean keepdim) {
     if (dim() == 0) {
       Checks.dim("argmin", dim, 0);
@@ -1243,14 +1277,14 @@ public class Tensor {
   }
 
   /**
-   * {@code input W^T + bias}, PyTorch's {@code linear}: {@code input [..., in]}, {@code weight [out,
-   * in]}, {@code bias [out]} or null; one matrix product, all three on one device.
+   * {@code input W^T + bias}, PyTorch's {@code linear}: {@code input [..., in]}, {@code weight
+   * [out, in]}, {@code bias [out]} or null; one matrix product, all three on one device.
    */
   public static Tensor linear(Tensor input, Tensor weight, Tensor bias) {
     return LinearAlgebra.linear(input, weight, bias);
   }
 
-    /** Softmax along {@code dim}. */
+  /** Softmax along {@code dim}. */
   public Tensor softmax(int dim) {
     return LinearAlgebra.softmax(this, dim, false);
   }
@@ -1262,7 +1296,9 @@ public class Tensor {
 
   // ---------------------------------------------------------------- indexing
 
-  /** {@code out[..i..] = this[..index[..i..]..]} along {@code dim}; index is int64 on this device. */
+  /**
+   * {@code out[..i..] = this[..index[..i..]..]} along {@code dim}; index is int64 on this device.
+   */
   public Tensor gather(int dim, Tensor index) {
     return Indexing.gather(this, dim, index);
   }
@@ -1412,18 +1448,21 @@ public class Tensor {
   /**
    * Sets whether gradients are computed for this leaf tensor; returns this.
    *
-   * @throws IllegalStateException on a tensor computed by a recorded op, or asking for gradients
-   *     of a non-floating tensor
+   * @throws IllegalStateException on a tensor computed by a recorded op, or asking for gradients of
+   *     a non-floating tensor
    */
   @InPlace
   public Tensor requiresGrad(boolean requires) {
     if (gradFn != null) {
-      throw new IllegalStateException("requiresGrad can only be changed on leaf tensors; this one was"
-          + " computed by " + gradFn.name() + ". Use detach() to get a leaf");
+      throw new IllegalStateException(
+          "requiresGrad can only be changed on leaf tensors; this one was"
+              + " computed by "
+              + gradFn.name()
+              + ". Use detach() to get a leaf");
     }
     if (requires && !dtype().isFloatingPoint()) {
-      throw new IllegalArgumentException("Only floating-point tensors can require gradients, this one is "
-          + dtype());
+      throw new IllegalArgumentException(
+          "Only floating-point tensors can require gradients, this one is " + dtype());
     }
     requiresGrad = requires;
     return this;
@@ -1440,27 +1479,46 @@ public class Tensor {
    * @throws IllegalArgumentException if its shape, dtype or device differ from this tensor's
    */
   public void setGrad(Tensor g) {
-    if (g != null && (!g.shape().equals(shape()) || g.dtype() != dtype() || !g.device().equals(device()))) {
-      throw new IllegalArgumentException("setGrad: the gradient must have the shape, dtype and device of the"
-          + " tensor (" + shape() + ", " + dtype() + ", " + device() + "), got (" + g.shape() + ", "
-          + g.dtype() + ", " + g.device() + ")");
+    if (g != null
+        && (!g.shape().equals(shape()) || g.dtype() != dtype() || !g.device().equals(device()))) {
+      throw new IllegalArgumentException(
+          "setGrad: the gradient must have the shape, dtype and device of the"
+              + " tensor ("
+              + shape()
+              + ", "
+              + dtype()
+              + ", "
+              + device()
+              + "), got ("
+              + g.shape()
+              + ", "
+              + g.dtype()
+              + ", "
+              + g.device()
+              + ")");
     }
     grad = g;
     gradMadeByBackward = false;
   }
 
-  /** Sets the gradient a backward pass computed; {@code madeByIt} when its memory is the pass's own. */
+  /**
+   * Sets the gradient a backward pass computed; {@code madeByIt} when its memory is the pass's own.
+   */
   void setGradFromBackward(Tensor g, boolean madeByIt) {
     grad = g;
     gradMadeByBackward = madeByIt;
   }
 
-  /** Whether the gradient's memory is a backward pass's own, which nothing but this tensor has seen. */
+  /**
+   * Whether the gradient's memory is a backward pass's own, which nothing but this tensor has seen.
+   */
   boolean gradMadeByBackward() {
     return gradMadeByBackward;
   }
 
-  /** Whether this is a leaf of the graph: created by the user rather than computed by a recorded op. */
+  /**
+   * Whether this is a leaf of the graph: created by the user rather than computed by a recorded op.
+   */
   public boolean isLeaf() {
     return gradFn == null;
   }
@@ -1480,7 +1538,9 @@ public class Tensor {
     backward(null, false);
   }
 
-  /** As {@link #backward()}, keeping the graph for another backward pass when {@code retainGraph}. */
+  /**
+   * As {@link #backward()}, keeping the graph for another backward pass when {@code retainGraph}.
+   */
   public void backward(boolean retainGraph) {
     backward(null, retainGraph);
   }
@@ -1496,27 +1556,36 @@ public class Tensor {
 
   private void backward(Tensor gradient, boolean retainGraph) {
     if (!requiresGrad) {
-      throw new IllegalStateException("backward: this tensor does not require grad and has no grad function;"
-          + " call requiresGrad(true) on the leaves to differentiate, outside Autograd.noGrad()");
+      throw new IllegalStateException(
+          "backward: this tensor does not require grad and has no grad function;"
+              + " call requiresGrad(true) on the leaves to differentiate, outside Autograd.noGrad()");
     }
     Tensor seed;
     if (gradient == null) {
       if (numel() != 1) {
-        throw new IllegalStateException("backward: the gradient can only be created implicitly for a"
-            + " one-element output, this one has shape " + shape() + "; pass backward(gradient)");
+        throw new IllegalStateException(
+            "backward: the gradient can only be created implicitly for a"
+                + " one-element output, this one has shape "
+                + shape()
+                + "; pass backward(gradient)");
       }
       seed = onesLike(this);
     } else {
       if (!gradient.shape().equals(shape())) {
-        throw new IllegalArgumentException("backward: the gradient has shape " + gradient.shape()
-            + " but the tensor has shape " + shape());
+        throw new IllegalArgumentException(
+            "backward: the gradient has shape "
+                + gradient.shape()
+                + " but the tensor has shape "
+                + shape());
       }
       Checks.sameDevice("backward", this, "gradient", gradient);
       seed = gradient.to(dtype()).to(device());
     }
     BackwardEngine.run(this, seed, retainGraph);
     if (gradient == null) {
-      seed.data.storage().free("by backward(), which made it as the gradient of its one-element root");
+      seed.data
+          .storage()
+          .free("by backward(), which made it as the gradient of its one-element root");
     }
   }
 

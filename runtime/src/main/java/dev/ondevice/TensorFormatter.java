@@ -6,8 +6,8 @@ import java.util.function.IntConsumer;
 
 /**
  * Prints tensors as PyTorch does: nested brackets, a common number format per tensor, summarised
- * with {@code ...} beyond 1000 elements, and a suffix for the device, non-default dtypes and
- * {@code requiresGrad}. As in PyTorch, the number format of a summarised tensor is chosen from the
+ * with {@code ...} beyond 1000 elements, and a suffix for the device, non-default dtypes and {@code
+ * requiresGrad}. As in PyTorch, the number format of a summarised tensor is chosen from the
  * elements printed, not from all of them: printing ten million elements costs what printing a
  * thousand does.
  */
@@ -22,7 +22,8 @@ final class TensorFormatter {
     double[] values = host.toDoubleArray();
     long[] sizes = t.shape().toArray();
     boolean summarize = values.length > THRESHOLD;
-    NumberFormat nf = NumberFormat.of(t.dtype(), sizes.length == 0 ? values : printed(values, sizes, summarize));
+    NumberFormat nf =
+        NumberFormat.of(t.dtype(), sizes.length == 0 ? values : printed(values, sizes, summarize));
     StringBuilder sb = new StringBuilder("tensor(");
     if (sizes.length == 0) {
       sb.append(nf.format(values[0]).trim());
@@ -43,8 +44,15 @@ final class TensorFormatter {
     return sb.append(')').toString();
   }
 
-  private static void appendDim(StringBuilder sb, double[] v, long[] sizes, int dim, int offset, NumberFormat nf,
-      boolean summarize, int indent) {
+  private static void appendDim(
+      StringBuilder sb,
+      double[] v,
+      long[] sizes,
+      int dim,
+      int offset,
+      NumberFormat nf,
+      boolean summarize,
+      int indent) {
     int size = (int) sizes[dim];
     int stride = 1;
     for (int d = dim + 1; d < sizes.length; d++) {
@@ -54,7 +62,10 @@ final class TensorFormatter {
     boolean last = dim == sizes.length - 1;
     for (int i = 0; i < size; i++) {
       if (summarize && size > 2 * EDGE && i == EDGE) {
-        sb.append(last ? " ..., " : "...,\n" + newlines(sizes.length - dim - 2) + " ".repeat(indent + dim + 1));
+        sb.append(
+            last
+                ? " ..., "
+                : "...,\n" + newlines(sizes.length - dim - 2) + " ".repeat(indent + dim + 1));
         i = size - EDGE;
       }
       if (last) {
@@ -63,7 +74,8 @@ final class TensorFormatter {
         appendDim(sb, v, sizes, dim + 1, offset + i * stride, nf, summarize, indent);
       }
       if (i < size - 1) {
-        sb.append(last ? ", " : ",\n" + newlines(sizes.length - dim - 2) + " ".repeat(indent + dim + 1));
+        sb.append(
+            last ? ", " : ",\n" + newlines(sizes.length - dim - 2) + " ".repeat(indent + dim + 1));
       }
     }
     sb.append(']');
@@ -76,17 +88,26 @@ final class TensorFormatter {
     }
     double[][] out = {new double[64]};
     int[] count = {0};
-    visit(sizes, 0, 0, summarize, i -> {
-      if (count[0] == out[0].length) {
-        out[0] = Arrays.copyOf(out[0], 2 * count[0]);
-      }
-      out[0][count[0]++] = v[i];
-    });
+    visit(
+        sizes,
+        0,
+        0,
+        summarize,
+        i -> {
+          if (count[0] == out[0].length) {
+            out[0] = Arrays.copyOf(out[0], 2 * count[0]);
+          }
+          out[0][count[0]++] = v[i];
+        });
     return Arrays.copyOf(out[0], count[0]);
   }
 
-  /** Calls {@code element} with the flat index of each element printed, skipping as {@link #appendDim} does. */
-  private static void visit(long[] sizes, int dim, int offset, boolean summarize, IntConsumer element) {
+  /**
+   * Calls {@code element} with the flat index of each element printed, skipping as {@link
+   * #appendDim} does.
+   */
+  private static void visit(
+      long[] sizes, int dim, int offset, boolean summarize, IntConsumer element) {
     int size = (int) sizes[dim];
     int stride = 1;
     for (int d = dim + 1; d < sizes.length; d++) {
@@ -135,8 +156,10 @@ final class TensorFormatter {
           }
         }
       }
-      boolean scientific = dtype.isFloatingPoint() && maxAbs > 0
-          && (maxAbs / minAbs > 1000 || maxAbs > 1e8 || minAbs < 1e-4);
+      boolean scientific =
+          dtype.isFloatingPoint()
+              && maxAbs > 0
+              && (maxAbs / minAbs > 1000 || maxAbs > 1e8 || minAbs < 1e-4);
       NumberFormat probe = new NumberFormat(dtype, integral, scientific, 0);
       int width = 0;
       for (double v : values) {

@@ -2,7 +2,10 @@ package dev.ondevice;
 
 import dev.ondevice.annotations.HostSync;
 
-/** The result of {@code max(dim)} and {@code min(dim)}: the extreme values and their int64 positions. */
+/**
+ * The result of {@code max(dim)} and {@code min(dim)}: the extreme values and their int64
+ * positions.
+ */
 public final class ValuesAndIndices {
   private final Tensor values;
   private final Tensor indices;

@@ -5,12 +5,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-/** Views (same memory, other sizes and strides), copies, joins, and the gradient of broadcasting. */
+/**
+ * Views (same memory, other sizes and strides), copies, joins, and the gradient of broadcasting.
+ */
 final class Views {
   private Views() {}
 
   /** A view of {@code t}'s memory with another layout, recorded with the given backward. */
-  private static Tensor view(String op, Tensor t, int offset, int[] sizes, int[] strides, Node.Backward backward) {
+  private static Tensor view(
+      String op, Tensor t, int offset, int[] sizes, int[] strides, Node.Backward backward) {
     Tensor out = new Tensor(t.data.withLayout(offset, sizes, strides));
     return Node.record(op, out, new Tensor[] {t}, backward);
   }
@@ -41,7 +44,8 @@ final class Views {
         dims.add(i);
       }
     }
-    Tensor summed = dims.isEmpty() ? g : g.sum(dims.stream().mapToInt(Integer::intValue).toArray(), true);
+    Tensor summed =
+        dims.isEmpty() ? g : g.sum(dims.stream().mapToInt(Integer::intValue).toArray(), true);
     return summed.reshape(Shape.of(sizes).toArray());
   }
 
@@ -51,11 +55,13 @@ final class Views {
     for (int i = 0; i < shape.length; i++) {
       if (shape[i] == -1) {
         if (infer >= 0) {
-          throw new IllegalArgumentException(op + ": only one dimension can be -1 in " + Arrays.toString(shape));
+          throw new IllegalArgumentException(
+              op + ": only one dimension can be -1 in " + Arrays.toString(shape));
         }
         infer = i;
       } else if (shape[i] < 0) {
-        throw new IllegalArgumentException(op + ": invalid size " + shape[i] + " in " + Arrays.toString(shape));
+        throw new IllegalArgumentException(
+            op + ": invalid size " + shape[i] + " in " + Arrays.toString(shape));
       } else {
         known *= shape[i];
       }
@@ -64,19 +70,39 @@ final class Views {
     long[] resolved = shape.clone();
     if (infer >= 0) {
       if (numel == 0 && known == 0) {
-        // As PyTorch's infer_size: [-1, 2] of no elements is [0, 2], but [0, -1] could be [0, anything].
-        throw new IllegalArgumentException(op + ": cannot reshape a tensor of 0 elements (shape " + t.shape()
-            + ") into shape " + Arrays.toString(shape) + ", because the unspecified size -1 could be any value;"
-            + " give every size");
+        // As PyTorch's infer_size: [-1, 2] of no elements is [0, 2], but [0, -1] could be [0,
+        // anything].
+        throw new IllegalArgumentException(
+            op
+                + ": cannot reshape a tensor of 0 elements (shape "
+                + t.shape()
+                + ") into shape "
+                + Arrays.toString(shape)
+                + ", because the unspecified size -1 could be any value;"
+                + " give every size");
       }
       if (known == 0 || numel % known != 0) {
-        throw new IllegalArgumentException(op + ": shape " + Arrays.toString(shape) + " is invalid for a tensor of "
-            + numel + " elements (shape " + t.shape() + ")");
+        throw new IllegalArgumentException(
+            op
+                + ": shape "
+                + Arrays.toString(shape)
+                + " is invalid for a tensor of "
+                + numel
+                + " elements (shape "
+                + t.shape()
+                + ")");
       }
       resolved[infer] = numel / known;
     } else if (known != numel) {
-      throw new IllegalArgumentException(op + ": shape " + Arrays.toString(shape) + " is invalid for a tensor of "
-          + numel + " elements (shape " + t.shape() + ")");
+      throw new IllegalArgumentException(
+          op
+              + ": shape "
+              + Arrays.toString(shape)
+              + " is invalid for a tensor of "
+              + numel
+              + " elements (shape "
+              + t.shape()
+              + ")");
     }
     return Checks.sizes(op, resolved);
   }
@@ -130,16 +156,28 @@ final class Views {
     int[] sizes = inferSizes("view", t, shape);
     int[] strides = viewStrides(t.data.sizes(), t.data.strides(), sizes);
     if (strides == null) {
-      throw new IllegalArgumentException("view: shape " + Arrays.toString(shape) + " is not compatible with the"
-          + " strides of the input (shape " + t.shape() + ", strides " + Arrays.toString(t.strides())
-          + "); use reshape, which copies when it must");
+      throw new IllegalArgumentException(
+          "view: shape "
+              + Arrays.toString(shape)
+              + " is not compatible with the"
+              + " strides of the input (shape "
+              + t.shape()
+              + ", strides "
+              + Arrays.toString(t.strides())
+              + "); use reshape, which copies when it must");
     }
     return reshapeView(t, sizes, strides);
   }
 
   private static Tensor reshapeView(Tensor t, int[] sizes, int[] strides) {
     long[] original = t.shape().toArray();
-    return view("view", t, t.data.offset(), sizes, strides, (g, needs) -> new Tensor[] {g.reshape(original)});
+    return view(
+        "view",
+        t,
+        t.data.offset(),
+        sizes,
+        strides,
+        (g, needs) -> new Tensor[] {g.reshape(original)});
   }
 
   static Tensor reshape(Tensor t, long[] shape) {
@@ -159,7 +197,8 @@ final class Views {
     int s = Checks.dim("flatten", start, t.dim());
     int e = Checks.dim("flatten", end, t.dim());
     if (s > e) {
-      throw new IllegalArgumentException("flatten: start dimension " + start + " comes after end dimension " + end);
+      throw new IllegalArgumentException(
+          "flatten: start dimension " + start + " comes after end dimension " + end);
     }
     long[] sizes = t.shape().toArray();
     long[] out = new long[sizes.length - (e - s)];
@@ -194,8 +233,12 @@ final class Views {
 
   static Tensor t(Tensor t) {
     if (t.dim() > 2) {
-      throw new IllegalArgumentException("t: expects a tensor with at most 2 dimensions, got " + t.dim()
-          + " (shape " + t.shape() + "); use transpose(d0, d1)");
+      throw new IllegalArgumentException(
+          "t: expects a tensor with at most 2 dimensions, got "
+              + t.dim()
+              + " (shape "
+              + t.shape()
+              + "); use transpose(d0, d1)");
     }
     return t.dim() < 2 ? t : transpose(t, 0, 1);
   }
@@ -203,15 +246,22 @@ final class Views {
   static Tensor permute(Tensor t, int[] order) {
     int rank = t.dim();
     if (order.length != rank) {
-      throw new IllegalArgumentException("permute: " + order.length + " dimensions given for a tensor of rank "
-          + rank + " (shape " + t.shape() + ")");
+      throw new IllegalArgumentException(
+          "permute: "
+              + order.length
+              + " dimensions given for a tensor of rank "
+              + rank
+              + " (shape "
+              + t.shape()
+              + ")");
     }
     int[] perm = new int[rank];
     boolean[] seen = new boolean[rank];
     for (int i = 0; i < rank; i++) {
       perm[i] = Checks.dim("permute", order[i], rank);
       if (seen[perm[i]]) {
-        throw new IllegalArgumentException("permute: dimension " + perm[i] + " repeats in " + Arrays.toString(order));
+        throw new IllegalArgumentException(
+            "permute: dimension " + perm[i] + " repeats in " + Arrays.toString(order));
       }
       seen[perm[i]] = true;
     }
@@ -223,11 +273,21 @@ final class Views {
       strides[i] = t.data.stride(perm[i]);
       inverse[perm[i]] = i;
     }
-    return view("permute", t, t.data.offset(), sizes, strides, (g, needs) -> new Tensor[] {g.permute(inverse)});
+    return view(
+        "permute",
+        t,
+        t.data.offset(),
+        sizes,
+        strides,
+        (g, needs) -> new Tensor[] {g.permute(inverse)});
   }
 
-  /** The gradient of a view that picks part of {@code input}: zeros with {@code g} written into the part. */
-  private static Tensor scatterIntoZeros(Tensor input, Tensor g, int offset, int[] sizes, int[] strides) {
+  /**
+   * The gradient of a view that picks part of {@code input}: zeros with {@code g} written into the
+   * part.
+   */
+  private static Tensor scatterIntoZeros(
+      Tensor input, Tensor g, int offset, int[] sizes, int[] strides) {
     Tensor z = Tensor.zeros(input.shape(), g.dtype(), g.device());
     int base = z.data.offset();
     z.data.storage().backend().copy(g.data, z.data.withLayout(base + offset, sizes, strides));
@@ -262,8 +322,18 @@ final class Views {
     long size = t.data.size(d);
     long s = start < 0 ? start + size : start;
     if (s < 0 || length < 0 || s + length > size) {
-      throw new IndexOutOfBoundsException("narrow: start " + start + " and length " + length
-          + " exceed dimension " + dim + " of size " + size + " (shape " + t.shape() + ")");
+      throw new IndexOutOfBoundsException(
+          "narrow: start "
+              + start
+              + " and length "
+              + length
+              + " exceed dimension "
+              + dim
+              + " of size "
+              + size
+              + " (shape "
+              + t.shape()
+              + ")");
     }
     return part("narrow", t, d, (int) s, (int) length, 1);
   }
@@ -277,7 +347,12 @@ final class Views {
     int[] partStrides = Strided.contiguousStrides(t.data.sizes());
     int relative = start * partStrides[d];
     partStrides[d] *= step;
-    return view(op, t, offset, sizes, strides,
+    return view(
+        op,
+        t,
+        offset,
+        sizes,
+        strides,
         (g, needs) -> new Tensor[] {scatterIntoZeros(t, g, relative, sizes, partStrides)});
   }
 
@@ -289,8 +364,16 @@ final class Views {
     long size = t.data.size(d);
     long i = index < 0 ? index + size : index;
     if (i < 0 || i >= size) {
-      throw new IndexOutOfBoundsException("select: index " + index + " is out of range for dimension " + dim
-          + " with size " + size + " (shape " + t.shape() + ")");
+      throw new IndexOutOfBoundsException(
+          "select: index "
+              + index
+              + " is out of range for dimension "
+              + dim
+              + " with size "
+              + size
+              + " (shape "
+              + t.shape()
+              + ")");
     }
     int rank = t.dim();
     int[] sizes = new int[rank - 1];
@@ -310,7 +393,12 @@ final class Views {
         partStrides[j++] = contiguous[k];
       }
     }
-    return view("select", t, offset, sizes, strides,
+    return view(
+        "select",
+        t,
+        offset,
+        sizes,
+        strides,
         (g, needs) -> new Tensor[] {scatterIntoZeros(t, g, relative, sizes, partStrides)});
   }
 
@@ -340,7 +428,13 @@ final class Views {
       }
     }
     long[] original = t.shape().toArray();
-    return view("squeeze", t, t.data.offset(), sizes, strides, (g, needs) -> new Tensor[] {g.reshape(original)});
+    return view(
+        "squeeze",
+        t,
+        t.data.offset(),
+        sizes,
+        strides,
+        (g, needs) -> new Tensor[] {g.reshape(original)});
   }
 
   static Tensor unsqueeze(Tensor t, int dim) {
@@ -358,14 +452,24 @@ final class Views {
       }
     }
     long[] original = t.shape().toArray();
-    return view("unsqueeze", t, t.data.offset(), sizes, strides, (g, needs) -> new Tensor[] {g.reshape(original)});
+    return view(
+        "unsqueeze",
+        t,
+        t.data.offset(),
+        sizes,
+        strides,
+        (g, needs) -> new Tensor[] {g.reshape(original)});
   }
 
   static Tensor expand(Tensor t, long[] shape) {
     int rank = t.dim();
     if (shape.length < rank) {
-      throw new IllegalArgumentException("expand: the target shape " + Arrays.toString(shape) + " has fewer"
-          + " dimensions than the tensor's shape " + t.shape());
+      throw new IllegalArgumentException(
+          "expand: the target shape "
+              + Arrays.toString(shape)
+              + " has fewer"
+              + " dimensions than the tensor's shape "
+              + t.shape());
     }
     int lead = shape.length - rank;
     long[] resolved = shape.clone();
@@ -373,18 +477,32 @@ final class Views {
       int j = i - lead;
       if (shape[i] == -1) {
         if (j < 0) {
-          throw new IllegalArgumentException("expand: -1 is not allowed for the new leading dimension " + i);
+          throw new IllegalArgumentException(
+              "expand: -1 is not allowed for the new leading dimension " + i);
         }
         resolved[i] = t.data.size(j);
       } else if (j >= 0 && t.data.size(j) != 1 && t.data.size(j) != shape[i]) {
-        throw new IllegalArgumentException("expand: size " + t.data.size(j) + " of dimension " + j + " of shape "
-            + t.shape() + " cannot be expanded to " + shape[i] + "; only size-1 dimensions can be expanded");
+        throw new IllegalArgumentException(
+            "expand: size "
+                + t.data.size(j)
+                + " of dimension "
+                + j
+                + " of shape "
+                + t.shape()
+                + " cannot be expanded to "
+                + shape[i]
+                + "; only size-1 dimensions can be expanded");
       }
     }
     int[] sizes = Checks.sizes("expand", resolved);
     Strided e = expandData(t.data, sizes);
     int[] original = t.data.sizes().clone();
-    return view("expand", t, e.offset(), sizes, e.strides(),
+    return view(
+        "expand",
+        t,
+        e.offset(),
+        sizes,
+        e.strides(),
         (g, needs) -> new Tensor[] {sumToShape(g, original)});
   }
 
@@ -412,13 +530,26 @@ final class Views {
     for (int k = 0; k < tensors.size(); k++) {
       Tensor t = tensors.get(k);
       if (t.dim() != rank) {
-        throw new IllegalArgumentException("cat: tensor " + k + " has shape " + t.shape() + " but tensor 0 has "
-            + first.shape() + "; all need the same number of dimensions");
+        throw new IllegalArgumentException(
+            "cat: tensor "
+                + k
+                + " has shape "
+                + t.shape()
+                + " but tensor 0 has "
+                + first.shape()
+                + "; all need the same number of dimensions");
       }
       for (int i = 0; i < rank; i++) {
         if (i != d && t.data.size(i) != first.data.size(i)) {
-          throw new IllegalArgumentException("cat: tensor " + k + " has shape " + t.shape() + " but tensor 0 has "
-              + first.shape() + "; sizes must match except in dimension " + d);
+          throw new IllegalArgumentException(
+              "cat: tensor "
+                  + k
+                  + " has shape "
+                  + t.shape()
+                  + " but tensor 0 has "
+                  + first.shape()
+                  + "; sizes must match except in dimension "
+                  + d);
         }
       }
       dtype = DType.promote(dtype, t.dtype());
@@ -436,19 +567,26 @@ final class Views {
       inputs[k] = t;
       starts[k] = at;
       int[] partSizes = t.data.sizes().clone();
-      out.data.storage().backend().copy(t.data, out.data.withLayout(at * outStrides[d], partSizes, outStrides));
+      out.data
+          .storage()
+          .backend()
+          .copy(t.data, out.data.withLayout(at * outStrides[d], partSizes, outStrides));
       at += t.data.size(d);
     }
     if (!dtype.isFloatingPoint()) {
       return out;
     }
-    return Node.record("cat", out, inputs, (g, needs) -> {
-      Tensor[] grads = new Tensor[inputs.length];
-      for (int k = 0; k < inputs.length; k++) {
-        grads[k] = needs[k] ? g.narrow(d, starts[k], inputs[k].data.size(d)) : null;
-      }
-      return grads;
-    });
+    return Node.record(
+        "cat",
+        out,
+        inputs,
+        (g, needs) -> {
+          Tensor[] grads = new Tensor[inputs.length];
+          for (int k = 0; k < inputs.length; k++) {
+            grads[k] = needs[k] ? g.narrow(d, starts[k], inputs[k].data.size(d)) : null;
+          }
+          return grads;
+        });
   }
 
   static Tensor stack(List<Tensor> tensors, int dim) {
@@ -461,8 +599,14 @@ final class Views {
     List<Tensor> expanded = new ArrayList<>();
     for (int k = 0; k < tensors.size(); k++) {
       if (!tensors.get(k).shape().equals(shape)) {
-        throw new IllegalArgumentException("stack: tensor " + k + " has shape " + tensors.get(k).shape()
-            + " but tensor 0 has " + shape + "; all must have the same shape");
+        throw new IllegalArgumentException(
+            "stack: tensor "
+                + k
+                + " has shape "
+                + tensors.get(k).shape()
+                + " but tensor 0 has "
+                + shape
+                + "; all must have the same shape");
       }
       expanded.add(tensors.get(k).unsqueeze(d));
     }

@@ -17,8 +17,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The semantics of autograd: how backward starts and fails, accumulation, graph sharing, gradient
- * mode, freed graphs, in-place checks, leaf gradients and parameters, on the CPU and on an
- * emulated {@code cuda:0}.
+ * mode, freed graphs, in-place checks, leaf gradients and parameters, on the CPU and on an emulated
+ * {@code cuda:0}.
  */
 class AutogradTest {
   private static final String DEVICES = "dev.ondevice.TestDevices#all";
@@ -134,8 +134,8 @@ class AutogradTest {
   @MethodSource(DEVICES)
   void backwardWithAGradientOfTheWrongShapeThrows(Device d) {
     Tensor y = leaf(d, 1, 2, 3).mul(2.0);
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> y.backward(doubles(d, 1, 2)));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> y.backward(doubles(d, 1, 2)));
     assertTrue(e.getMessage().contains("[2]") && e.getMessage().contains("[3]"), e.getMessage());
   }
 
@@ -241,7 +241,8 @@ class AutogradTest {
     try (Autograd.Scope ignored = Autograd.noGrad()) {
       frozen.fill(7);
     }
-    assertArrayEquals(new double[] {7, 7}, x.toDoubleArray(), "detach shares memory, as in PyTorch");
+    assertArrayEquals(
+        new double[] {7, 7}, x.toDoubleArray(), "detach shares memory, as in PyTorch");
   }
 
   // ---------------------------------------------------------------- gradient mode
@@ -296,7 +297,8 @@ class AutogradTest {
     assertTrue(seen.get(), "noGrad on one thread does not switch gradients off on another");
   }
 
-  // ---------------------------------------------------------------- freed graphs and in-place checks
+  // ---------------------------------------------------------------- freed graphs and in-place
+  // checks
 
   @ParameterizedTest
   @MethodSource(DEVICES)
@@ -370,14 +372,16 @@ class AutogradTest {
     try (Autograd.Scope ignored = Autograd.noGrad()) {
       y.muli(2.0);
     }
-    IllegalStateException e = assertThrows(IllegalStateException.class, () -> y.sum().backward(), op);
+    IllegalStateException e =
+        assertThrows(IllegalStateException.class, () -> y.sum().backward(), op);
     assertTrue(e.getMessage().contains("in-place"), op + ": " + e.getMessage());
   }
 
   @ParameterizedTest
   @MethodSource(DEVICES)
   void modifyingTheIndicesOfMaxOverADimBeforeBackwardThrows(Device d) {
-    ValuesAndIndices m = Tensor.of(new double[] {1, 5, 3, 2}, Shape.of(2, 2), d).requiresGrad(true).max(1, false);
+    ValuesAndIndices m =
+        Tensor.of(new double[] {1, 5, 3, 2}, Shape.of(2, 2), d).requiresGrad(true).max(1, false);
     try (Autograd.Scope ignored = Autograd.noGrad()) {
       m.indices().fill(0);
     }
@@ -395,7 +399,10 @@ class AutogradTest {
     assertThrows(IllegalStateException.class, () -> y.sum().backward());
   }
 
-  /** As in PyTorch, only what backward reads is checked: add, sum, mul by a number and exp's input are not. */
+  /**
+   * As in PyTorch, only what backward reads is checked: add, sum, mul by a number and exp's input
+   * are not.
+   */
   @ParameterizedTest
   @MethodSource(DEVICES)
   void inPlaceChangesToTensorsBackwardDoesNotReadAreAllowed(Device d) {
@@ -412,14 +419,17 @@ class AutogradTest {
     assertArrayEquals(new double[] {0, 0}, b.grad().toDoubleArray(), TOL);
     a.setGrad(null);
     e.sum().backward();
-    assertArrayEquals(new double[] {Math.exp(1), Math.exp(2)}, a.grad().toDoubleArray(), 1e-12,
+    assertArrayEquals(
+        new double[] {Math.exp(1), Math.exp(2)},
+        a.grad().toDoubleArray(),
+        1e-12,
         "exp's gradient reads its output, which did not change");
   }
 
   /**
    * As in PyTorch, a product saves an operand only for the gradient of the other: data changed in
-   * place under a parameter that alone needs a gradient does not break backward, and the same change
-   * under a parameter the other operand's gradient reads does.
+   * place under a parameter that alone needs a gradient does not break backward, and the same
+   * change under a parameter the other operand's gradient reads does.
    */
   @ParameterizedTest
   @MethodSource(DEVICES)
@@ -444,7 +454,10 @@ class AutogradTest {
     byMatmul.backward();
     assertArrayEquals(new double[] {5, 5, 7, 7, 9, 9}, m.grad().toDoubleArray(), TOL);
     byLinear.backward();
-    assertArrayEquals(new double[] {5, 7, 9, 5, 7, 9}, linear.weight().grad().to(DType.FLOAT64).toDoubleArray(), 1e-5);
+    assertArrayEquals(
+        new double[] {5, 7, 9, 5, 7, 9},
+        linear.weight().grad().to(DType.FLOAT64).toDoubleArray(),
+        1e-5);
     Tensor both = x.detach().requiresGrad(true).mul(w);
     try (Autograd.Scope ignored = Autograd.noGrad()) {
       w.addi(1.0);
@@ -480,8 +493,11 @@ class AutogradTest {
   @MethodSource(DEVICES)
   void requiresGradOnANonFloatingTensorThrows(Device d) {
     Tensor i = Tensor.of(new long[] {1, 2}, Shape.of(2), d);
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> i.requiresGrad(true));
-    assertTrue(e.getMessage().contains("floating-point") && e.getMessage().contains("int64"), e.getMessage());
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> i.requiresGrad(true));
+    assertTrue(
+        e.getMessage().contains("floating-point") && e.getMessage().contains("int64"),
+        e.getMessage());
     assertFalse(i.requiresGrad());
     assertSame(i, i.requiresGrad(false));
     Tensor b = Tensor.of(true, false).to(d);
@@ -492,8 +508,10 @@ class AutogradTest {
   @MethodSource(DEVICES)
   void requiresGradOnANonLeafThrows(Device d) {
     Tensor y = leaf(d, 1, 2).exp();
-    IllegalStateException e = assertThrows(IllegalStateException.class, () -> y.requiresGrad(false));
-    assertTrue(e.getMessage().contains("leaf") && e.getMessage().contains("detach()"), e.getMessage());
+    IllegalStateException e =
+        assertThrows(IllegalStateException.class, () -> y.requiresGrad(false));
+    assertTrue(
+        e.getMessage().contains("leaf") && e.getMessage().contains("detach()"), e.getMessage());
     assertTrue(y.detach().requiresGrad(true).isLeaf());
   }
 
@@ -573,14 +591,16 @@ class AutogradTest {
   @MethodSource(DEVICES)
   void setGradValidatesShapeDtypeAndDevice(Device d) {
     Tensor x = leaf(d, 1, 2);
-    IllegalArgumentException shape = assertThrows(IllegalArgumentException.class,
-        () -> x.setGrad(doubles(d, 1, 2, 3)));
+    IllegalArgumentException shape =
+        assertThrows(IllegalArgumentException.class, () -> x.setGrad(doubles(d, 1, 2, 3)));
     assertTrue(shape.getMessage().contains("setGrad"), shape.getMessage());
-    IllegalArgumentException dtype = assertThrows(IllegalArgumentException.class,
-        () -> x.setGrad(Tensor.of(new float[] {1f, 2f}, Shape.of(2), d)));
+    IllegalArgumentException dtype =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> x.setGrad(Tensor.of(new float[] {1f, 2f}, Shape.of(2), d)));
     assertTrue(dtype.getMessage().contains("float32"), dtype.getMessage());
-    IllegalArgumentException device = assertThrows(IllegalArgumentException.class,
-        () -> x.setGrad(doubles(other(d), 1, 2)));
+    IllegalArgumentException device =
+        assertThrows(IllegalArgumentException.class, () -> x.setGrad(doubles(other(d), 1, 2)));
     assertTrue(device.getMessage().contains(other(d).toString()), device.getMessage());
     assertNull(x.grad());
 
@@ -608,7 +628,9 @@ class AutogradTest {
     Tensor computed = leaf(d, 1, 2).exp();
     Parameter q = new Parameter(computed);
     assertTrue(q.isLeaf());
-    assertThrows(IllegalArgumentException.class, () -> new Parameter(Tensor.of(new long[] {1}, Shape.of(1), d)));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new Parameter(Tensor.of(new long[] {1}, Shape.of(1), d)));
   }
 
   @ParameterizedTest
@@ -640,8 +662,10 @@ class AutogradTest {
     assertEquals(d, p.grad().device());
     assertArrayEquals(new double[] {5, 7, 9}, p.grad().toDoubleArray(), TOL);
     p.exp().sum().backward();
-    assertArrayEquals(new double[] {5 + Math.exp(1), 7 + Math.exp(2), 9 + Math.exp(3)},
-        p.grad().toDoubleArray(), 1e-12);
+    assertArrayEquals(
+        new double[] {5 + Math.exp(1), 7 + Math.exp(2), 9 + Math.exp(3)},
+        p.grad().toDoubleArray(),
+        1e-12);
   }
 
   @Test

@@ -12,7 +12,9 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
-/** CUDA availability queries, the device-agnostic default, and asking for devices that do not exist. */
+/**
+ * CUDA availability queries, the device-agnostic default, and asking for devices that do not exist.
+ */
 class AvailabilityTest {
 
   // ---------------------------------------------------------------- without CUDA
@@ -99,19 +101,22 @@ class AvailabilityTest {
 
   @Test
   void askingForADeviceBeyondTheCountNamesTheCount() {
-    IllegalStateException e = assertThrows(IllegalStateException.class, () -> Tensor.zeros(3, Device.cuda(5)));
+    IllegalStateException e =
+        assertThrows(IllegalStateException.class, () -> Tensor.zeros(3, Device.cuda(5)));
     assertTrue(e.getMessage().contains("cuda:5"), e.getMessage());
     assertTrue(e.getMessage().contains("2 CUDA devices"), e.getMessage());
     assertTrue(e.getMessage().contains("cuda:0 to cuda:1"), e.getMessage());
 
-    IllegalStateException move = assertThrows(IllegalStateException.class, () -> Tensor.ones(3).to(Device.cuda(2)));
+    IllegalStateException move =
+        assertThrows(IllegalStateException.class, () -> Tensor.ones(3).to(Device.cuda(2)));
     assertTrue(move.getMessage().contains("cuda:2"), move.getMessage());
   }
 
   @Test
   void askingForADeviceBeyondASingleDeviceNamesIt() {
     try (EmulatedCuda.Installation ignored = EmulatedCuda.install(1)) {
-      IllegalStateException e = assertThrows(IllegalStateException.class, () -> Tensor.zeros(3, Device.cuda(1)));
+      IllegalStateException e =
+          assertThrows(IllegalStateException.class, () -> Tensor.zeros(3, Device.cuda(1)));
       assertTrue(e.getMessage().contains("cuda:1"), e.getMessage());
       assertTrue(e.getMessage().contains("1 CUDA device (cuda:0)"), e.getMessage());
     }

@@ -10,20 +10,27 @@ import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.function.Executable;
 
-/** Shared assertions and data for the op tests: values with tolerances, dtypes, shapes, messages. */
+/**
+ * Shared assertions and data for the op tests: values with tolerances, dtypes, shapes, messages.
+ */
 final class Close {
   /** Relative tolerance for float32 results. */
   static final double F32_RTOL = 1e-5;
+
   /** Absolute tolerance for float32 results near zero. */
   static final double F32_ATOL = 1e-6;
+
   /** Relative tolerance for float64 results. */
   static final double F64_RTOL = 1e-12;
+
   /** Absolute tolerance for float64 results near zero. */
   static final double F64_ATOL = 1e-12;
 
   private Close() {}
 
-  /** A float32 tensor on {@code device} with the given row-major values and shape (1-d without one). */
+  /**
+   * A float32 tensor on {@code device} with the given row-major values and shape (1-d without one).
+   */
   static Tensor f32(Device device, float[] data, long... shape) {
     return Tensor.of(data, Shape.of(shape.length == 0 ? new long[] {data.length} : shape), device);
   }
@@ -103,7 +110,10 @@ final class Close {
     assertArrayEquals(expected, t.toBooleanArray(), "values");
   }
 
-  /** Values (any dtype) within {@code |a - e| <= atol + rtol * |e|}; NaN matches NaN, infinities match exactly. */
+  /**
+   * Values (any dtype) within {@code |a - e| <= atol + rtol * |e|}; NaN matches NaN, infinities
+   * match exactly.
+   */
   static void assertClose(Tensor t, double[] expected, double rtol, double atol) {
     assertEquals(expected.length, t.numel(), "number of elements");
     assertClose(t.toDoubleArray(), expected, rtol, atol);
@@ -122,8 +132,17 @@ final class Close {
         continue;
       }
       if (!(Math.abs(a - e) <= atol + rtol * Math.abs(e))) {
-        fail("element " + i + ": expected " + e + " but was " + a + " (difference " + Math.abs(a - e) + ")"
-            + describe(actual, expected));
+        fail(
+            "element "
+                + i
+                + ": expected "
+                + e
+                + " but was "
+                + a
+                + " (difference "
+                + Math.abs(a - e)
+                + ")"
+                + describe(actual, expected));
       }
     }
   }

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The factories PyTorch calls with a dtype and no device ({@code torch.zeros(2, 3,
- * dtype=torch.int64)}), and {@code torch.eye(n)}: each makes its tensor on the CPU, as the
- * overload with {@code Device.cpu()} does.
+ * dtype=torch.int64)}), and {@code torch.eye(n)}: each makes its tensor on the CPU, as the overload
+ * with {@code Device.cpu()} does.
  */
 class CpuDtypeFactoriesTest {
   private static final Device CPU = Device.cpu();
@@ -67,7 +67,8 @@ class CpuDtypeFactoriesTest {
     Tensor randn = Tensor.randn(Shape.of(2, 3), DType.FLOAT64);
     Generator.manualSeed(7);
     Tensor randOnCpu = Tensor.rand(Shape.of(5), DType.FLOAT64, CPU, Generator.defaultGenerator());
-    Tensor randnOnCpu = Tensor.randn(Shape.of(2, 3), DType.FLOAT64, CPU, Generator.defaultGenerator());
+    Tensor randnOnCpu =
+        Tensor.randn(Shape.of(2, 3), DType.FLOAT64, CPU, Generator.defaultGenerator());
 
     meta(rand, DType.FLOAT64, CPU, 5);
     meta(randn, DType.FLOAT64, CPU, 2, 3);
@@ -80,11 +81,11 @@ class CpuDtypeFactoriesTest {
 
   @Test
   void randOfAnIntegerDtypeIsRefusedByName() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> Tensor.rand(Shape.of(2), DType.INT64));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> Tensor.rand(Shape.of(2), DType.INT64));
     assertEquals("rand: dtype must be float32 or float64, got int64", e.getMessage());
-    IllegalArgumentException n = assertThrows(IllegalArgumentException.class,
-        () -> Tensor.randn(Shape.of(2), DType.BOOL));
+    IllegalArgumentException n =
+        assertThrows(IllegalArgumentException.class, () -> Tensor.randn(Shape.of(2), DType.BOOL));
     assertEquals("randn: dtype must be float32 or float64, got bool", n.getMessage());
   }
 }

@@ -17,7 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Factories, dtypes, conversions, host reads and random numbers, on the CPU and an emulated cuda:0. */
+/**
+ * Factories, dtypes, conversions, host reads and random numbers, on the CPU and an emulated cuda:0.
+ */
 class CreationTest {
   private static final Device CPU = Device.cpu();
 
@@ -268,7 +270,9 @@ class CreationTest {
     assertI64(Tensor.of(true, false).to(d).to(DType.INT64), 1, 0);
     assertF32(Tensor.of(3L, -4L).to(d).to(DType.FLOAT32), 3, -4);
     // float64 -> float32 rounds to nearest.
-    assertEquals((double) (float) 0.1, Tensor.of(new double[] {0.1}, Shape.of(1), d).to(DType.FLOAT32).item());
+    assertEquals(
+        (double) (float) 0.1,
+        Tensor.of(new double[] {0.1}, Shape.of(1), d).to(DType.FLOAT32).item());
   }
 
   @ParameterizedTest
@@ -436,7 +440,8 @@ class CreationTest {
   @ParameterizedTest
   @MethodSource("dev.ondevice.TestDevices#all")
   void sameSeedGivesSameNumbersOnEveryDevice(Device d) {
-    float[] uCpu = Tensor.rand(Shape.of(1000), DType.FLOAT32, CPU, new Generator(42)).toFloatArray();
+    float[] uCpu =
+        Tensor.rand(Shape.of(1000), DType.FLOAT32, CPU, new Generator(42)).toFloatArray();
     float[] uDev = Tensor.rand(Shape.of(1000), DType.FLOAT32, d, new Generator(42)).toFloatArray();
     assertArrayEquals(uCpu, uDev);
 

@@ -9,21 +9,27 @@ import org.opentest4j.TestAbortedException;
 
 /**
  * Decides, in the {@code cuda-backend} test execution, which cases run: those with a CUDA device
- * among their arguments, when that device exists; every other case is reported as skipped, with
- * the reason (CUDA not available here, a second device missing, or a case that the default
- * execution runs). Does nothing in the default execution. Registered for every test class by
- * JUnit's extension auto-detection.
+ * among their arguments, when that device exists; every other case is reported as skipped, with the
+ * reason (CUDA not available here, a second device missing, or a case that the default execution
+ * runs). Does nothing in the default execution. Registered for every test class by JUnit's
+ * extension auto-detection.
  */
 public final class DeviceCaseInterceptor implements InvocationInterceptor {
   @Override
-  public void interceptTestMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> context,
-      ExtensionContext extensionContext) throws Throwable {
+  public void interceptTestMethod(
+      Invocation<Void> invocation,
+      ReflectiveInvocationContext<Method> context,
+      ExtensionContext extensionContext)
+      throws Throwable {
     decide(invocation, context.getArguments());
   }
 
   @Override
-  public void interceptTestTemplateMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> context,
-      ExtensionContext extensionContext) throws Throwable {
+  public void interceptTestTemplateMethod(
+      Invocation<Void> invocation,
+      ReflectiveInvocationContext<Method> context,
+      ExtensionContext extensionContext)
+      throws Throwable {
     decide(invocation, context.getArguments());
   }
 
@@ -46,7 +52,12 @@ public final class DeviceCaseInterceptor implements InvocationInterceptor {
     } else if (Cuda.isEmulated()) {
       reason = "the CUDA devices are emulated, not the CUDA backend's";
     } else if (highest >= Cuda.deviceCount()) {
-      reason = "needs cuda:" + highest + " but this machine has " + Cuda.deviceCount() + " CUDA device(s)";
+      reason =
+          "needs cuda:"
+              + highest
+              + " but this machine has "
+              + Cuda.deviceCount()
+              + " CUDA device(s)";
     }
     if (reason != null) {
       invocation.skip();

@@ -32,35 +32,57 @@ class DeviceConsistencyTest {
 
   static Stream<Arguments> factories() {
     return Stream.of(
-        Arguments.of("empty", (Function<Device, Tensor>) d -> Tensor.empty(Shape.of(2, 3), DType.FLOAT32, d)),
-        Arguments.of("zeros(Shape)", (Function<Device, Tensor>) d -> Tensor.zeros(Shape.of(2, 3), d)),
-        Arguments.of("zeros(Shape, dtype)", (Function<Device, Tensor>) d -> Tensor.zeros(Shape.of(2), DType.INT64, d)),
+        Arguments.of(
+            "empty",
+            (Function<Device, Tensor>) d -> Tensor.empty(Shape.of(2, 3), DType.FLOAT32, d)),
+        Arguments.of(
+            "zeros(Shape)", (Function<Device, Tensor>) d -> Tensor.zeros(Shape.of(2, 3), d)),
+        Arguments.of(
+            "zeros(Shape, dtype)",
+            (Function<Device, Tensor>) d -> Tensor.zeros(Shape.of(2), DType.INT64, d)),
         Arguments.of("zeros(n)", (Function<Device, Tensor>) d -> Tensor.zeros(3, d)),
         Arguments.of("zeros(n, m)", (Function<Device, Tensor>) d -> Tensor.zeros(2, 3, d)),
         Arguments.of("zeros(n, m, k)", (Function<Device, Tensor>) d -> Tensor.zeros(2, 3, 4, d)),
         Arguments.of("ones(Shape)", (Function<Device, Tensor>) d -> Tensor.ones(Shape.of(2, 3), d)),
-        Arguments.of("ones(Shape, dtype)", (Function<Device, Tensor>) d -> Tensor.ones(Shape.of(2), DType.BOOL, d)),
+        Arguments.of(
+            "ones(Shape, dtype)",
+            (Function<Device, Tensor>) d -> Tensor.ones(Shape.of(2), DType.BOOL, d)),
         Arguments.of("ones(n)", (Function<Device, Tensor>) d -> Tensor.ones(3, d)),
         Arguments.of("ones(n, m)", (Function<Device, Tensor>) d -> Tensor.ones(2, 3, d)),
         Arguments.of("full", (Function<Device, Tensor>) d -> Tensor.full(Shape.of(2), 7.0, d)),
-        Arguments.of("full(dtype)", (Function<Device, Tensor>) d -> Tensor.full(Shape.of(2), 7.0, DType.FLOAT64, d)),
+        Arguments.of(
+            "full(dtype)",
+            (Function<Device, Tensor>) d -> Tensor.full(Shape.of(2), 7.0, DType.FLOAT64, d)),
         Arguments.of("scalar", (Function<Device, Tensor>) d -> Tensor.scalar(2.5, d)),
         Arguments.of("eye", (Function<Device, Tensor>) d -> Tensor.eye(3, d)),
         Arguments.of("arange", (Function<Device, Tensor>) d -> Tensor.arange(2, 6, d)),
-        Arguments.of("arange(step)", (Function<Device, Tensor>) d -> Tensor.arange(0, 1, 0.25, DType.FLOAT32, d)),
+        Arguments.of(
+            "arange(step)",
+            (Function<Device, Tensor>) d -> Tensor.arange(0, 1, 0.25, DType.FLOAT32, d)),
         Arguments.of("rand(Shape)", (Function<Device, Tensor>) d -> Tensor.rand(Shape.of(2, 2), d)),
         Arguments.of("rand(n)", (Function<Device, Tensor>) d -> Tensor.rand(4, d)),
         Arguments.of("rand(n, m)", (Function<Device, Tensor>) d -> Tensor.rand(2, 2, d)),
-        Arguments.of("randn(Shape)", (Function<Device, Tensor>) d -> Tensor.randn(Shape.of(2, 2), d)),
+        Arguments.of(
+            "randn(Shape)", (Function<Device, Tensor>) d -> Tensor.randn(Shape.of(2, 2), d)),
         Arguments.of("randn(n)", (Function<Device, Tensor>) d -> Tensor.randn(4, d)),
         Arguments.of("randn(n, m)", (Function<Device, Tensor>) d -> Tensor.randn(2, 2, d)),
         Arguments.of("randn(n, m, k)", (Function<Device, Tensor>) d -> Tensor.randn(2, 2, 2, d)),
-        Arguments.of("randn(n, m, k, l)", (Function<Device, Tensor>) d -> Tensor.randn(2, 2, 2, 2, d)),
-        Arguments.of("randint", (Function<Device, Tensor>) d -> Tensor.randint(0, 10, Shape.of(5), d)),
-        Arguments.of("bernoulli(p, shape)", (Function<Device, Tensor>) d -> Tensor.bernoulli(0.5, Shape.of(4), d)),
-        Arguments.of("of(float[])", (Function<Device, Tensor>) d -> Tensor.of(new float[] {1, 2}, Shape.of(2), d)),
-        Arguments.of("of(double[])", (Function<Device, Tensor>) d -> Tensor.of(new double[] {1, 2}, Shape.of(2), d)),
-        Arguments.of("of(long[])", (Function<Device, Tensor>) d -> Tensor.of(new long[] {1, 2}, Shape.of(2), d)));
+        Arguments.of(
+            "randn(n, m, k, l)", (Function<Device, Tensor>) d -> Tensor.randn(2, 2, 2, 2, d)),
+        Arguments.of(
+            "randint", (Function<Device, Tensor>) d -> Tensor.randint(0, 10, Shape.of(5), d)),
+        Arguments.of(
+            "bernoulli(p, shape)",
+            (Function<Device, Tensor>) d -> Tensor.bernoulli(0.5, Shape.of(4), d)),
+        Arguments.of(
+            "of(float[])",
+            (Function<Device, Tensor>) d -> Tensor.of(new float[] {1, 2}, Shape.of(2), d)),
+        Arguments.of(
+            "of(double[])",
+            (Function<Device, Tensor>) d -> Tensor.of(new double[] {1, 2}, Shape.of(2), d)),
+        Arguments.of(
+            "of(long[])",
+            (Function<Device, Tensor>) d -> Tensor.of(new long[] {1, 2}, Shape.of(2), d)));
   }
 
   static Stream<Arguments> factoriesOnDevices() {
@@ -75,10 +97,23 @@ class DeviceConsistencyTest {
 
   @Test
   void factoriesWithoutADeviceCreateOnTheCpu() {
-    for (Tensor t : List.of(Tensor.zeros(2, 3), Tensor.ones(2), Tensor.full(Shape.of(2), 1.0), Tensor.scalar(1.0),
-        Tensor.scalar(1L), Tensor.arange(3), Tensor.rand(2), Tensor.randn(2), Tensor.randint(0, 3, Shape.of(2)),
-        Tensor.of(1f, 2f), Tensor.of(1.0, 2.0), Tensor.of(1L, 2L), Tensor.of(1, 2), Tensor.of(true, false),
-        Tensor.of(new float[][] {{1, 2}}))) {
+    for (Tensor t :
+        List.of(
+            Tensor.zeros(2, 3),
+            Tensor.ones(2),
+            Tensor.full(Shape.of(2), 1.0),
+            Tensor.scalar(1.0),
+            Tensor.scalar(1L),
+            Tensor.arange(3),
+            Tensor.rand(2),
+            Tensor.randn(2),
+            Tensor.randint(0, 3, Shape.of(2)),
+            Tensor.of(1f, 2f),
+            Tensor.of(1.0, 2.0),
+            Tensor.of(1L, 2L),
+            Tensor.of(1, 2),
+            Tensor.of(true, false),
+            Tensor.of(new float[][] {{1, 2}}))) {
       assertEquals(CPU, t.device());
     }
   }
@@ -95,7 +130,8 @@ class DeviceConsistencyTest {
     assertArrayEquals(new float[] {7, 7}, Tensor.full(Shape.of(2), 7.0, CUDA1).toFloatArray());
     assertArrayEquals(new float[] {1, 0, 0, 1}, Tensor.eye(2, CUDA1).toFloatArray());
     assertArrayEquals(new long[] {2, 3, 4}, Tensor.arange(2, 5, CUDA1).toLongArray());
-    assertArrayEquals(new double[] {1, 2}, Tensor.of(new double[] {1, 2}, Shape.of(2), CUDA1).toDoubleArray());
+    assertArrayEquals(
+        new double[] {1, 2}, Tensor.of(new double[] {1, 2}, Shape.of(2), CUDA1).toDoubleArray());
   }
 
   @Test
@@ -103,11 +139,15 @@ class DeviceConsistencyTest {
     DeviceStats.reset();
     Tensor direct = Tensor.randn(100, 100, CUDA0);
     assertEquals(CUDA0, direct.device());
-    assertEquals(0, DeviceStats.of(CUDA0).hostToDeviceCopies(), "created on the device: no transfer");
+    assertEquals(
+        0, DeviceStats.of(CUDA0).hostToDeviceCopies(), "created on the device: no transfer");
 
     Tensor moved = Tensor.randn(100, 100).to(CUDA0);
     assertEquals(CUDA0, moved.device());
-    assertEquals(1, DeviceStats.of(CUDA0).hostToDeviceCopies(), "created on the CPU and moved: one transfer");
+    assertEquals(
+        1,
+        DeviceStats.of(CUDA0).hostToDeviceCopies(),
+        "created on the CPU and moved: one transfer");
     assertEquals(100 * 100 * 4, DeviceStats.of(CUDA0).hostToDeviceBytes());
   }
 
@@ -128,16 +168,19 @@ class DeviceConsistencyTest {
         Arguments.of("fullLike", (Function<Tensor, Tensor>) t -> Tensor.fullLike(t, 3.0)),
         Arguments.of("randLike", (Function<Tensor, Tensor>) Tensor::randLike),
         Arguments.of("randnLike", (Function<Tensor, Tensor>) Tensor::randnLike),
-        Arguments.of("bernoulli(p)", (Function<Tensor, Tensor>) t -> Tensor.bernoulli(t.mul(0.0).add(0.5))));
+        Arguments.of(
+            "bernoulli(p)", (Function<Tensor, Tensor>) t -> Tensor.bernoulli(t.mul(0.0).add(0.5))));
   }
 
   static Stream<Arguments> likeFactoriesOnDevices() {
-    return likeFactories().flatMap(f -> devices().map(d -> Arguments.of(f.get()[0], f.get()[1], d)));
+    return likeFactories()
+        .flatMap(f -> devices().map(d -> Arguments.of(f.get()[0], f.get()[1], d)));
   }
 
   @ParameterizedTest(name = "{0} of a tensor on {2}")
   @MethodSource("likeFactoriesOnDevices")
-  void likeFactoriesTakeTheDeviceOfTheirArgument(String name, Function<Tensor, Tensor> like, Device device) {
+  void likeFactoriesTakeTheDeviceOfTheirArgument(
+      String name, Function<Tensor, Tensor> like, Device device) {
     Tensor model = Tensor.zeros(Shape.of(2, 3), DType.FLOAT64, device);
     Tensor t = like.apply(model);
     assertEquals(device, t.device());
@@ -159,10 +202,28 @@ class DeviceConsistencyTest {
   void opResultsStayOnTheDeviceOfTheirOperands(Device device) {
     Tensor x = Tensor.randn(3, 3, device);
     Tensor index = Tensor.arange(0, 3, device).reshape(3, 1);
-    for (Tensor t : List.of(x.add(x), x.mul(2.0), x.matmul(x), x.sum(), x.sum(0), x.relu(), x.t(), x.reshape(9),
-        x.softmax(1), x.gt(0.0), x.gather(1, index), Tensor.cat(List.of(x, x), 0), Tensor.stack(List.of(x, x), 0),
-        Tensor.where(x.gt(0.0), x, x.neg()), x.maskedFill(x.lt(0.0), 0.0), x.max(1, false).indices(), x.clone(),
-        x.to(DType.FLOAT64), x.select(0, 1), x.detach())) {
+    for (Tensor t :
+        List.of(
+            x.add(x),
+            x.mul(2.0),
+            x.matmul(x),
+            x.sum(),
+            x.sum(0),
+            x.relu(),
+            x.t(),
+            x.reshape(9),
+            x.softmax(1),
+            x.gt(0.0),
+            x.gather(1, index),
+            Tensor.cat(List.of(x, x), 0),
+            Tensor.stack(List.of(x, x), 0),
+            Tensor.where(x.gt(0.0), x, x.neg()),
+            x.maskedFill(x.lt(0.0), 0.0),
+            x.max(1, false).indices(),
+            x.clone(),
+            x.to(DType.FLOAT64),
+            x.select(0, 1),
+            x.detach())) {
       assertEquals(device, t.device());
     }
   }
@@ -178,8 +239,10 @@ class DeviceConsistencyTest {
     Tensor a = Tensor.ones(2, 2, CUDA0);
     Tensor b = Tensor.ones(2, 2);
     DeviceMismatchException e = mismatch(() -> a.add(b));
-    assertEquals("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
-        + " (argument 'other' of add)", e.getMessage());
+    assertEquals(
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+            + " (argument 'other' of add)",
+        e.getMessage());
     assertEquals(CUDA0, e.expected());
     assertEquals(CPU, e.found());
     assertEquals("other", e.argument());
@@ -190,26 +253,34 @@ class DeviceConsistencyTest {
   void addOnCpuAndCudaNamesTheDevicesInOperandOrder() {
     Tensor a = Tensor.ones(2, 2);
     Tensor b = Tensor.ones(2, 2, CUDA0);
-    assertEquals("Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0!"
-        + " (argument 'other' of add)", mismatch(() -> a.add(b)).getMessage());
+    assertEquals(
+        "Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0!"
+            + " (argument 'other' of add)",
+        mismatch(() -> a.add(b)).getMessage());
   }
 
   @Test
   void matmulOnCudaAndCpuHasPyTorchsMessage() {
     Tensor a = Tensor.ones(2, 3, CUDA0);
     Tensor b = Tensor.ones(3, 2);
-    assertEquals("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
-        + " (argument 'other' of matmul)", mismatch(() -> a.matmul(b)).getMessage());
+    assertEquals(
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+            + " (argument 'other' of matmul)",
+        mismatch(() -> a.matmul(b)).getMessage());
   }
 
   @Test
   void twoCudaDevicesAreAMismatchToo() {
     Tensor a = Tensor.ones(2, 2, CUDA0);
     Tensor b = Tensor.ones(2, 2, CUDA1);
-    assertEquals("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:1!"
-        + " (argument 'other' of add)", mismatch(() -> a.add(b)).getMessage());
-    assertEquals("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:1!"
-        + " (argument 'other' of matmul)", mismatch(() -> a.matmul(b)).getMessage());
+    assertEquals(
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:1!"
+            + " (argument 'other' of add)",
+        mismatch(() -> a.add(b)).getMessage());
+    assertEquals(
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:1!"
+            + " (argument 'other' of matmul)",
+        mismatch(() -> a.matmul(b)).getMessage());
   }
 
   /** An op on a tensor of {@code here} and one of {@code there}: name, op, argument named. */
@@ -226,13 +297,20 @@ class DeviceConsistencyTest {
         Arguments.of("lt", (BinaryOperator<Tensor>) Tensor::lt, "other"),
         Arguments.of("logicalAnd", (BinaryOperator<Tensor>) Tensor::logicalAnd, "other"),
         Arguments.of("matmul", (BinaryOperator<Tensor>) Tensor::matmul, "other"),
-        Arguments.of("where", (BinaryOperator<Tensor>) (a, b) -> Tensor.where(a.gt(0.0), a, b), "other"),
-        Arguments.of("where", (BinaryOperator<Tensor>) (a, b) -> Tensor.where(a.gt(0.0), b, a), "input"),
-        Arguments.of("gather", (BinaryOperator<Tensor>) (a, b) -> a.gather(1, b.to(DType.INT64)), "index"),
-        Arguments.of("indexSelect",
-            (BinaryOperator<Tensor>) (a, b) -> a.indexSelect(0, b.select(0, 0).to(DType.INT64)), "index"),
-        Arguments.of("cat", (BinaryOperator<Tensor>) (a, b) -> Tensor.cat(List.of(a, b), 0), "tensors"),
-        Arguments.of("maskedFill", (BinaryOperator<Tensor>) (a, b) -> a.maskedFill(b.gt(0.0), 1.0), "mask"),
+        Arguments.of(
+            "where", (BinaryOperator<Tensor>) (a, b) -> Tensor.where(a.gt(0.0), a, b), "other"),
+        Arguments.of(
+            "where", (BinaryOperator<Tensor>) (a, b) -> Tensor.where(a.gt(0.0), b, a), "input"),
+        Arguments.of(
+            "gather", (BinaryOperator<Tensor>) (a, b) -> a.gather(1, b.to(DType.INT64)), "index"),
+        Arguments.of(
+            "indexSelect",
+            (BinaryOperator<Tensor>) (a, b) -> a.indexSelect(0, b.select(0, 0).to(DType.INT64)),
+            "index"),
+        Arguments.of(
+            "cat", (BinaryOperator<Tensor>) (a, b) -> Tensor.cat(List.of(a, b), 0), "tensors"),
+        Arguments.of(
+            "maskedFill", (BinaryOperator<Tensor>) (a, b) -> a.maskedFill(b.gt(0.0), 1.0), "mask"),
         Arguments.of("addi", (BinaryOperator<Tensor>) Tensor::addi, "other"),
         Arguments.of("subi", (BinaryOperator<Tensor>) Tensor::subi, "other"),
         Arguments.of("muli", (BinaryOperator<Tensor>) Tensor::muli, "other"),
@@ -240,30 +318,42 @@ class DeviceConsistencyTest {
   }
 
   static Stream<Arguments> mismatchedOpsOnDevicePairs() {
-    return mismatchedOps().flatMap(op -> Stream.of(
-        Arguments.of(op.get()[0], op.get()[1], op.get()[2], CUDA0, CPU),
-        Arguments.of(op.get()[0], op.get()[1], op.get()[2], CPU, CUDA0),
-        Arguments.of(op.get()[0], op.get()[1], op.get()[2], CUDA0, CUDA1)));
+    return mismatchedOps()
+        .flatMap(
+            op ->
+                Stream.of(
+                    Arguments.of(op.get()[0], op.get()[1], op.get()[2], CUDA0, CPU),
+                    Arguments.of(op.get()[0], op.get()[1], op.get()[2], CPU, CUDA0),
+                    Arguments.of(op.get()[0], op.get()[1], op.get()[2], CUDA0, CUDA1)));
   }
 
   @ParameterizedTest(name = "{0}: {3} and {4}")
   @MethodSource("mismatchedOpsOnDevicePairs")
-  void opsOnTwoDevicesThrowNamingTheArgument(String op, BinaryOperator<Tensor> apply, String argument, Device here,
-      Device there) {
+  void opsOnTwoDevicesThrowNamingTheArgument(
+      String op, BinaryOperator<Tensor> apply, String argument, Device here, Device there) {
     Tensor a = Tensor.ones(2, 2, here);
     Tensor b = Tensor.ones(2, 2, there);
-    DeviceMismatchException e = mismatch(() -> {
-      Tensor unused = apply.apply(a, b);
-    });
+    DeviceMismatchException e =
+        mismatch(
+            () -> {
+              Tensor unused = apply.apply(a, b);
+            });
     assertEquals(op, e.op());
     assertEquals(argument, e.argument());
-    assertTrue(e.getMessage().startsWith(
-        "Expected all tensors to be on the same device, but found at least two devices, "), e.getMessage());
-    assertTrue(e.getMessage().endsWith("! (argument '" + argument + "' of " + op + ")"), e.getMessage());
-    assertTrue(e.getMessage().contains(here.toString()) && e.getMessage().contains(there.toString()),
+    assertTrue(
+        e.getMessage()
+            .startsWith(
+                "Expected all tensors to be on the same device, but found at least two devices, "),
         e.getMessage());
-    assertTrue((e.expected().equals(here) && e.found().equals(there))
-        || (e.expected().equals(there) && e.found().equals(here)), e.expected() + " / " + e.found());
+    assertTrue(
+        e.getMessage().endsWith("! (argument '" + argument + "' of " + op + ")"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains(here.toString()) && e.getMessage().contains(there.toString()),
+        e.getMessage());
+    assertTrue(
+        (e.expected().equals(here) && e.found().equals(there))
+            || (e.expected().equals(there) && e.found().equals(here)),
+        e.expected() + " / " + e.found());
   }
 
   @Test
@@ -308,8 +398,18 @@ class DeviceConsistencyTest {
     Tensor s = Tensor.scalar(2.0);
     DeviceStats.reset();
 
-    Tensor[] results = {x.add(s), s.add(x), x.sub(s), s.sub(x), x.mul(s), s.mul(x), x.div(s), s.div(x),
-        x.maximum(s), s.minimum(x)};
+    Tensor[] results = {
+      x.add(s),
+      s.add(x),
+      x.sub(s),
+      s.sub(x),
+      x.mul(s),
+      s.mul(x),
+      x.div(s),
+      s.div(x),
+      x.maximum(s),
+      s.minimum(x)
+    };
     for (Tensor r : results) {
       assertEquals(device, r.device());
     }
@@ -399,10 +499,14 @@ class DeviceConsistencyTest {
     Tensor x = Tensor.ones(3, CUDA0);
     Tensor one = Tensor.of(2f);
     assertEquals(1, one.numel());
-    assertEquals("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
-        + " (argument 'other' of add)", mismatch(() -> x.add(one)).getMessage());
-    assertEquals("Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0!"
-        + " (argument 'other' of add)", mismatch(() -> one.add(x)).getMessage());
+    assertEquals(
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+            + " (argument 'other' of add)",
+        mismatch(() -> x.add(one)).getMessage());
+    assertEquals(
+        "Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0!"
+            + " (argument 'other' of add)",
+        mismatch(() -> one.add(x)).getMessage());
     mismatch(() -> x.add(Tensor.of(new float[] {2}, 1, 1)));
     mismatch(() -> Tensor.where(x.gt(0.0), x, one));
     mismatch(() -> x.addi(one));

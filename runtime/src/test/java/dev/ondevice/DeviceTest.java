@@ -68,13 +68,16 @@ class DeviceTest {
   // ---------------------------------------------------------------- parsing errors
 
   private static IllegalArgumentException parseError(String spec) {
-    return assertThrows(IllegalArgumentException.class, () -> Device.parse(spec), "parse(" + spec + ")");
+    return assertThrows(
+        IllegalArgumentException.class, () -> Device.parse(spec), "parse(" + spec + ")");
   }
 
   private static void assertMessageContains(String spec, String... parts) {
     String message = parseError(spec).getMessage();
     for (String part : parts) {
-      assertTrue(message.contains(part), "message for '" + spec + "' should contain <" + part + ">: " + message);
+      assertTrue(
+          message.contains(part),
+          "message for '" + spec + "' should contain <" + part + ">: " + message);
     }
   }
 
@@ -96,7 +99,17 @@ class DeviceTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"cuda:", "cuda:x", "cuda:-1", "cuda:+1", "cuda:1.0", "cuda: 1", "cuda:1 ", "cuda:0:1"})
+  @ValueSource(
+      strings = {
+        "cuda:",
+        "cuda:x",
+        "cuda:-1",
+        "cuda:+1",
+        "cuda:1.0",
+        "cuda: 1",
+        "cuda:1 ",
+        "cuda:0:1"
+      })
   void rejectsIndicesThatAreNotNonNegativeIntegers(String spec) {
     assertMessageContains(spec, "'" + spec + "'", "non-negative integer");
   }
@@ -111,7 +124,8 @@ class DeviceTest {
   @ValueSource(strings = {"CUDA", "Cuda", "CPU", "CUDA:0"})
   void rejectsUpperCaseWithALowerCaseHint(String spec) {
     String typeName = spec.contains(":") ? spec.substring(0, spec.indexOf(':')) : spec;
-    assertMessageContains(spec, "'" + spec + "'", "lower case", "\"" + typeName.toLowerCase(Locale.ROOT) + "\"");
+    assertMessageContains(
+        spec, "'" + spec + "'", "lower case", "\"" + typeName.toLowerCase(Locale.ROOT) + "\"");
   }
 
   @ParameterizedTest
@@ -130,7 +144,8 @@ class DeviceTest {
   @ParameterizedTest
   @ValueSource(strings = {"foo", "gpu", "cud", "cuda0", ":0"})
   void rejectsUnknownTypes(String spec) {
-    assertMessageContains(spec, "'" + spec + "'", "unknown device type", "\"cpu\", \"cuda\" or \"cuda:N\"");
+    assertMessageContains(
+        spec, "'" + spec + "'", "unknown device type", "\"cpu\", \"cuda\" or \"cuda:N\"");
   }
 
   @ParameterizedTest
@@ -147,7 +162,8 @@ class DeviceTest {
 
   @Test
   void rejectsNegativeIndicesInTheFactory() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Device.cuda(-1));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> Device.cuda(-1));
     assertTrue(e.getMessage().contains("-1"), e.getMessage());
     assertThrows(IllegalArgumentException.class, () -> Device.cuda(Short.MAX_VALUE + 1));
   }

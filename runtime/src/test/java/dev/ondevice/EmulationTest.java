@@ -89,7 +89,9 @@ class EmulationTest {
 
   /** Runs {@code call}, failing (rather than hanging) if it blocks on a held stream. */
   static <T> T promptly(ThrowingSupplier<T> call) {
-    return assertTimeoutPreemptively(Duration.ofSeconds(30), call,
+    return assertTimeoutPreemptively(
+        Duration.ofSeconds(30),
+        call,
         "the call waited for the device, but it should only queue work");
   }
 
@@ -123,11 +125,13 @@ class EmulationTest {
   void opsReturnBeforeTheirWorkRuns() throws Exception {
     ExecutorService reader = Executors.newSingleThreadExecutor();
     try (StreamGate gate = new StreamGate(CUDA0)) {
-      Tensor sum = promptly(() -> {
-        Tensor x = Tensor.ones(64, 64, CUDA0);
-        Tensor y = x.matmul(x).add(1.0);
-        return y.sum();
-      });
+      Tensor sum =
+          promptly(
+              () -> {
+                Tensor x = Tensor.ones(64, 64, CUDA0);
+                Tensor y = x.matmul(x).add(1.0);
+                return y.sum();
+              });
       assertEquals(CUDA0, sum.device());
       Future<Double> value = assertWaits(reader, sum::item);
       gate.open();
@@ -165,17 +169,19 @@ class EmulationTest {
   @Test
   void queuedWorkRunsInOrder() throws Exception {
     try (StreamGate gate = new StreamGate(CUDA0)) {
-      Tensor x = promptly(() -> {
-        Tensor t = Tensor.full(Shape.of(4), 2.0, CUDA0);
-        for (int i = 0; i < 20; i++) {
-          if (i % 2 == 0) {
-            t.muli(3.0);
-          } else {
-            t.subi(2.0);
-          }
-        }
-        return t;
-      });
+      Tensor x =
+          promptly(
+              () -> {
+                Tensor t = Tensor.full(Shape.of(4), 2.0, CUDA0);
+                for (int i = 0; i < 20; i++) {
+                  if (i % 2 == 0) {
+                    t.muli(3.0);
+                  } else {
+                    t.subi(2.0);
+                  }
+                }
+                return t;
+              });
       Tensor y = promptly(() -> x.mul(2.0).add(x));
       gate.open();
       double expected = 2;
@@ -183,7 +189,8 @@ class EmulationTest {
         expected = i % 2 == 0 ? expected * 3 : expected - 2;
       }
       assertArrayEquals(new double[] {expected, expected, expected, expected}, x.toDoubleArray());
-      assertArrayEquals(new double[] {3 * expected, 3 * expected, 3 * expected, 3 * expected}, y.toDoubleArray());
+      assertArrayEquals(
+          new double[] {3 * expected, 3 * expected, 3 * expected, 3 * expected}, y.toDoubleArray());
     }
   }
 
@@ -212,7 +219,8 @@ class EmulationTest {
   private static Tensor queueBadGather(Device device) {
     Tensor x = Tensor.of(new float[] {1, 2, 3}, Shape.of(3), device);
     Tensor index = Tensor.of(new long[] {0, 7}, Shape.of(2), device);
-    return assertDoesNotThrow(() -> x.gather(0, index), "a device error is reported later, not at the call");
+    return assertDoesNotThrow(
+        () -> x.gather(0, index), "a device error is reported later, not at the call");
   }
 
   static Stream<Arguments> synchronisations() {
@@ -223,21 +231,26 @@ class EmulationTest {
         Arguments.of("toFloatArray()", (Consumer<Tensor>) Tensor::toFloatArray),
         Arguments.of("toString()", (Consumer<Tensor>) t -> assertFalse(t.toString().isEmpty())),
         Arguments.of("cpu()", (Consumer<Tensor>) Tensor::cpu),
-        Arguments.of("copyFrom into a CPU tensor", (Consumer<Tensor>) t -> Tensor.zeros(3).copyFrom(t)),
-        Arguments.of("reading a non-blocking copy",
+        Arguments.of(
+            "copyFrom into a CPU tensor", (Consumer<Tensor>) t -> Tensor.zeros(3).copyFrom(t)),
+        Arguments.of(
+            "reading a non-blocking copy",
             (Consumer<Tensor>) t -> t.to(Device.cpu(), true).toFloatArray()),
-        Arguments.of("a CPU op on a non-blocking copy",
+        Arguments.of(
+            "a CPU op on a non-blocking copy",
             (Consumer<Tensor>) t -> t.to(Device.cpu(), true).add(Tensor.ones(3))));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("synchronisations")
-  void anErrorOfQueuedWorkSurfacesAtTheNextSynchronisationOnce(String name, Consumer<Tensor> synchronise) {
+  void anErrorOfQueuedWorkSurfacesAtTheNextSynchronisationOnce(
+      String name, Consumer<Tensor> synchronise) {
     String original = cpuGatherMessage();
     queueBadGather(CUDA0);
     Tensor good = Tensor.of(new float[] {4, 5, 6}, Shape.of(3), CUDA0).mul(2.0);
 
-    AsyncDeviceException e = assertThrows(AsyncDeviceException.class, () -> synchronise.accept(good), name);
+    AsyncDeviceException e =
+        assertThrows(AsyncDeviceException.class, () -> synchronise.accept(good), name);
     assertTrue(e.getMessage().contains("cuda:0 (emulated)"), e.getMessage());
     assertTrue(e.getMessage().contains(original), e.getMessage());
     assertNotNull(e.getCause());
@@ -253,7 +266,8 @@ class EmulationTest {
     queueBadGather(CUDA1);
     assertDoesNotThrow(() -> Cuda.synchronize(CUDA0));
     assertDoesNotThrow(() -> Tensor.ones(3, CUDA0).sum().item());
-    AsyncDeviceException e = assertThrows(AsyncDeviceException.class, () -> Cuda.synchronize(CUDA1));
+    AsyncDeviceException e =
+        assertThrows(AsyncDeviceException.class, () -> Cuda.synchronize(CUDA1));
     assertTrue(e.getMessage().contains("cuda:1 (emulated)"), e.getMessage());
   }
 
@@ -262,7 +276,8 @@ class EmulationTest {
     queueBadGather(CUDA0);
     Tensor x = Tensor.of(new float[] {1, 2, 3}, Shape.of(3), CUDA0);
     x.gather(0, Tensor.of(new long[] {-4}, Shape.of(1), CUDA0));
-    AsyncDeviceException e = assertThrows(AsyncDeviceException.class, () -> Cuda.synchronize(CUDA0));
+    AsyncDeviceException e =
+        assertThrows(AsyncDeviceException.class, () -> Cuda.synchronize(CUDA0));
     assertTrue(e.getMessage().contains("index 7"), e.getMessage());
     assertDoesNotThrow(() -> Cuda.synchronize(CUDA0));
   }
@@ -287,10 +302,11 @@ class EmulationTest {
     try (StreamGate gate = new StreamGate(CUDA0)) {
       double value = promptly(() -> Tensor.ones(8, CUDA1).mul(2.0).sum().item());
       assertEquals(16.0, value);
-      promptly(() -> {
-        Cuda.synchronize(CUDA1);
-        return null;
-      });
+      promptly(
+          () -> {
+            Cuda.synchronize(CUDA1);
+            return null;
+          });
       gate.open();
     }
   }
@@ -355,7 +371,8 @@ class EmulationTest {
 
   @Test
   void aNegativeCountIsRejected() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EmulatedCuda.install(-1));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> EmulatedCuda.install(-1));
     assertTrue(e.getMessage().contains("-1"), e.getMessage());
     assertEquals(2, Cuda.deviceCount());
   }
@@ -367,9 +384,12 @@ class EmulationTest {
     java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
     try (EmulatedCuda.Installation ignored = EmulatedCuda.install(1)) {
       survivor = Tensor.ones(Shape.of(4), Device.cuda(0)).mul(3.0);
-      stream = Thread.getAllStackTraces().keySet().stream()
-          .filter(t -> t.getName().equals("ondevice-cuda:0-emulated-stream") && !before.contains(t))
-          .findFirst().orElseThrow();
+      stream =
+          Thread.getAllStackTraces().keySet().stream()
+              .filter(
+                  t -> t.getName().equals("ondevice-cuda:0-emulated-stream") && !before.contains(t))
+              .findFirst()
+              .orElseThrow();
     }
     stream.join(10_000);
     assertFalse(stream.isAlive());

@@ -11,12 +11,12 @@ import java.util.Random;
  * Checks autograd against central finite differences in float64.
  *
  * <p>For a function {@code f} of float64 input tensors (each on its own device), {@link #check}
- * computes the gradient of {@code sum(f(x) * w)}, for a fixed random weight tensor {@code w} of
- * the output's shape, twice: analytically, with {@link Tensor#backward()} from leaves that share
- * the inputs' memory and layout, and numerically, by perturbing a CPU copy of each input element
- * by element by {@code +-}{@link #EPS}, moving it to the input's device and evaluating {@code f}
- * again. The gradients must agree to {@link #TOLERANCE}, relative to the numerical value where
- * that exceeds 1, and must have the shape, dtype and device of their input.
+ * computes the gradient of {@code sum(f(x) * w)}, for a fixed random weight tensor {@code w} of the
+ * output's shape, twice: analytically, with {@link Tensor#backward()} from leaves that share the
+ * inputs' memory and layout, and numerically, by perturbing a CPU copy of each input element by
+ * element by {@code +-}{@link #EPS}, moving it to the input's device and evaluating {@code f}
+ * again. The gradients must agree to {@link #TOLERANCE}, relative to the numerical value where that
+ * exceeds 1, and must have the shape, dtype and device of their input.
  */
 final class GradCheck {
   /** The finite-difference step. */
@@ -102,9 +102,17 @@ final class GradCheck {
     }
   }
 
-  /** The central-difference gradient of {@code sum(f(x) * w)} with respect to input {@code which}. */
-  private static double[] numerical(String name, Fn f, Tensor[] inputs, int which, double[] weights,
-      Device outDevice, Shape outShape) {
+  /**
+   * The central-difference gradient of {@code sum(f(x) * w)} with respect to input {@code which}.
+   */
+  private static double[] numerical(
+      String name,
+      Fn f,
+      Tensor[] inputs,
+      int which,
+      double[] weights,
+      Device outDevice,
+      Shape outShape) {
     try (Autograd.Scope ignored = Autograd.noGrad()) {
       Tensor[] args = new Tensor[inputs.length];
       for (int i = 0; i < inputs.length; i++) {
@@ -129,7 +137,8 @@ final class GradCheck {
     }
   }
 
-  private static double weighted(String name, Tensor out, double[] weights, Device device, Shape shape) {
+  private static double weighted(
+      String name, Tensor out, double[] weights, Device device, Shape shape) {
     assertEquals(device, out.device(), name + ": the output moved device between evaluations");
     assertEquals(shape, out.shape(), name + ": the output changed shape between evaluations");
     double[] values = out.toDoubleArray();
@@ -140,7 +149,8 @@ final class GradCheck {
     return s;
   }
 
-  private static void compare(String name, int input, Shape shape, double[] analytic, double[] numeric) {
+  private static void compare(
+      String name, int input, Shape shape, double[] analytic, double[] numeric) {
     double worst = 0;
     int at = -1;
     for (int k = 0; k < analytic.length; k++) {
@@ -154,10 +164,25 @@ final class GradCheck {
       }
     }
     if (worst >= TOLERANCE) {
-      fail(name + ": the gradient of input " + input + " (shape " + shape + ") differs from finite differences"
-          + " by " + worst + " at flat index " + at + ": analytic " + analytic[at] + ", numerical " + numeric[at]
-          + "\nanalytic:  " + java.util.Arrays.toString(analytic)
-          + "\nnumerical: " + java.util.Arrays.toString(numeric));
+      fail(
+          name
+              + ": the gradient of input "
+              + input
+              + " (shape "
+              + shape
+              + ") differs from finite differences"
+              + " by "
+              + worst
+              + " at flat index "
+              + at
+              + ": analytic "
+              + analytic[at]
+              + ", numerical "
+              + numeric[at]
+              + "\nanalytic:  "
+              + java.util.Arrays.toString(analytic)
+              + "\nnumerical: "
+              + java.util.Arrays.toString(numeric));
     }
   }
 
@@ -192,8 +217,8 @@ final class GradCheck {
   }
 
   /**
-   * float64 values, pairwise at least 0.1 apart and away from 0, in random order: no ties for
-   * max and min.
+   * float64 values, pairwise at least 0.1 apart and away from 0, in random order: no ties for max
+   * and min.
    */
   static Tensor distinct(Random rng, Device device, long... shape) {
     int n = Math.toIntExact(Shape.of(shape).numel());

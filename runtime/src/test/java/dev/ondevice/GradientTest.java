@@ -12,8 +12,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The gradient of every differentiable op, checked against central finite differences in float64
  * ({@link GradCheck}) on the CPU and on an emulated {@code cuda:0}. Inputs stay away from the
- * points where an op is not differentiable (0 for relu and abs, ties for max and min, the bounds
- * of clamp).
+ * points where an op is not differentiable (0 for relu and abs, ties for max and min, the bounds of
+ * clamp).
  */
 class GradientTest {
   private static final String DEVICES = "dev.ondevice.TestDevices#all";
@@ -63,10 +63,19 @@ class GradientTest {
   @ParameterizedTest
   @MethodSource(DEVICES)
   void linear(Device d) {
-    GradCheck.check("2-d with bias", (x, w, b) -> Tensor.linear(x, w, b), randn(d, 4, 3), randn(d, 2, 3),
+    GradCheck.check(
+        "2-d with bias",
+        (x, w, b) -> Tensor.linear(x, w, b),
+        randn(d, 4, 3),
+        randn(d, 2, 3),
         randn(d, 2));
-    GradCheck.check("3-d input", (x, w) -> Tensor.linear(x, w, null), randn(d, 2, 4, 3), randn(d, 5, 3));
-    GradCheck.check("transposed input", (x, w, b) -> Tensor.linear(x.t(), w, b), randn(d, 3, 4), randn(d, 2, 3),
+    GradCheck.check(
+        "3-d input", (x, w) -> Tensor.linear(x, w, null), randn(d, 2, 4, 3), randn(d, 5, 3));
+    GradCheck.check(
+        "transposed input",
+        (x, w, b) -> Tensor.linear(x.t(), w, b),
+        randn(d, 3, 4),
+        randn(d, 2, 3),
         randn(d, 2));
   }
 
@@ -143,9 +152,12 @@ class GradientTest {
   @MethodSource(DEVICES)
   void powScalarBase(Device d) {
     GradCheck.check("0-dim cpu base", x -> cpuScalar(2.5).pow(x), randn(d, 2, 3));
-    GradCheck.check("0-dim base on the device", x -> Tensor.full(Shape.scalar(), 0.7, DType.FLOAT64, d).pow(x),
+    GradCheck.check(
+        "0-dim base on the device",
+        x -> Tensor.full(Shape.scalar(), 0.7, DType.FLOAT64, d).pow(x),
         randn(d, 2, 3));
-    GradCheck.check("base tensor of the same shape", x -> Tensor.fullLike(x, 1.8).pow(x), randn(d, 2, 3));
+    GradCheck.check(
+        "base tensor of the same shape", x -> Tensor.fullLike(x, 1.8).pow(x), randn(d, 2, 3));
     GradCheck.check("base requiring grad", (b, x) -> b.pow(x), positive(d), randn(d, 2, 3));
   }
 
@@ -182,7 +194,8 @@ class GradientTest {
     assertEquals(0.0, gBase[2]);
     double[] gExponent = exponent.grad().toDoubleArray();
     assertEquals(0.0, gExponent[0], "0^0: no gradient to the exponent");
-    assertEquals(Double.NEGATIVE_INFINITY, gExponent[1], "0^-1 = inf: inf · log 0 = -inf, as in PyTorch");
+    assertEquals(
+        Double.NEGATIVE_INFINITY, gExponent[1], "0^-1 = inf: inf · log 0 = -inf, as in PyTorch");
     assertEquals(Math.log(2), gExponent[2], 1e-15);
     Tensor s = doubles(d, new double[] {0, 2}, 2).requiresGrad(true);
     Tensor.full(Shape.scalar(), 0.0, DType.FLOAT64, d).pow(s).sum().backward();
@@ -205,7 +218,8 @@ class GradientTest {
     assertArrayEquals(new double[] {1, 1, 0.5, 0}, q.grad().toDoubleArray());
     p.setGrad(null);
     p.clampMin(2.0).sum().backward();
-    assertArrayEquals(new double[] {0, 0, 1, 1}, p.grad().toDoubleArray(), "clamp passes the gradient inside");
+    assertArrayEquals(
+        new double[] {0, 0, 1, 1}, p.grad().toDoubleArray(), "clamp passes the gradient inside");
   }
 
   @ParameterizedTest
@@ -302,13 +316,19 @@ class GradientTest {
   @MethodSource(DEVICES)
   void unaryOnNonContiguousInput(Device d) {
     GradCheck.check("exp of a transposed leaf", Tensor::exp, randn(d, 4, 3).t());
-    GradCheck.check("sigmoid of a strided slice", x -> x.slice(1, 0, 4, 2).sigmoid(), randn(d, 3, 4));
+    GradCheck.check(
+        "sigmoid of a strided slice", x -> x.slice(1, 0, 4, 2).sigmoid(), randn(d, 3, 4));
   }
 
   @ParameterizedTest
   @MethodSource(DEVICES)
   void clamp(Device d) {
-    Tensor x = doubles(d, new double[] {-1.7, -0.9, -0.2, 0.1, 0.3, 0.7, 1.2, 2.1, -0.45, 0.55, 0.05, -2.5}, 3, 4);
+    Tensor x =
+        doubles(
+            d,
+            new double[] {-1.7, -0.9, -0.2, 0.1, 0.3, 0.7, 1.2, 2.1, -0.45, 0.55, 0.05, -2.5},
+            3,
+            4);
     GradCheck.check("clamp", t -> t.clamp(-0.5, 0.5), x);
     GradCheck.check("clampMin", t -> t.clampMin(0.2), x);
     GradCheck.check("clampMax", t -> t.clampMax(-0.3), x);
@@ -355,8 +375,10 @@ class GradientTest {
   @ParameterizedTest
   @MethodSource(DEVICES)
   void prodWithZeros(Device d) {
-    GradCheck.check("one zero", Tensor::prod, doubles(d, new double[] {1.5, 0, -2, 0.5, 3, -1}, 2, 3));
-    GradCheck.check("two zeros", Tensor::prod, doubles(d, new double[] {1.5, 0, -2, 0.5, 0, -1}, 2, 3));
+    GradCheck.check(
+        "one zero", Tensor::prod, doubles(d, new double[] {1.5, 0, -2, 0.5, 3, -1}, 2, 3));
+    GradCheck.check(
+        "two zeros", Tensor::prod, doubles(d, new double[] {1.5, 0, -2, 0.5, 0, -1}, 2, 3));
   }
 
   @ParameterizedTest
@@ -394,7 +416,8 @@ class GradientTest {
         GradCheck.check("min" + what, t -> t.min(dim, keepdim).values(), x);
       }
     }
-    GradCheck.check("max of a transposed leaf", t -> t.max(1, false).values(), distinct(d, 4, 3).t());
+    GradCheck.check(
+        "max of a transposed leaf", t -> t.max(1, false).values(), distinct(d, 4, 3).t());
   }
 
   // ---------------------------------------------------------------- linear algebra
@@ -436,11 +459,21 @@ class GradientTest {
   void matmulTransposedOperands(Device d) {
     GradCheck.Fn2 mm = (a, b) -> a.matmul(b);
     GradCheck.check("transposed leaves", mm, randn(d, 4, 2).t(), randn(d, 3, 4).t());
-    GradCheck.check("transposed in the function", (a, b) -> a.t().matmul(b.t()), randn(d, 4, 2), randn(d, 3, 4));
-    GradCheck.check("batched transposed leaves", mm, randn(d, 5, 4, 2).transpose(1, 2), randn(d, 5, 3, 4)
-        .transpose(-1, -2));
+    GradCheck.check(
+        "transposed in the function",
+        (a, b) -> a.t().matmul(b.t()),
+        randn(d, 4, 2),
+        randn(d, 3, 4));
+    GradCheck.check(
+        "batched transposed leaves",
+        mm,
+        randn(d, 5, 4, 2).transpose(1, 2),
+        randn(d, 5, 3, 4).transpose(-1, -2));
     GradCheck.check("batch-first permuted", mm, randn(d, 2, 5, 4).permute(1, 0, 2), randn(d, 4, 3));
-    GradCheck.check("strided slices", (a, b) -> a.slice(1, 0, 8, 2).matmul(b.slice(0, 1, 8, 2)), randn(d, 2, 8),
+    GradCheck.check(
+        "strided slices",
+        (a, b) -> a.slice(1, 0, 8, 2).matmul(b.slice(0, 1, 8, 2)),
+        randn(d, 2, 8),
         randn(d, 8, 3));
     GradCheck.check("the same operand twice", a -> a.matmul(a.t()), randn(d, 3, 4));
   }
@@ -495,7 +528,10 @@ class GradientTest {
     GradCheck.check("dim 0, repeated indices", t -> t.indexSelect(0, rows), x);
     Tensor cols = longs(d, new long[] {1, 1, 3, 0, 1}, 5);
     GradCheck.check("dim 1, repeated indices", t -> t.indexSelect(1, cols), x);
-    GradCheck.check("3-d, dim -1", t -> t.indexSelect(-1, longs(d, new long[] {1, 1, 0}, 3)), randn(d, 2, 3, 2));
+    GradCheck.check(
+        "3-d, dim -1",
+        t -> t.indexSelect(-1, longs(d, new long[] {1, 1, 0}, 3)),
+        randn(d, 2, 3, 2));
     GradCheck.check("transposed leaf", t -> t.indexSelect(1, cols), randn(d, 4, 3).t());
     GradCheck.check("gradient arriving broadcast", t -> t.indexSelect(0, rows).mean(), x);
     GradCheck.check("0-dim index", t -> t.indexSelect(1, longs(d, new long[] {2})), x);
@@ -505,11 +541,15 @@ class GradientTest {
   @MethodSource(DEVICES)
   void where(Device d) {
     Tensor cond = bools(d, new boolean[] {true, false, false, true, true, false}, 2, 3);
-    GradCheck.check("both branches", (a, b) -> Tensor.where(cond, a, b), randn(d, 2, 3), randn(d, 2, 3));
-    GradCheck.check("broadcast branches", (a, b) -> Tensor.where(cond, a, b), randn(d, 3), randn(d, 2, 1));
+    GradCheck.check(
+        "both branches", (a, b) -> Tensor.where(cond, a, b), randn(d, 2, 3), randn(d, 2, 3));
+    GradCheck.check(
+        "broadcast branches", (a, b) -> Tensor.where(cond, a, b), randn(d, 3), randn(d, 2, 1));
     Tensor row = bools(d, new boolean[] {false, true, true}, 3);
-    GradCheck.check("broadcast condition", (a, b) -> Tensor.where(row, a, b), randn(d, 2, 3), randn(d, 2, 3));
-    GradCheck.check("0-dim branch on the device", (a, b) -> Tensor.where(cond, a, b), randn(d), randn(d, 2, 3));
+    GradCheck.check(
+        "broadcast condition", (a, b) -> Tensor.where(row, a, b), randn(d, 2, 3), randn(d, 2, 3));
+    GradCheck.check(
+        "0-dim branch on the device", (a, b) -> Tensor.where(cond, a, b), randn(d), randn(d, 2, 3));
     GradCheck.check("constant other", a -> Tensor.where(cond, a, cpuScalar(0.5)), randn(d, 2, 3));
     GradCheck.check("constant input", b -> Tensor.where(cond, cpuScalar(-0.5), b), randn(d, 2, 3));
   }
@@ -528,14 +568,27 @@ class GradientTest {
   @ParameterizedTest
   @MethodSource(DEVICES)
   void cat(Device d) {
-    GradCheck.check("dim 0", (a, b, c) -> Tensor.cat(List.of(a, b, c), 0), randn(d, 2, 3), randn(d, 1, 3),
+    GradCheck.check(
+        "dim 0",
+        (a, b, c) -> Tensor.cat(List.of(a, b, c), 0),
+        randn(d, 2, 3),
+        randn(d, 1, 3),
         randn(d, 4, 3));
-    GradCheck.check("dim 1", (a, b) -> Tensor.cat(List.of(a, b), 1), randn(d, 2, 1), randn(d, 2, 3));
-    GradCheck.check("dim -1 of 3-d", (a, b) -> Tensor.cat(List.of(a, b), -1), randn(d, 2, 3, 2),
+    GradCheck.check(
+        "dim 1", (a, b) -> Tensor.cat(List.of(a, b), 1), randn(d, 2, 1), randn(d, 2, 3));
+    GradCheck.check(
+        "dim -1 of 3-d",
+        (a, b) -> Tensor.cat(List.of(a, b), -1),
+        randn(d, 2, 3, 2),
         randn(d, 2, 3, 3));
-    GradCheck.check("the same tensor twice", a -> Tensor.cat(List.of(a, a.exp()), 0), randn(d, 2, 3));
-    GradCheck.check("with a constant", a -> Tensor.cat(List.of(a, Tensor.onesLike(a)), 1), randn(d, 2, 3));
-    GradCheck.check("non-contiguous parts", (a, b) -> Tensor.cat(List.of(a, b), 0), randn(d, 3, 2).t(),
+    GradCheck.check(
+        "the same tensor twice", a -> Tensor.cat(List.of(a, a.exp()), 0), randn(d, 2, 3));
+    GradCheck.check(
+        "with a constant", a -> Tensor.cat(List.of(a, Tensor.onesLike(a)), 1), randn(d, 2, 3));
+    GradCheck.check(
+        "non-contiguous parts",
+        (a, b) -> Tensor.cat(List.of(a, b), 0),
+        randn(d, 3, 2).t(),
         randn(d, 3, 3).slice(0, 0, 3, 2));
   }
 
@@ -543,8 +596,12 @@ class GradientTest {
   @MethodSource(DEVICES)
   void stack(Device d) {
     for (int dim : new int[] {0, 1, 2, -1}) {
-      GradCheck.check("dim " + dim, (a, b, c) -> Tensor.stack(List.of(a, b, c), dim), randn(d, 2, 3),
-          randn(d, 2, 3), randn(d, 2, 3));
+      GradCheck.check(
+          "dim " + dim,
+          (a, b, c) -> Tensor.stack(List.of(a, b, c), dim),
+          randn(d, 2, 3),
+          randn(d, 2, 3),
+          randn(d, 2, 3));
     }
     GradCheck.check("0-dim parts", (a, b) -> Tensor.stack(List.of(a, b), 0), randn(d), randn(d));
   }
@@ -558,10 +615,12 @@ class GradientTest {
     GradCheck.check("reshape", t -> t.reshape(4, 6), x);
     GradCheck.check("reshape -1", t -> t.reshape(3, -1), x);
     GradCheck.check("reshape Shape", t -> t.reshape(Shape.of(24)), x);
-    GradCheck.check("reshape of a transposed tensor (a copy)", t -> t.transpose(0, 2).reshape(-1), x);
+    GradCheck.check(
+        "reshape of a transposed tensor (a copy)", t -> t.transpose(0, 2).reshape(-1), x);
     GradCheck.check("view", t -> t.view(6, 4), x);
     GradCheck.check("view -1", t -> t.view(-1, 2), x);
-    GradCheck.check("view of a strided slice", t -> t.slice(0, 0, 4, 2).view(2, 2, 3), randn(d, 4, 2, 3));
+    GradCheck.check(
+        "view of a strided slice", t -> t.slice(0, 0, 4, 2).view(2, 2, 3), randn(d, 4, 2, 3));
     GradCheck.check("view of one element to 0-dim", t -> t.view(), randn(d, 1, 1));
     GradCheck.check("view of 0-dim", t -> t.view(1, 1), randn(d));
     GradCheck.check("reshape of 0-dim", t -> t.reshape(1), randn(d));
@@ -610,7 +669,8 @@ class GradientTest {
     GradCheck.check("dim 2 step 3", t -> t.slice(2, 1, 4, 3), x);
     GradCheck.check("negative bounds", t -> t.slice(0, -2, 100), x);
     GradCheck.check("negative dim", t -> t.slice(-1, -3, -1, 2), x);
-    GradCheck.check("slice of a slice", t -> t.slice(1, 1, 5, 2).slice(2, 0, 4, 2).slice(0, 1, 3), x);
+    GradCheck.check(
+        "slice of a slice", t -> t.slice(1, 1, 5, 2).slice(2, 0, 4, 2).slice(0, 1, 3), x);
     GradCheck.check("slice of a transposed leaf", t -> t.slice(0, 0, 4, 3), randn(d, 5, 4).t());
     GradCheck.check("empty slice", t -> t.slice(1, 2, 2).sum().add(t.sum()), x);
   }
@@ -681,8 +741,17 @@ class GradientTest {
   @ParameterizedTest
   @MethodSource(DEVICES)
   void chainOfViews(Device d) {
-    GradCheck.check("views", t -> t.permute(1, 0, 2).slice(0, 0, 4, 2).reshape(2, -1).t().unsqueeze(0)
-        .expand(2, 6, 2).select(2, 1), randn(d, 2, 4, 3));
+    GradCheck.check(
+        "views",
+        t ->
+            t.permute(1, 0, 2)
+                .slice(0, 0, 4, 2)
+                .reshape(2, -1)
+                .t()
+                .unsqueeze(0)
+                .expand(2, 6, 2)
+                .select(2, 1),
+        randn(d, 2, 4, 3));
   }
 
   // ---------------------------------------------------------------- devices and dtypes
@@ -696,11 +765,15 @@ class GradientTest {
     GradCheck.check("to the same device", t -> t.to(d).exp(), randn(d, 2, 3));
     GradCheck.check("non-contiguous", t -> t.to(o), randn(d, 3, 2).t());
     GradCheck.check("cpu() and cuda(0)", t -> t.cpu().cuda(0).cpu().tanh(), randn(d, 2, 3));
-    GradCheck.check("both devices in one graph", t -> t.to(o).exp().sum().to(d).add(t.mul(t)), randn(d, 2, 3));
+    GradCheck.check(
+        "both devices in one graph", t -> t.to(o).exp().sum().to(d).add(t.mul(t)), randn(d, 2, 3));
     GradCheck.check("gradient arriving broadcast", t -> t.to(o).sum(), randn(d, 2, 3));
-    GradCheck.check("expanded on the other device", t -> t.to(o).expand(4, 3).to(d), randn(d, 1, 3));
-    GradCheck.check("through pinned memory", t -> t.cpu().pinMemory().to(d, true).exp(), randn(d, 2, 3));
-    GradCheck.check("non-blocking there and back", t -> t.to(o, true).mul(t.to(o)).to(d, true), randn(d, 2, 3));
+    GradCheck.check(
+        "expanded on the other device", t -> t.to(o).expand(4, 3).to(d), randn(d, 1, 3));
+    GradCheck.check(
+        "through pinned memory", t -> t.cpu().pinMemory().to(d, true).exp(), randn(d, 2, 3));
+    GradCheck.check(
+        "non-blocking there and back", t -> t.to(o, true).mul(t.to(o)).to(d, true), randn(d, 2, 3));
   }
 
   @ParameterizedTest
@@ -723,7 +796,9 @@ class GradientTest {
 
     assertSame(x64, x64.to(DType.FLOAT64));
     GradCheck.check("float64 to float64", t -> t.to(DType.FLOAT64).exp(), randn(d, 2, 3));
-    GradCheck.check("mixed float32 constant", t -> t.mul(Tensor.of(new float[] {2f, 3f}, Shape.of(2), d)),
+    GradCheck.check(
+        "mixed float32 constant",
+        t -> t.mul(Tensor.of(new float[] {2f, 3f}, Shape.of(2), d)),
         randn(d, 3, 2));
   }
 
@@ -766,19 +841,33 @@ class GradientTest {
   @ParameterizedTest
   @MethodSource(DEVICES)
   void subgradientConventions(Device d) {
-    assertArrayEquals(new double[] {0, 1, 0}, gradOf(t -> t.relu(), d, 0, 1, -1), "relu at 0 gives 0");
-    assertArrayEquals(new double[] {0, 1, -1}, gradOf(t -> t.abs(), d, 0, 1, -1), "abs at 0 gives 0");
-    assertArrayEquals(new double[] {1, 1, 1, 0}, gradOf(t -> t.clamp(-1, 1), d, -1, 1, 0, 2),
+    assertArrayEquals(
+        new double[] {0, 1, 0}, gradOf(t -> t.relu(), d, 0, 1, -1), "relu at 0 gives 0");
+    assertArrayEquals(
+        new double[] {0, 1, -1}, gradOf(t -> t.abs(), d, 0, 1, -1), "abs at 0 gives 0");
+    assertArrayEquals(
+        new double[] {1, 1, 1, 0},
+        gradOf(t -> t.clamp(-1, 1), d, -1, 1, 0, 2),
         "clamp passes the gradient at its bounds");
-    assertArrayEquals(new double[] {1, 0}, gradOf(t -> t.clampMin(0.5), d, 0.5, 0.2), "clampMin at its bound");
-    assertArrayEquals(new double[] {1, 0}, gradOf(t -> t.clampMax(0.5), d, 0.5, 0.7), "clampMax at its bound");
-    assertArrayEquals(new double[] {0.5, 0, 0.5}, gradOf(t -> t.max(), d, 3, 1, 3), "max splits among ties");
-    assertArrayEquals(new double[] {0, 0.5, 0.5}, gradOf(t -> t.min(), d, 3, 1, 1), "min splits among ties");
-    assertArrayEquals(new double[] {0.5, 1, 0}, gradOf(t -> t.maximum(doubles(d, new double[] {1, 0, 2}, 3)), d,
-        1, 1, 1), "maximum gives half to each of a tie");
-    assertArrayEquals(new double[] {0.5, 0, 1}, gradOf(t -> t.minimum(doubles(d, new double[] {1, 0, 2}, 3)), d,
-        1, 1, 1), "minimum gives half to each of a tie");
-    assertArrayEquals(new double[] {1, 0}, gradOf(t -> t.max(0, false).values(), d, 2, 2),
+    assertArrayEquals(
+        new double[] {1, 0}, gradOf(t -> t.clampMin(0.5), d, 0.5, 0.2), "clampMin at its bound");
+    assertArrayEquals(
+        new double[] {1, 0}, gradOf(t -> t.clampMax(0.5), d, 0.5, 0.7), "clampMax at its bound");
+    assertArrayEquals(
+        new double[] {0.5, 0, 0.5}, gradOf(t -> t.max(), d, 3, 1, 3), "max splits among ties");
+    assertArrayEquals(
+        new double[] {0, 0.5, 0.5}, gradOf(t -> t.min(), d, 3, 1, 1), "min splits among ties");
+    assertArrayEquals(
+        new double[] {0.5, 1, 0},
+        gradOf(t -> t.maximum(doubles(d, new double[] {1, 0, 2}, 3)), d, 1, 1, 1),
+        "maximum gives half to each of a tie");
+    assertArrayEquals(
+        new double[] {0.5, 0, 1},
+        gradOf(t -> t.minimum(doubles(d, new double[] {1, 0, 2}, 3)), d, 1, 1, 1),
+        "minimum gives half to each of a tie");
+    assertArrayEquals(
+        new double[] {1, 0},
+        gradOf(t -> t.max(0, false).values(), d, 2, 2),
         "max over a dim gives the gradient to the position it returns");
   }
 
@@ -795,18 +884,28 @@ class GradientTest {
   void mlpWithCrossEntropy(Device d) {
     Tensor x = randn(d, 4, 3);
     Tensor labels = longs(d, new long[] {2, 0, 1, 2}, 4, 1);
-    GradCheck.check("mlp", (w1, b1, w2) -> x.matmul(w1).add(b1).tanh().matmul(w2).logSoftmax(1)
-        .gather(1, labels).mean().neg(), randn(d, 3, 5), randn(d, 5), randn(d, 5, 3));
+    GradCheck.check(
+        "mlp",
+        (w1, b1, w2) ->
+            x.matmul(w1).add(b1).tanh().matmul(w2).logSoftmax(1).gather(1, labels).mean().neg(),
+        randn(d, 3, 5),
+        randn(d, 5),
+        randn(d, 5, 3));
   }
 
   @ParameterizedTest
   @MethodSource(DEVICES)
   void sharedSubexpressions(Device d) {
-    GradCheck.check("diamond", t -> {
-      Tensor h = t.exp();
-      return h.sin().mul(h.cos()).add(h);
-    }, randn(d, 2, 3));
-    GradCheck.check("normalise", t -> t.sub(t.mean(1, true)).div(t.std(new int[] {1}, false, true).add(0.1)),
+    GradCheck.check(
+        "diamond",
+        t -> {
+          Tensor h = t.exp();
+          return h.sin().mul(h.cos()).add(h);
+        },
+        randn(d, 2, 3));
+    GradCheck.check(
+        "normalise",
+        t -> t.sub(t.mean(1, true)).div(t.std(new int[] {1}, false, true).add(0.1)),
         randn(d, 3, 4));
   }
 }

@@ -26,12 +26,27 @@ class IndexingTest {
     meta(g0, DType.FLOAT32, d, 1, 3);
     assertF32(g0, 4, 2, 6);
     // The index may be larger than the input along the gathered dimension.
-    assertF32(x.gather(0, i64(d, new long[] {1, 1, 0, 0, 1, 1, 0, 0, 0}, 3, 3)), 4, 5, 3, 1, 5, 6, 1, 2, 3);
+    assertF32(
+        x.gather(0, i64(d, new long[] {1, 1, 0, 0, 1, 1, 0, 0, 0}, 3, 3)),
+        4,
+        5,
+        3,
+        1,
+        5,
+        6,
+        1,
+        2,
+        3);
     // Class scores picked per row, as in a loss.
     Tensor labels = i64(d, new long[] {2, 0}).unsqueeze(1);
     assertF32(x.gather(1, labels).squeeze(1), 3, 4);
     // int64 input, transposed input, non-contiguous index.
-    assertI64(Tensor.arange(0, 6, d).reshape(2, 3).gather(1, i64(d, new long[] {0, 0, 2, 1}, 2, 2)), 0, 0, 5, 4);
+    assertI64(
+        Tensor.arange(0, 6, d).reshape(2, 3).gather(1, i64(d, new long[] {0, 0, 2, 1}, 2, 2)),
+        0,
+        0,
+        5,
+        4);
     assertF32(x.t().gather(0, i64(d, new long[] {1, 0}, 1, 2)), 2, 4);
     Tensor idx = i64(d, new long[] {0, 1, 2, 0, 1, 2}, 3, 2).t();
     assertF32(x.gather(1, idx), 1, 3, 2, 5, 4, 6);
@@ -67,8 +82,10 @@ class IndexingTest {
     meta(x.indexSelect(0, Tensor.zeros(Shape.of(0), DType.INT64, d)), DType.FLOAT32, d, 0, 4);
     // Transposed input; other dtypes; a strided index.
     assertF32(x.t().indexSelect(0, i64(d, new long[] {1})), 1, 5, 9);
-    assertI64(Tensor.arange(0, 6, d).reshape(2, 3).indexSelect(1, i64(d, new long[] {2, 2})), 2, 2, 5, 5);
-    assertBool(Tensor.of(true, false, true).to(d).indexSelect(0, i64(d, new long[] {1, 0})), false, true);
+    assertI64(
+        Tensor.arange(0, 6, d).reshape(2, 3).indexSelect(1, i64(d, new long[] {2, 2})), 2, 2, 5, 5);
+    assertBool(
+        Tensor.of(true, false, true).to(d).indexSelect(0, i64(d, new long[] {1, 0})), false, true);
     Tensor stepped = i64(d, new long[] {1, 9, 0, 9}).slice(0, 0, 4, 2);
     assertF32(x.indexSelect(0, stepped).select(1, 0), 4, 0);
     assertF64(x.to(DType.FLOAT64).indexSelect(1, i64(d, new long[] {1})), 1, 5, 9);
@@ -107,7 +124,9 @@ class IndexingTest {
     Tensor mixed = Tensor.cat(List.of(i64(d, new long[] {1, 2}), f32(d, new float[] {0.5f})), 0);
     meta(mixed, DType.FLOAT32, d, 3);
     assertF32(mixed, 1, 2, 0.5);
-    Tensor mixed64 = Tensor.cat(List.of(f32(d, new float[] {1}), Tensor.of(new double[] {0.1}, Shape.of(1), d)), 0);
+    Tensor mixed64 =
+        Tensor.cat(
+            List.of(f32(d, new float[] {1}), Tensor.of(new double[] {0.1}, Shape.of(1), d)), 0);
     meta(mixed64, DType.FLOAT64, d, 2);
     assertF64(mixed64, 1, 0.1);
     assertI64(Tensor.cat(List.of(i64(d, new long[] {1}), Tensor.of(true).to(d)), 0), 1, 1);
@@ -150,6 +169,7 @@ class IndexingTest {
     Tensor v = Tensor.stack(List.of(Tensor.scalar(1.0, d), Tensor.scalar(2.0, d)), 0);
     meta(v, DType.FLOAT32, d, 2);
     assertF32(v, 1, 2);
-    assertI64(Tensor.stack(List.of(i64(d, new long[] {1, 2}), i64(d, new long[] {3, 4})), 1), 1, 3, 2, 4);
+    assertI64(
+        Tensor.stack(List.of(i64(d, new long[] {1, 2}), i64(d, new long[] {3, 4})), 1), 1, 3, 2, 4);
   }
 }

@@ -7,9 +7,9 @@ import java.util.function.DoubleUnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /**
- * Float32 elementwise ops on rows long enough for the chunked fast path of the CPU kernels (rows
- * of several chunks and a remainder, at an offset, broadcast, in place, transposed): every element
- * is the one plain Java float arithmetic gives, special values included.
+ * Float32 elementwise ops on rows long enough for the chunked fast path of the CPU kernels (rows of
+ * several chunks and a remainder, at an offset, broadcast, in place, transposed): every element is
+ * the one plain Java float arithmetic gives, special values included.
  */
 class LargeFloatOpsTest {
   private static final int N = 3 * 2048 + 77;
@@ -37,7 +37,9 @@ class LargeFloatOpsTest {
       if (Float.isNaN(expected[i]) && Float.isNaN(got[i])) {
         continue;
       }
-      assertEquals(Float.floatToIntBits(expected[i]), Float.floatToIntBits(got[i]),
+      assertEquals(
+          Float.floatToIntBits(expected[i]),
+          Float.floatToIntBits(got[i]),
           what + " at " + i + ": expected " + expected[i] + ", got " + got[i]);
     }
   }
@@ -97,7 +99,9 @@ class LargeFloatOpsTest {
     int len = N - 10;
     float[] xs = java.util.Arrays.copyOfRange(x, 7, 7 + len);
     float[] ys = java.util.Arrays.copyOfRange(y, 3, 3 + len);
-    assertSame(map(xs, ys, (p, q) -> p + q), Tensor.of(x).narrow(0, 7, len).add(Tensor.of(y).narrow(0, 3, len)),
+    assertSame(
+        map(xs, ys, (p, q) -> p + q),
+        Tensor.of(x).narrow(0, 7, len).add(Tensor.of(y).narrow(0, 3, len)),
         "add at offsets");
 
     int rows = 40;
@@ -142,6 +146,9 @@ class LargeFloatOpsTest {
     assertSame(map(x, v -> v > 0 || Double.isNaN(v) ? v : 0), a.relu(), "relu");
     assertSame(map(x, Math::exp), a.exp(), "exp");
     assertSame(map(x, Math::sqrt), a.sqrt(), "sqrt");
-    assertEquals(Float.floatToIntBits(0f), Float.floatToIntBits(a.relu().toFloatArray()[2]), "relu(-0) is +0");
+    assertEquals(
+        Float.floatToIntBits(0f),
+        Float.floatToIntBits(a.relu().toFloatArray()[2]),
+        "relu(-0) is +0");
   }
 }

@@ -19,11 +19,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The gradients of the neural-network ops, layers and losses against central finite differences
- * in float64 ({@link GradCheck}), on the CPU and on an emulated {@code cuda:0}. Layers keep their
+ * The gradients of the neural-network ops, layers and losses against central finite differences in
+ * float64 ({@link GradCheck}), on the CPU and on an emulated {@code cuda:0}. Layers keep their
  * float32 parameters; a float64 input promotes the computation to float64, so the gradient with
- * respect to the input is checked through the layer, and those with respect to weights through
- * the functional ops with float64 weights.
+ * respect to the input is checked through the layer, and those with respect to weights through the
+ * functional ops with float64 weights.
  */
 class LayerGradientTest {
   private static final String DEVICES = "dev.ondevice.TestDevices#all";
@@ -37,22 +37,32 @@ class LayerGradientTest {
   @ParameterizedTest
   @MethodSource(DEVICES)
   void conv2dWithRespectToInputWeightAndBias(Device device) {
-    GradCheck.check("conv2d", (x, w, b) -> Convolution.conv2d(x, w, b, 1, 1),
-        randn(device, 2, 3, 5, 4), randn(device, 4, 3, 3, 3), randn(device, 4));
+    GradCheck.check(
+        "conv2d",
+        (x, w, b) -> Convolution.conv2d(x, w, b, 1, 1),
+        randn(device, 2, 3, 5, 4),
+        randn(device, 4, 3, 3, 3),
+        randn(device, 4));
   }
 
   @ParameterizedTest
   @MethodSource(DEVICES)
   void conv2dWithStrideRectangularKernelAndNoBias(Device device) {
-    GradCheck.check("conv2d stride 2", (x, w) -> Convolution.conv2d(x, w, null, 2, 1),
-        randn(device, 2, 2, 7, 6), randn(device, 3, 2, 3, 2));
+    GradCheck.check(
+        "conv2d stride 2",
+        (x, w) -> Convolution.conv2d(x, w, null, 2, 1),
+        randn(device, 2, 2, 7, 6),
+        randn(device, 3, 2, 3, 2));
   }
 
   @ParameterizedTest
   @MethodSource(DEVICES)
   void conv2dOfAnUnbatchedNonContiguousInput(Device device) {
-    GradCheck.check("conv2d unbatched", (x, w) -> Convolution.conv2d(x.transpose(1, 2), w, null, 1, 0),
-        randn(device, 2, 5, 4), randn(device, 3, 2, 2, 2));
+    GradCheck.check(
+        "conv2d unbatched",
+        (x, w) -> Convolution.conv2d(x.transpose(1, 2), w, null, 1, 0),
+        randn(device, 2, 5, 4),
+        randn(device, 3, 2, 2, 2));
   }
 
   @ParameterizedTest
@@ -65,8 +75,13 @@ class LayerGradientTest {
   @ParameterizedTest
   @MethodSource(DEVICES)
   void maxPool2d(Device device) {
-    GradCheck.check("maxPool2d", x -> Pooling.maxPool2d(x, 2, 2, 0), GradCheck.distinct(rng, device, 2, 3, 4, 6));
-    GradCheck.check("maxPool2d overlapping, padded", x -> Pooling.maxPool2d(x, 3, 2, 1),
+    GradCheck.check(
+        "maxPool2d",
+        x -> Pooling.maxPool2d(x, 2, 2, 0),
+        GradCheck.distinct(rng, device, 2, 3, 4, 6));
+    GradCheck.check(
+        "maxPool2d overlapping, padded",
+        x -> Pooling.maxPool2d(x, 3, 2, 1),
         GradCheck.distinct(rng, device, 1, 2, 5, 5));
   }
 
@@ -74,16 +89,21 @@ class LayerGradientTest {
   @MethodSource(DEVICES)
   void avgPool2d(Device device) {
     GradCheck.check("avgPool2d", x -> Pooling.avgPool2d(x, 2, 2, 0), randn(device, 2, 3, 4, 4));
-    GradCheck.check("avgPool2d overlapping, padded", x -> Pooling.avgPool2d(x, 3, 2, 1), randn(device, 1, 2, 5, 6));
+    GradCheck.check(
+        "avgPool2d overlapping, padded",
+        x -> Pooling.avgPool2d(x, 3, 2, 1),
+        randn(device, 1, 2, 5, 6));
   }
 
   @ParameterizedTest
   @MethodSource(DEVICES)
   @SuppressWarnings("ModelNotMoved") // pooling layers have no state to move
   void poolingLayersWithRespectToTheirInput(Device device) {
-    GradCheck.check("MaxPool2d", new MaxPool2d(3, 2, 1)::forward, GradCheck.distinct(rng, device, 2, 5, 5));
+    GradCheck.check(
+        "MaxPool2d", new MaxPool2d(3, 2, 1)::forward, GradCheck.distinct(rng, device, 2, 5, 5));
     GradCheck.check("AvgPool2d", new AvgPool2d(3, 2, 1)::forward, randn(device, 2, 5, 6));
-    GradCheck.check("AvgPool2d default stride", new AvgPool2d(2)::forward, randn(device, 1, 2, 4, 6));
+    GradCheck.check(
+        "AvgPool2d default stride", new AvgPool2d(2)::forward, randn(device, 1, 2, 4, 6));
   }
 
   @ParameterizedTest
@@ -91,13 +111,17 @@ class LayerGradientTest {
   void erfAndGelu(Device device) {
     GradCheck.check("erf", Tensor::erf, GradCheck.uniform(rng, -3, 3, device, 12));
     GradCheck.check("GELU", new GELU()::forward, GradCheck.uniform(rng, -4, 4, device, 3, 5));
-    GradCheck.check("GELU tanh", new GELU(GELU.Approximation.TANH)::forward, GradCheck.uniform(rng, -4, 4, device, 7));
+    GradCheck.check(
+        "GELU tanh",
+        new GELU(GELU.Approximation.TANH)::forward,
+        GradCheck.uniform(rng, -4, 4, device, 7));
   }
 
   @ParameterizedTest
   @MethodSource(DEVICES)
   void leakyRelu(Device device) {
-    GradCheck.check("LeakyReLU", new LeakyReLU(0.2)::forward, GradCheck.awayFromZero(rng, device, 4, 3));
+    GradCheck.check(
+        "LeakyReLU", new LeakyReLU(0.2)::forward, GradCheck.awayFromZero(rng, device, 4, 3));
   }
 
   @ParameterizedTest
@@ -131,10 +155,13 @@ class LayerGradientTest {
   @MethodSource(DEVICES)
   void embeddingWithRepeatedIndicesThroughIndexSelect(Device device) {
     Tensor indices = Tensor.of(new long[] {1, 3, 1, 0}, Shape.of(2, 2), device);
-    GradCheck.check("embedding lookup", table -> table.indexSelect(0, indices.reshape(-1)).reshape(2, 2, 3),
+    GradCheck.check(
+        "embedding lookup",
+        table -> table.indexSelect(0, indices.reshape(-1)).reshape(2, 2, 3),
         randn(device, 5, 3));
     Embedding embedding = new Embedding(5, 3, device);
-    GradCheck.check("Embedding then scale", x -> embedding.forward(indices).mul(x), randn(device, 2, 2, 3));
+    GradCheck.check(
+        "Embedding then scale", x -> embedding.forward(indices).mul(x), randn(device, 2, 2, 3));
   }
 
   @ParameterizedTest
@@ -142,17 +169,28 @@ class LayerGradientTest {
   void losses(Device device) {
     Tensor classes = Tensor.of(new long[] {2, 0, 1}, Shape.of(3), device);
     Tensor spatialClasses = Tensor.of(new long[] {0, 2, 1, 1}, Shape.of(2, 2), device);
-    GradCheck.check("CrossEntropyLoss", x -> new CrossEntropyLoss().forward(x, classes), randn(device, 3, 4));
-    GradCheck.check("CrossEntropyLoss smoothed, summed",
-        x -> new CrossEntropyLoss(Reduction.SUM, 0.2).forward(x, classes), randn(device, 3, 4));
-    GradCheck.check("CrossEntropyLoss [N, C, d]",
-        x -> new CrossEntropyLoss(Reduction.NONE, 0.1).forward(x, spatialClasses), randn(device, 2, 3, 2));
-    GradCheck.check("NllLoss", x -> new NllLoss().forward(x.logSoftmax(1), classes), randn(device, 3, 4));
-    GradCheck.check("MseLoss", (x, t) -> new MseLoss().forward(x, t), randn(device, 3, 2), randn(device, 3, 2));
+    GradCheck.check(
+        "CrossEntropyLoss", x -> new CrossEntropyLoss().forward(x, classes), randn(device, 3, 4));
+    GradCheck.check(
+        "CrossEntropyLoss smoothed, summed",
+        x -> new CrossEntropyLoss(Reduction.SUM, 0.2).forward(x, classes),
+        randn(device, 3, 4));
+    GradCheck.check(
+        "CrossEntropyLoss [N, C, d]",
+        x -> new CrossEntropyLoss(Reduction.NONE, 0.1).forward(x, spatialClasses),
+        randn(device, 2, 3, 2));
+    GradCheck.check(
+        "NllLoss", x -> new NllLoss().forward(x.logSoftmax(1), classes), randn(device, 3, 4));
+    GradCheck.check(
+        "MseLoss", (x, t) -> new MseLoss().forward(x, t), randn(device, 3, 2), randn(device, 3, 2));
     Tensor probabilities = GradCheck.uniform(rng, 0, 1, device, 2, 5);
-    GradCheck.check("BceWithLogitsLoss", x -> new BceWithLogitsLoss().forward(x, probabilities),
+    GradCheck.check(
+        "BceWithLogitsLoss",
+        x -> new BceWithLogitsLoss().forward(x, probabilities),
         GradCheck.uniform(rng, -30, 30, device, 2, 5));
-    GradCheck.check("BceWithLogitsLoss at 0", x -> new BceWithLogitsLoss(Reduction.NONE).forward(x, probabilities),
+    GradCheck.check(
+        "BceWithLogitsLoss at 0",
+        x -> new BceWithLogitsLoss(Reduction.NONE).forward(x, probabilities),
         Tensor.zeros(Shape.of(2, 5), DType.FLOAT64, device));
   }
 }

@@ -29,28 +29,33 @@ class LayeringTest {
   private static final String OPTIM = "dev.ondevice.optim";
 
   /** What each package may name, besides itself: the layers below it. */
-  private static final Map<String, Set<String>> MAY_NAME = Map.ofEntries(
-      Map.entry(ANNOTATIONS, Set.of()),
-      Map.entry(BACKEND, Set.of()),
-      Map.entry(CPU, Set.of(BACKEND)),
-      Map.entry(CUDA, Set.of(BACKEND)),
-      Map.entry(CORE, Set.of(BACKEND, ANNOTATIONS)),
-      Map.entry("dev.ondevice.internal.core", Set.of(CORE, BACKEND)),
-      Map.entry(NN, Set.of(CORE, ANNOTATIONS)),
-      Map.entry(OPTIM, Set.of(CORE, ANNOTATIONS)),
-      Map.entry("dev.ondevice.data", Set.of(CORE, ANNOTATIONS)),
-      Map.entry("dev.ondevice.train", Set.of(CORE, ANNOTATIONS)),
-      Map.entry("dev.ondevice.io", Set.of(CORE, NN, OPTIM, ANNOTATIONS)));
+  private static final Map<String, Set<String>> MAY_NAME =
+      Map.ofEntries(
+          Map.entry(ANNOTATIONS, Set.of()),
+          Map.entry(BACKEND, Set.of()),
+          Map.entry(CPU, Set.of(BACKEND)),
+          Map.entry(CUDA, Set.of(BACKEND)),
+          Map.entry(CORE, Set.of(BACKEND, ANNOTATIONS)),
+          Map.entry("dev.ondevice.internal.core", Set.of(CORE, BACKEND)),
+          Map.entry(NN, Set.of(CORE, ANNOTATIONS)),
+          Map.entry(OPTIM, Set.of(CORE, ANNOTATIONS)),
+          Map.entry("dev.ondevice.data", Set.of(CORE, ANNOTATIONS)),
+          Map.entry("dev.ondevice.train", Set.of(CORE, ANNOTATIONS)),
+          Map.entry("dev.ondevice.io", Set.of(CORE, NN, OPTIM, ANNOTATIONS)));
 
   private static PackageGraph runtime;
 
   @BeforeAll
   static void readClasses() throws URISyntaxException {
     String override = System.getProperty("ondevice.layering.classes");
-    Path classes = override != null ? Path.of(override)
-        : Path.of(Tensor.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    Path classes =
+        override != null
+            ? Path.of(override)
+            : Path.of(Tensor.class.getProtectionDomain().getCodeSource().getLocation().toURI());
     runtime = PackageGraph.jdeps(classes, "dev.ondevice.");
-    assertTrue(runtime.packages().contains(BACKEND) || override != null, "jdeps found no backend layer in " + classes);
+    assertTrue(
+        runtime.packages().contains(BACKEND) || override != null,
+        "jdeps found no backend layer in " + classes);
   }
 
   @Test
@@ -62,15 +67,25 @@ class LayeringTest {
   @Test
   void noPackageOutsideTheBackendsNamesABackendClass() {
     Set<String> v = runtime.violations((from, to) -> !(to.equals(CPU) || to.equals(CUDA)));
-    assertTrue(v.isEmpty(), () -> "Backends are found by device type (Backends, META-INF/services), never named;"
-        + " these packages name one: " + v);
+    assertTrue(
+        v.isEmpty(),
+        () ->
+            "Backends are found by device type (Backends, META-INF/services), never named;"
+                + " these packages name one: "
+                + v);
   }
 
   @Test
   void eachPackageNamesOnlyTheLayersBelowIt() {
-    Set<String> v = runtime.violations((from, to) -> MAY_NAME.containsKey(from) && MAY_NAME.get(from).contains(to));
-    assertTrue(v.isEmpty(), () -> "Dependencies the layers (docs/architecture.md) do not allow; a new package"
-        + " needs its place in LayeringTest.MAY_NAME and in the picture: " + v);
+    Set<String> v =
+        runtime.violations(
+            (from, to) -> MAY_NAME.containsKey(from) && MAY_NAME.get(from).contains(to));
+    assertTrue(
+        v.isEmpty(),
+        () ->
+            "Dependencies the layers (docs/architecture.md) do not allow; a new package"
+                + " needs its place in LayeringTest.MAY_NAME and in the picture: "
+                + v);
   }
 
   @Test
@@ -83,9 +98,13 @@ class LayeringTest {
     g.add("p.d.Layer", "p.a.Tensor");
     Optional<List<String>> cycle = g.cycle();
     assertTrue(cycle.isPresent());
-    assertEquals("Package cycle: p.a -> p.b -> p.c -> p.a (p.a -> p.b: Tensor -> Registry;"
-        + " p.b -> p.c: Registry -> CudaBackend; p.c -> p.a: CudaBackend -> Device)", g.describe(cycle.get()));
-    assertEquals(Set.of("p.b -> p.c (Registry -> CudaBackend)"), g.violations((from, to) -> !to.equals("p.c")));
+    assertEquals(
+        "Package cycle: p.a -> p.b -> p.c -> p.a (p.a -> p.b: Tensor -> Registry;"
+            + " p.b -> p.c: Registry -> CudaBackend; p.c -> p.a: CudaBackend -> Device)",
+        g.describe(cycle.get()));
+    assertEquals(
+        Set.of("p.b -> p.c (Registry -> CudaBackend)"),
+        g.violations((from, to) -> !to.equals("p.c")));
   }
 
   @Test

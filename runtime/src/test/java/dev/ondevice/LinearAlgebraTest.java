@@ -68,7 +68,16 @@ class LinearAlgebraTest {
     for (int i = 0; i < got.length; i++) {
       double tol = 1e-5 * scale[i] + 1e-6;
       if (!(Math.abs(got[i] - expected[i]) <= tol)) {
-        fail("element " + i + ": expected " + expected[i] + " but was " + got[i] + " (tolerance " + tol + ")");
+        fail(
+            "element "
+                + i
+                + ": expected "
+                + expected[i]
+                + " but was "
+                + got[i]
+                + " (tolerance "
+                + tol
+                + ")");
       }
     }
   }
@@ -149,8 +158,8 @@ class LinearAlgebraTest {
   }
 
   /**
-   * Products big enough to be split into bands of C over the threads: wide ones (bands of
-   * columns) and tall ones (bands of rows), with each operand plain or a transposed view.
+   * Products big enough to be split into bands of C over the threads: wide ones (bands of columns)
+   * and tall ones (bands of rows), with each operand plain or a transposed view.
    */
   @ParameterizedTest
   @MethodSource("dev.ondevice.TestDevices#all")
@@ -192,7 +201,8 @@ class LinearAlgebraTest {
     float[] bottom = a.slice(0, n / 2, n).matmul(b).toFloatArray();
     for (int i = 0; i < whole.length; i++) {
       float half = i < top.length ? top[i] : bottom[i - top.length];
-      assertTrue(Math.abs(whole[i] - half) <= 1e-4f * (1 + Math.abs(half)),
+      assertTrue(
+          Math.abs(whole[i] - half) <= 1e-4f * (1 + Math.abs(half)),
           "element " + i + ": whole " + whole[i] + ", half " + half);
     }
   }
@@ -295,7 +305,8 @@ class LinearAlgebraTest {
     meta(c1, DType.FLOAT32, d, 2, m, n);
     double[] e1 = new double[2 * m * n];
     for (int i = 0; i < 2; i++) {
-      System.arraycopy(mm(slice(widen(a3), i * m * k, m * k), widen(b2), m, k, n), 0, e1, i * m * n, m * n);
+      System.arraycopy(
+          mm(slice(widen(a3), i * m * k, m * k), widen(b2), m, k, n), 0, e1, i * m * n, m * n);
     }
     assertClose(c1, e1, 1e-5, 1e-5);
 
@@ -306,7 +317,8 @@ class LinearAlgebraTest {
     meta(c2, DType.FLOAT32, d, 2, m, n);
     double[] e2 = new double[2 * m * n];
     for (int i = 0; i < 2; i++) {
-      System.arraycopy(mm(widen(a2), slice(widen(b3), i * k * n, k * n), m, k, n), 0, e2, i * m * n, m * n);
+      System.arraycopy(
+          mm(widen(a2), slice(widen(b3), i * k * n, k * n), m, k, n), 0, e2, i * m * n, m * n);
     }
     assertClose(c2, e2, 1e-5, 1e-5);
 
@@ -318,7 +330,8 @@ class LinearAlgebraTest {
     double[] e3 = new double[2 * 3 * m * n];
     for (int i = 0; i < 2; i++) {
       for (int j = 0; j < 3; j++) {
-        double[] r = mm(slice(widen(a4), i * m * k, m * k), slice(widen(b33), j * k * n, k * n), m, k, n);
+        double[] r =
+            mm(slice(widen(a4), i * m * k, m * k), slice(widen(b33), j * k * n, k * n), m, k, n);
         System.arraycopy(r, 0, e3, (i * 3 + j) * m * n, m * n);
       }
     }
@@ -331,7 +344,13 @@ class LinearAlgebraTest {
     double[] e4 = new double[6 * m * n];
     for (int i = 0; i < 2; i++) {
       for (int j = 0; j < 3; j++) {
-        double[] r = mm(slice(widen(a5), (i * 3 + j) * m * k, m * k), slice(widen(b33), j * k * n, k * n), m, k, n);
+        double[] r =
+            mm(
+                slice(widen(a5), (i * 3 + j) * m * k, m * k),
+                slice(widen(b33), j * k * n, k * n),
+                m,
+                k,
+                n);
         System.arraycopy(r, 0, e4, (i * 3 + j) * m * n, m * n);
       }
     }
@@ -361,7 +380,11 @@ class LinearAlgebraTest {
     Tensor c = f64(d, a, 7, 5).matmul(f64(d, b, 5, 3));
     meta(c, DType.FLOAT64, d, 7, 3);
     assertClose(c, mm(a, b, 7, 5, 3), 1e-13, 1e-14);
-    assertClose(f64(d, transpose(a, 7, 5), 5, 7).t().matmul(f64(d, b, 5, 3)), mm(a, b, 7, 5, 3), 1e-13, 1e-14);
+    assertClose(
+        f64(d, transpose(a, 7, 5), 5, 7).t().matmul(f64(d, b, 5, 3)),
+        mm(a, b, 7, 5, 3),
+        1e-13,
+        1e-14);
 
     long big = 1L << 40;
     Tensor li = i64(d, new long[] {1, 2, 3, 4, 5, 6}, 2, 3);
@@ -431,7 +454,8 @@ class LinearAlgebraTest {
         assertEquals(1.0, t, 1e-6);
       }
     }
-    // A non-contiguous input: softmax over dim 1 of the transpose is softmax over dim 1 of x, transposed.
+    // A non-contiguous input: softmax over dim 1 of the transpose is softmax over dim 1 of x,
+    // transposed.
     Tensor xt = x.transpose(0, 2);
     assertClose(xt.softmax(1).transpose(0, 2).contiguous(), softmaxRef(v, 1, false), 1e-6, 1e-7);
     assertClose(xt.softmax(0).transpose(0, 2).contiguous(), softmaxRef(v, 2, false), 1e-6, 1e-7);
@@ -458,7 +482,10 @@ class LinearAlgebraTest {
     assertF32(b.softmax(1), lo, hi, lo, hi, lo, hi);
     // -inf gets probability 0.
     assertF32(f32(d, new float[] {0, Float.NEGATIVE_INFINITY}).softmax(0), 1, 0);
-    assertF32(f32(d, new float[] {0, Float.NEGATIVE_INFINITY}).logSoftmax(0), 0, Double.NEGATIVE_INFINITY);
+    assertF32(
+        f32(d, new float[] {0, Float.NEGATIVE_INFINITY}).logSoftmax(0),
+        0,
+        Double.NEGATIVE_INFINITY);
     for (double p : f32(d, new float[] {88, 89, 90}).softmax(0).toDoubleArray()) {
       assertTrue(Double.isFinite(p));
     }
@@ -473,14 +500,15 @@ class LinearAlgebraTest {
     Tensor x = Tensor.of(new float[] {1, 2, 3, 4, 5, 6}, 2, 3).to(d);
     Tensor w = Tensor.of(new float[] {1, 0, -1, 2, 1, 0}, 2, 3).to(d);
     Tensor b = Tensor.of(new float[] {10, 20}).to(d);
-    org.junit.jupiter.api.Assertions.assertArrayEquals(new float[] {8, 24, 8, 33},
-        Tensor.linear(x, w, b).toFloatArray());
-    org.junit.jupiter.api.Assertions.assertArrayEquals(new float[] {-2, 4, -2, 13},
-        Tensor.linear(x, w, null).toFloatArray());
-    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-        () -> Tensor.linear(x, w.t(), b));
-    org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("linear: input [2, 3], weight [3, 2]"),
-        e.getMessage());
+    org.junit.jupiter.api.Assertions.assertArrayEquals(
+        new float[] {8, 24, 8, 33}, Tensor.linear(x, w, b).toFloatArray());
+    org.junit.jupiter.api.Assertions.assertArrayEquals(
+        new float[] {-2, 4, -2, 13}, Tensor.linear(x, w, null).toFloatArray());
+    IllegalArgumentException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class, () -> Tensor.linear(x, w.t(), b));
+    org.junit.jupiter.api.Assertions.assertTrue(
+        e.getMessage().contains("linear: input [2, 3], weight [3, 2]"), e.getMessage());
   }
 
   @ParameterizedTest
@@ -498,6 +526,7 @@ class LinearAlgebraTest {
     assertEquals(DType.FLOAT32, w.grad().dtype());
     assertEquals(DType.FLOAT32, b.grad().dtype());
     assertF64(x.grad().reshape(3), 1, 2, 3);
-    org.junit.jupiter.api.Assertions.assertArrayEquals(new float[] {0.1f, 0.2f, 0.3f}, w.grad().toFloatArray());
+    org.junit.jupiter.api.Assertions.assertArrayEquals(
+        new float[] {0.1f, 0.2f, 0.3f}, w.grad().toFloatArray());
   }
 }

@@ -25,8 +25,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * zeroGrad frees the gradients backward made, the allocator hands a freed block to the next request
  * of its class at once, and a tensor whose memory was freed throws instead of reading it.
  *
- * <p>The reuse tests use size classes (7 and 9 MiB) that no other test allocates, so that no
- * other test's garbage lands on top of the allocator's stack in between.
+ * <p>The reuse tests use size classes (7 and 9 MiB) that no other test allocates, so that no other
+ * test's garbage lands on top of the allocator's stack in between.
  */
 class MemoryReleaseTest {
   private static final Shape SEVEN_MIB = Shape.of(896, 2048);
@@ -124,14 +124,17 @@ class MemoryReleaseTest {
     Tensor loss;
     try (AllocationLog log = AllocationLog.open()) {
       loss = Convolution.conv2d(x, w, null, 1, 1).sum();
-      columns = log.since(0).stream().filter(s -> s.byteSize() == columnBytes).findFirst().orElseThrow();
+      columns =
+          log.since(0).stream().filter(s -> s.byteSize() == columnBytes).findFirst().orElseThrow();
     }
     assertFalse(columns.isFreed(), "the backward function still needs the columns");
     loss.backward();
     assertTrue(columns.isFreed());
-    try (Autograd.Scope ignored = Autograd.noGrad(); AllocationLog log = AllocationLog.open()) {
+    try (Autograd.Scope ignored = Autograd.noGrad();
+        AllocationLog log = AllocationLog.open()) {
       Convolution.conv2d(x, w, null, 1, 1);
-      assertTrue(log.since(0).stream().filter(s -> s.byteSize() == columnBytes).allMatch(Storage::isFreed),
+      assertTrue(
+          log.since(0).stream().filter(s -> s.byteSize() == columnBytes).allMatch(Storage::isFreed),
           "without a graph, the columns die with the op");
     }
   }
@@ -149,7 +152,9 @@ class MemoryReleaseTest {
 
     assertNull(p.grad());
     IllegalStateException e = assertThrows(IllegalStateException.class, old::sum);
-    assertTrue(e.getMessage().contains("zeroGrad()") && e.getMessage().contains("clone()"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("zeroGrad()") && e.getMessage().contains("clone()"),
+        e.getMessage());
     p.sum().mul(3).backward(); // no 7 MiB tensor in the forward pass
     assertSame(oldBlock, block(p.grad()), "the freed block serves the next request of its class");
     assertEquals(3.0 * SEVEN_MIB.numel(), p.grad().sum().item(), 0);
@@ -175,8 +180,10 @@ class MemoryReleaseTest {
     Tensor next = Tensor.full(NINE_MIB, 2);
     assertSame(block, block(next), "the freed block is handed out at once");
     IllegalStateException e = assertThrows(IllegalStateException.class, t::sum);
-    assertEquals("This tensor's memory (9.00 MiB on cpu) was freed by this test, which says how to keep it, and can"
-        + " no longer be read or written", e.getMessage());
+    assertEquals(
+        "This tensor's memory (9.00 MiB on cpu) was freed by this test, which says how to keep it, and can"
+            + " no longer be read or written",
+        e.getMessage());
     assertThrows(IllegalStateException.class, () -> view.add(1));
     assertThrows(IllegalStateException.class, () -> next.view(-1).copyFrom(view));
     assertThrows(IllegalStateException.class, () -> t.fill(3));
@@ -184,9 +191,9 @@ class MemoryReleaseTest {
   }
 
   /**
-   * On every device, work queued before a free still reads the memory, and work after it fails
-   * with the free's message: on the CPU at once, on an emulated device (whose stream runs the free
-   * in order) at the next synchronisation, on the CUDA backend when the kernel is queued.
+   * On every device, work queued before a free still reads the memory, and work after it fails with
+   * the free's message: on the CPU at once, on an emulated device (whose stream runs the free in
+   * order) at the next synchronisation, on the CUDA backend when the kernel is queued.
    */
   @ParameterizedTest
   @MethodSource("dev.ondevice.TestDevices#all")
@@ -197,7 +204,8 @@ class MemoryReleaseTest {
     assertEquals(3000, doubled.sum().item(), 0);
     RuntimeException e = assertThrows(RuntimeException.class, () -> x.add(1).sum().item());
     Throwable cause = e;
-    while (cause != null && (cause.getMessage() == null || !cause.getMessage().contains("was freed by this test"))) {
+    while (cause != null
+        && (cause.getMessage() == null || !cause.getMessage().contains("was freed by this test"))) {
       cause = cause.getCause();
     }
     assertTrue(cause != null, "no cause names the free: " + e);

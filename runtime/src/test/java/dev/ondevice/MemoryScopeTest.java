@@ -20,7 +20,10 @@ import org.junit.jupiter.api.Test;
  */
 class MemoryScopeTest {
 
-  /** Trains a small classifier for three steps, each in a scope or not; returns the parameters' values. */
+  /**
+   * Trains a small classifier for three steps, each in a scope or not; returns the parameters'
+   * values.
+   */
   private static List<float[]> train(boolean scoped) {
     Generator.manualSeed(7);
     Linear first = new Linear(6, 5);
@@ -72,7 +75,8 @@ class MemoryScopeTest {
       sgd.step();
     }
     IllegalStateException e = assertThrows(IllegalStateException.class, hidden::sum);
-    assertTrue(e.getMessage().contains("MemoryScope") && e.getMessage().contains("keep"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("MemoryScope") && e.getMessage().contains("keep"), e.getMessage());
     assertFalse(transposed.data.storage().isFreed(), "a view of a parameter is the parameter");
     assertEquals(layer.weight().sum().item(), transposed.sum().item(), 0);
     loss.item();

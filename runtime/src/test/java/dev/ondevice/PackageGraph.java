@@ -18,8 +18,8 @@ import java.util.spi.ToolProvider;
 
 /**
  * The dependencies between the runtime's packages, as {@code jdeps -verbose:class} reports them
- * from the compiled classes: which package names which, and through which classes. {@link
- * #cycle()} finds a cycle, and {@link #describe(List)} names it with a class edge for each step.
+ * from the compiled classes: which package names which, and through which classes. {@link #cycle()}
+ * finds a cycle, and {@link #describe(List)} names it with a class edge for each step.
  */
 final class PackageGraph {
   private static final Pattern EDGE = Pattern.compile("^\\s+(\\S+)\\s+->\\s+(\\S+)\\s.*$");
@@ -32,7 +32,9 @@ final class PackageGraph {
     String a = packageOf(from);
     String b = packageOf(to);
     if (!a.equals(b)) {
-      edges.computeIfAbsent(a, k -> new TreeMap<>()).putIfAbsent(b, simple(from) + " -> " + simple(to));
+      edges
+          .computeIfAbsent(a, k -> new TreeMap<>())
+          .putIfAbsent(b, simple(from) + " -> " + simple(to));
       edges.computeIfAbsent(b, k -> new TreeMap<>());
     }
   }
@@ -42,13 +44,22 @@ final class PackageGraph {
    * classes of {@code prefix}, by the JDK's own {@code jdeps}.
    */
   static PackageGraph jdeps(Path classes, String prefix) {
-    ToolProvider jdeps = ToolProvider.findFirst("jdeps")
-        .orElseThrow(() -> new IllegalStateException("the JDK running the build has no jdeps"));
+    ToolProvider jdeps =
+        ToolProvider.findFirst("jdeps")
+            .orElseThrow(() -> new IllegalStateException("the JDK running the build has no jdeps"));
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    int rc = jdeps.run(new PrintWriter(out), new PrintWriter(err), "-verbose:class", "-filter:none",
-        "--module-path", modulePath(classes), "--multi-release", String.valueOf(Runtime.version().feature()),
-        classes.toString());
+    int rc =
+        jdeps.run(
+            new PrintWriter(out),
+            new PrintWriter(err),
+            "-verbose:class",
+            "-filter:none",
+            "--module-path",
+            modulePath(classes),
+            "--multi-release",
+            String.valueOf(Runtime.version().feature()),
+            classes.toString());
     if (rc != 0) {
       throw new IllegalStateException("jdeps failed (" + rc + "): " + err);
     }
@@ -64,14 +75,15 @@ final class PackageGraph {
 
   /**
    * The modules that the runtime's {@code module-info} requires, for jdeps to resolve them: the
-   * jars of this JVM's class path, and its folders that hold a module (the annotations' classes
-   * in a reactor build), {@code classes} itself left out.
+   * jars of this JVM's class path, and its folders that hold a module (the annotations' classes in
+   * a reactor build), {@code classes} itself left out.
    */
   private static String modulePath(Path classes) {
     List<String> entries = new ArrayList<>();
     for (String entry : System.getProperty("java.class.path").split(File.pathSeparator, -1)) {
       Path p = Path.of(entry);
-      boolean module = entry.endsWith(".jar") || Files.isRegularFile(p.resolve("module-info.class"));
+      boolean module =
+          entry.endsWith(".jar") || Files.isRegularFile(p.resolve("module-info.class"));
       if (module && !p.toAbsolutePath().equals(classes.toAbsolutePath())) {
         entries.add(entry);
       }
@@ -135,22 +147,32 @@ final class PackageGraph {
    * A)}.
    */
   String describe(List<String> cycle) {
-    StringBuilder b = new StringBuilder("Package cycle: ").append(String.join(" -> ", cycle)).append(" (");
+    StringBuilder b =
+        new StringBuilder("Package cycle: ").append(String.join(" -> ", cycle)).append(" (");
     for (int i = 0; i + 1 < cycle.size(); i++) {
-      b.append(i == 0 ? "" : "; ").append(cycle.get(i)).append(" -> ").append(cycle.get(i + 1)).append(": ")
+      b.append(i == 0 ? "" : "; ")
+          .append(cycle.get(i))
+          .append(" -> ")
+          .append(cycle.get(i + 1))
+          .append(": ")
           .append(via(cycle.get(i), cycle.get(i + 1)));
     }
     return b.append(')').toString();
   }
 
-  /** Every package edge {@code from -> to} that {@code allowed} refuses, with a class edge for each. */
+  /**
+   * Every package edge {@code from -> to} that {@code allowed} refuses, with a class edge for each.
+   */
   Set<String> violations(java.util.function.BiPredicate<String, String> allowed) {
     Set<String> v = new TreeSet<>();
-    edges.forEach((from, tos) -> tos.forEach((to, via) -> {
-      if (!allowed.test(from, to)) {
-        v.add(from + " -> " + to + " (" + via + ")");
-      }
-    }));
+    edges.forEach(
+        (from, tos) ->
+            tos.forEach(
+                (to, via) -> {
+                  if (!allowed.test(from, to)) {
+                    v.add(from + " -> " + to + " (" + via + ")");
+                  }
+                }));
     return v;
   }
 

@@ -20,7 +20,9 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Elementwise ops: arithmetic, broadcasting, type promotion, comparisons, unary math, in-place ops. */
+/**
+ * Elementwise ops: arithmetic, broadcasting, type promotion, comparisons, unary math, in-place ops.
+ */
 class PointwiseTest {
   private static final double NAN = Double.NaN;
 
@@ -42,8 +44,11 @@ class PointwiseTest {
     assertF32(a.add(b, 2.0), 5.5, 6, 2, 16.25);
     assertF32(a.add(b, 1.0), 3.5, 2, 2.5, 8.25);
     // Division by zero follows IEEE.
-    assertF32(f32(d, new float[] {1, -1, 0}).div(Tensor.zeros(Shape.of(3), d)),
-        Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, NAN);
+    assertF32(
+        f32(d, new float[] {1, -1, 0}).div(Tensor.zeros(Shape.of(3), d)),
+        Double.POSITIVE_INFINITY,
+        Double.NEGATIVE_INFINITY,
+        NAN);
   }
 
   @ParameterizedTest
@@ -92,8 +97,16 @@ class PointwiseTest {
     long big = 1L << 53;
     assertI64(i64(d, new long[] {big}).add(i64(d, new long[] {1})), big + 1);
     // Integer powers are exact; negative exponents truncate towards zero, as in PyTorch.
-    assertI64(i64(d, new long[] {3, 2, 2, -1, 1, -2, 7}).pow(i64(d, new long[] {39, -1, 0, -3, -5, 3, 1})),
-        4052555153018976267L, 0, 1, -1, 1, -8, 7);
+    assertI64(
+        i64(d, new long[] {3, 2, 2, -1, 1, -2, 7})
+            .pow(i64(d, new long[] {39, -1, 0, -3, -5, 3, 1})),
+        4052555153018976267L,
+        0,
+        1,
+        -1,
+        1,
+        -8,
+        7);
   }
 
   // ---------------------------------------------------------------- broadcasting
@@ -209,7 +222,8 @@ class PointwiseTest {
 
     // int64 + 1.5 -> float32
     assertF32(ints.add(1.5), 2.5, 3.5);
-    // int64 [n] + float64 0-dim -> float64 (a 0-dim tensor of a higher category contributes its dtype)
+    // int64 [n] + float64 0-dim -> float64 (a 0-dim tensor of a higher category contributes its
+    // dtype)
     Tensor r = ints.add(f64Scalar);
     meta(r, DType.FLOAT64, d, 2);
     assertF64(r, 2.5, 3.5);
@@ -391,7 +405,8 @@ class PointwiseTest {
     Tensor t = f32(d, v, 2, 3).t();
     assertF32(t.abs(), 1, 4, 2, 5, 3, 6);
     assertF32(t.relu(), 0, 4, 2, 0, 0, 6);
-    assertF32(t.exp(), Math.exp(-1), Math.exp(4), Math.exp(2), Math.exp(-5), Math.exp(-3), Math.exp(6));
+    assertF32(
+        t.exp(), Math.exp(-1), Math.exp(4), Math.exp(2), Math.exp(-5), Math.exp(-3), Math.exp(6));
   }
 
   @ParameterizedTest
@@ -459,7 +474,10 @@ class PointwiseTest {
     assertF32(i64(d, new long[] {0, 1, 3}).clampMin(0.5), 0.5, 1, 3);
     assertF32(i64(d, new long[] {0, 1, 3}).clampMax(2.5), 0, 1, 2.5);
     // int64 stays exact beyond float32's 2^24.
-    assertI64(i64(d, new long[] {16_777_217, -16_777_217}).clamp(-16_777_216, 1e9), 16_777_217, -16_777_216);
+    assertI64(
+        i64(d, new long[] {16_777_217, -16_777_217}).clamp(-16_777_216, 1e9),
+        16_777_217,
+        -16_777_216);
     assertF64(f64(d, new double[] {0.1, 0.7}).clamp(0.2, 0.6), 0.2, 0.6);
     // clamp returns a new tensor even when nothing changes.
     Tensor y = f32(d, new float[] {0.5f});
@@ -488,7 +506,11 @@ class PointwiseTest {
     Tensor w3 = Tensor.where(cond, i64(d, new long[] {1, 2, 3}), b);
     meta(w3, DType.FLOAT32, d, 3);
     assertF32(w3, 1, 20, 3);
-    assertI64(Tensor.where(cond, i64(d, new long[] {1, 2, 3}), i64(d, new long[] {-1, -2, -3})), 1, -2, 3);
+    assertI64(
+        Tensor.where(cond, i64(d, new long[] {1, 2, 3}), i64(d, new long[] {-1, -2, -3})),
+        1,
+        -2,
+        3);
   }
 
   @ParameterizedTest
@@ -501,7 +523,13 @@ class PointwiseTest {
     assertF32(y, -1, 1, -1, -1, 4, -1);
     assertF32(x, 0, 1, 2, 3, 4, 5);
     Tensor full = Tensor.of(new boolean[] {false, true, false, false, false, true}, 2, 3).to(d);
-    assertF32(x.maskedFill(full, Double.NEGATIVE_INFINITY), 0, Double.NEGATIVE_INFINITY, 2, 3, 4,
+    assertF32(
+        x.maskedFill(full, Double.NEGATIVE_INFINITY),
+        0,
+        Double.NEGATIVE_INFINITY,
+        2,
+        3,
+        4,
         Double.NEGATIVE_INFINITY);
     Tensor i = Tensor.arange(0, 3, d);
     Tensor filled = i.maskedFill(mask, 9);

@@ -394,7 +394,8 @@ class ReductionsTest {
     double total = rowSums[0] + rowSums[1] + rowSums[2] + rowSums[3];
     assertClose(one.sum(1, true), new double[] {total}, 1e-5, 1e-3);
     shape(one.sum(1, true), 1, 1);
-    assertClose(one.mean(new int[] {0, 1}, false), new double[] {total / (rows * cols)}, 1e-5, 1e-8);
+    assertClose(
+        one.mean(new int[] {0, 1}, false), new double[] {total / (rows * cols)}, 1e-5, 1e-8);
 
     // A square transposed matrix reduced both ways.
     int k = 1000;
@@ -447,7 +448,11 @@ class ReductionsTest {
     // p[z][x][y] = v[x][y][z], shape [c, a, b]; reducing dims 0 and 2 leaves x.
     Tensor p = f32(d, v, a, b, c).permute(2, 0, 1);
     assertClose(p.sum(new int[] {0, 2}, false), perA, 1e-5, 1e-3);
-    assertClose(p.mean(new int[] {2, 0}, false), new double[] {perA[0] / (b * c), perA[1] / (b * c)}, 1e-5, 1e-8);
+    assertClose(
+        p.mean(new int[] {2, 0}, false),
+        new double[] {perA[0] / (b * c), perA[1] / (b * c)},
+        1e-5,
+        1e-8);
   }
 
   private static double sum(double[] v) {
@@ -488,9 +493,14 @@ class ReductionsTest {
       }
       Tensor s = part.sum(0);
       meta(s, DType.FLOAT32, d, columns);
-      assertTrue(java.util.Arrays.equals(sums, s.toFloatArray()), "sum(0) over " + columns + " columns");
-      assertTrue(java.util.Arrays.equals(means, part.mean(0).toFloatArray()), "mean(0) over " + columns + " columns");
-      assertTrue(java.util.Arrays.equals(sums, part.sum(0, true).reshape(columns).toFloatArray()), "keepdim");
+      assertTrue(
+          java.util.Arrays.equals(sums, s.toFloatArray()), "sum(0) over " + columns + " columns");
+      assertTrue(
+          java.util.Arrays.equals(means, part.mean(0).toFloatArray()),
+          "mean(0) over " + columns + " columns");
+      assertTrue(
+          java.util.Arrays.equals(sums, part.sum(0, true).reshape(columns).toFloatArray()),
+          "keepdim");
     }
   }
 

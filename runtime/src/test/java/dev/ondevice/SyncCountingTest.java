@@ -48,7 +48,8 @@ class SyncCountingTest {
   }
 
   private static void assertSyncs(long expected, Device device, String why) {
-    assertEquals(expected, DeviceStats.of(device).syncs(), why + " (" + DeviceStats.of(device) + ")");
+    assertEquals(
+        expected, DeviceStats.of(device).syncs(), why + " (" + DeviceStats.of(device) + ")");
   }
 
   // ---------------------------------------------------------------- the training loop
@@ -136,12 +137,16 @@ class SyncCountingTest {
         Arguments.of("toString", (Consumer<Tensor>) t -> assertFalse(t.toString().isEmpty())),
         Arguments.of("cpu", (Consumer<Tensor>) Tensor::cpu),
         Arguments.of("to(cpu)", (Consumer<Tensor>) t -> t.to(CPU)),
-        Arguments.of("copyFrom into the host", (Consumer<Tensor>) t -> Tensor.zeros(t.shape(), CPU).copyFrom(t)),
-        Arguments.of("reading a non-blocking copy", (Consumer<Tensor>) t -> t.to(CPU, true).toFloatArray()));
+        Arguments.of(
+            "copyFrom into the host",
+            (Consumer<Tensor>) t -> Tensor.zeros(t.shape(), CPU).copyFrom(t)),
+        Arguments.of(
+            "reading a non-blocking copy", (Consumer<Tensor>) t -> t.to(CPU, true).toFloatArray()));
   }
 
   static Stream<Arguments> hostReadsOnDevices() {
-    return hostReads().flatMap(r -> Stream.of(CUDA0, CUDA1).map(d -> Arguments.of(r.get()[0], r.get()[1], d)));
+    return hostReads()
+        .flatMap(r -> Stream.of(CUDA0, CUDA1).map(d -> Arguments.of(r.get()[0], r.get()[1], d)));
   }
 
   @ParameterizedTest(name = "{0} on {2}")
@@ -219,7 +224,10 @@ class SyncCountingTest {
     assertEquals(0, before.syncs(), "a snapshot does not change");
     assertEquals(1, DeviceStats.of(Device.cuda()).syncs());
     assertEquals(DeviceStats.of(CUDA0).toString(), DeviceStats.of(Device.cuda()).toString());
-    assertTrue(DeviceStats.of(CUDA0).toString().startsWith("cuda:0 (emulated): 1 syncs (host waits for the device), "),
+    assertTrue(
+        DeviceStats.of(CUDA0)
+            .toString()
+            .startsWith("cuda:0 (emulated): 1 syncs (host waits for the device), "),
         DeviceStats.of(CUDA0).toString());
     assertSame(CPU, DeviceStats.of(CPU).device());
   }
@@ -228,7 +236,8 @@ class SyncCountingTest {
   void onTheCpuTheCountSaysItCountsHostReads() {
     Tensor.scalar(2.0).item();
     Tensor.ones(3).toFloatArray();
-    assertEquals("cpu: 2 host reads (item(), to*Array(), printing; none waits for a device)",
+    assertEquals(
+        "cpu: 2 host reads (item(), to*Array(), printing; none waits for a device)",
         DeviceStats.of(CPU).toString());
   }
 
@@ -242,6 +251,7 @@ class SyncCountingTest {
     DeviceStats.reset();
     assertEquals(3.0, host.toFloatArray()[0]);
     assertEquals(0, DeviceStats.of(cuda).syncs());
-    assertFalse(Tensor.ones(Shape.of(1), cuda).isReady(), "a tensor on a device is never ready to read");
+    assertFalse(
+        Tensor.ones(Shape.of(1), cuda).isReady(), "a tensor on a device is never ready to read");
   }
 }

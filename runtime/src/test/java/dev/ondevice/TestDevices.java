@@ -25,9 +25,13 @@ public final class TestDevices {
     return cudaBackendRun() ? Stream.of(Device.cuda(0)) : Stream.of(Device.cpu(), Device.cuda(0));
   }
 
-  /** The CPU and two CUDA devices, for cross-device tests; only the CUDA ones in the cuda-backend run. */
+  /**
+   * The CPU and two CUDA devices, for cross-device tests; only the CUDA ones in the cuda-backend
+   * run.
+   */
   public static Stream<Device> withSecondDevice() {
-    return cudaBackendRun() ? Stream.of(Device.cuda(0), Device.cuda(1))
+    return cudaBackendRun()
+        ? Stream.of(Device.cuda(0), Device.cuda(1))
         : Stream.of(Device.cpu(), Device.cuda(0), Device.cuda(1));
   }
 }

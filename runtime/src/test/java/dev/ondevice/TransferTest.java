@@ -161,7 +161,9 @@ class TransferTest {
 
   static Stream<Arguments> dtypes() {
     return Stream.of(
-        Arguments.of(DType.FLOAT32, 4), Arguments.of(DType.FLOAT64, 8), Arguments.of(DType.INT64, 8),
+        Arguments.of(DType.FLOAT32, 4),
+        Arguments.of(DType.FLOAT64, 8),
+        Arguments.of(DType.INT64, 8),
         Arguments.of(DType.BOOL, 1));
   }
 
@@ -184,20 +186,24 @@ class TransferTest {
 
   @ParameterizedTest(name = "nonBlocking={0}")
   @ValueSource(booleans = {false, true})
-  void theSourceOfACopyFromPageableMemoryMayBeReusedOnceItReturns(boolean nonBlocking) throws Exception {
+  void theSourceOfACopyFromPageableMemoryMayBeReusedOnceItReturns(boolean nonBlocking)
+      throws Exception {
     Tensor x = Tensor.of(range(1000), 1000);
     assertFalse(x.isPinned());
     Future<Tensor> moved;
     try (StreamGate gate = new StreamGate(CUDA0)) {
-      moved = worker.submit(() -> {
-        Tensor y = x.to(CUDA0, nonBlocking);
-        x.fill(99.0);
-        return y;
-      });
+      moved =
+          worker.submit(
+              () -> {
+                Tensor y = x.to(CUDA0, nonBlocking);
+                x.fill(99.0);
+                return y;
+              });
       Thread.sleep(300);
     }
     Tensor y = moved.get(30, TimeUnit.SECONDS);
-    assertArrayEquals(range(1000), y.toFloatArray(), "the copy holds the values at the time of the call");
+    assertArrayEquals(
+        range(1000), y.toFloatArray(), "the copy holds the values at the time of the call");
   }
 
   @Test
@@ -215,7 +221,8 @@ class TransferTest {
 
   @Test
   void onlyCpuTensorsCanBePinned() {
-    IllegalStateException e = assertThrows(IllegalStateException.class, () -> Tensor.ones(2, CUDA0).pinMemory());
+    IllegalStateException e =
+        assertThrows(IllegalStateException.class, () -> Tensor.ones(2, CUDA0).pinMemory());
     assertTrue(e.getMessage().contains("cuda:0"), e.getMessage());
   }
 
@@ -260,7 +267,10 @@ class TransferTest {
     assertEquals(CPU, y.device());
 
     float[] values = y.toFloatArray();
-    assertEquals(1, DeviceStats.of(CUDA0).syncs(), "reading the host copy does not wait for the device again");
+    assertEquals(
+        1,
+        DeviceStats.of(CUDA0).syncs(),
+        "reading the host copy does not wait for the device again");
     assertEquals(1, DeviceStats.of(CPU).syncs(), "it is a host read");
     float[] expected = new float[25];
     Arrays.fill(expected, 3f);
@@ -307,26 +317,35 @@ class TransferTest {
 
   static Stream<Arguments> readsOfANonBlockingCopy() {
     return Stream.of(
-        Arguments.of("toFloatArray", (ToDoubleFunction<Tensor>) r -> {
-          float[] v = r.toFloatArray();
-          float min = Float.MAX_VALUE;
-          float max = -Float.MAX_VALUE;
-          for (float f : v) {
-            min = Math.min(min, f);
-            max = Math.max(max, f);
-          }
-          assertEquals(min, max, "every element is the same");
-          return min;
-        }),
-        Arguments.of("item", (ToDoubleFunction<Tensor>) r -> r.select(0, 511).select(0, 511).item()),
-        Arguments.of("a CPU op", (ToDoubleFunction<Tensor>) r -> r.add(Tensor.zeros(512, 512)).max().item()),
+        Arguments.of(
+            "toFloatArray",
+            (ToDoubleFunction<Tensor>)
+                r -> {
+                  float[] v = r.toFloatArray();
+                  float min = Float.MAX_VALUE;
+                  float max = -Float.MAX_VALUE;
+                  for (float f : v) {
+                    min = Math.min(min, f);
+                    max = Math.max(max, f);
+                  }
+                  assertEquals(min, max, "every element is the same");
+                  return min;
+                }),
+        Arguments.of(
+            "item", (ToDoubleFunction<Tensor>) r -> r.select(0, 511).select(0, 511).item()),
+        Arguments.of(
+            "a CPU op", (ToDoubleFunction<Tensor>) r -> r.add(Tensor.zeros(512, 512)).max().item()),
         Arguments.of("a CPU reduction", (ToDoubleFunction<Tensor>) r -> r.min().item()),
-        Arguments.of("a copy back to the device", (ToDoubleFunction<Tensor>) r -> r.to(CUDA1).min().item()),
+        Arguments.of(
+            "a copy back to the device", (ToDoubleFunction<Tensor>) r -> r.to(CUDA1).min().item()),
         Arguments.of("pinning", (ToDoubleFunction<Tensor>) r -> r.pinMemory().min().item()),
-        Arguments.of("printing", (ToDoubleFunction<Tensor>) r -> {
-          assertTrue(r.toString().startsWith("tensor([[41., 41., 41.,"), "printed");
-          return 41;
-        }));
+        Arguments.of(
+            "printing",
+            (ToDoubleFunction<Tensor>)
+                r -> {
+                  assertTrue(r.toString().startsWith("tensor([[41., 41., 41.,"), "printed");
+                  return 41;
+                }));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -378,13 +397,17 @@ class TransferTest {
     try (StreamGate gate = new StreamGate(CUDA1)) {
       Tensor src = Tensor.full(Shape.of(4), 7.0, CUDA0);
       Cuda.synchronize(CUDA0);
-      dst = promptly(() -> {
-        Tensor d = Tensor.zeros(4, CUDA1);
-        d.copyFrom(src);
-        return d;
-      });
+      dst =
+          promptly(
+              () -> {
+                Tensor d = Tensor.zeros(4, CUDA1);
+                d.copyFrom(src);
+                return d;
+              });
     }
-    assertArrayEquals(new float[] {7, 7, 7, 7}, dst.toFloatArray(),
+    assertArrayEquals(
+        new float[] {7, 7, 7, 7},
+        dst.toFloatArray(),
         "the copy must land after the zeros queued on the destination before it");
   }
 
@@ -411,7 +434,8 @@ class TransferTest {
     assertSame(dst, dst.copyFrom(src));
     assertEquals(CUDA0, dst.device());
     assertEquals(1, DeviceStats.of(CUDA0).hostToDeviceCopies());
-    assertArrayEquals(new float[] {1, 2, 3, 1, 2, 3}, dst.toFloatArray(), "broadcast across devices");
+    assertArrayEquals(
+        new float[] {1, 2, 3, 1, 2, 3}, dst.toFloatArray(), "broadcast across devices");
   }
 
   @Test
@@ -460,7 +484,8 @@ class TransferTest {
       gate.open();
       write.get(30, TimeUnit.SECONDS);
     }
-    assertArrayEquals(new float[] {6, 6, 6}, r.toFloatArray(), "the copy landed before the write, not after");
+    assertArrayEquals(
+        new float[] {6, 6, 6}, r.toFloatArray(), "the copy landed before the write, not after");
   }
 
   @Test
@@ -476,7 +501,8 @@ class TransferTest {
       dst = copy.get(30, TimeUnit.SECONDS);
     }
     Cuda.synchronize(CUDA1);
-    assertArrayEquals(new float[] {2, 2, 2}, dst.toFloatArray(), "the copy from cuda:0 came second");
+    assertArrayEquals(
+        new float[] {2, 2, 2}, dst.toFloatArray(), "the copy from cuda:0 came second");
   }
 
   @Test

@@ -31,8 +31,8 @@ import java.lang.annotation.Target;
  *       dev.ondevice.nn.Model}).
  * </ul>
  *
- * <p>Combined with {@code @OnDevice("cpu")} the buffer is saved in the state dict but stays on
- * the CPU when the model moves.
+ * <p>Combined with {@code @OnDevice("cpu")} the buffer is saved in the state dict but stays on the
+ * CPU when the model moves.
  */
 @Documented
 @Retention(RetentionPolicy.CLASS)

@@ -11,9 +11,9 @@ import java.lang.annotation.Target;
  * without one, on the device of its tensor argument (the {@code *Like} factories); without either,
  * on the CPU, PyTorch's default.
  *
- * <p>The device analysis uses it to know where tensors come from: a factory without a device
- * inside a model's method is reported when its result meets the model's state (the default device
- * in forward), and a factory without a device whose result is moved right away is reported as
+ * <p>The device analysis uses it to know where tensors come from: a factory without a device inside
+ * a model's method is reported when its result meets the model's state (the default device in
+ * forward), and a factory without a device whose result is moved right away is reported as
  * create-then-move. Put it on your own factories to get the same checks.
  */
 @Documented
@@ -24,8 +24,8 @@ public @interface Factory {
   boolean zeroDim() default false;
 
   /**
-   * Whether the tensor holds data the caller passes in host memory (Java arrays): creating it on
-   * a device copies anyway, so creating it on the CPU and moving it is no waste.
+   * Whether the tensor holds data the caller passes in host memory (Java arrays): creating it on a
+   * device copies anyway, so creating it on the CPU and moving it is no waste.
    */
   boolean fromHostData() default false;
 }

@@ -19,7 +19,10 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.CLASS)
 @Target(ElementType.METHOD)
 public @interface Move {
-  /** The destination when the method has no {@code Device} parameter: {@code "cpu"} or {@code "cuda"}. */
+  /**
+   * The destination when the method has no {@code Device} parameter: {@code "cpu"} or {@code
+   * "cuda"}.
+   */
   String to() default "";
 
   /** Whether the result is in pinned (page-locked) host memory. */

@@ -14,8 +14,8 @@ import java.lang.annotation.Target;
  * is neither a parameter nor a {@link Buffer}:
  *
  * <ul>
- *   <li>{@code @OnDevice} (the model's device): the tensor moves with the model and is not saved
- *       in the state dict, like a non-persistent buffer;
+ *   <li>{@code @OnDevice} (the model's device): the tensor moves with the model and is not saved in
+ *       the state dict, like a non-persistent buffer;
  *   <li>{@code @OnDevice("cpu")}: the tensor deliberately stays on the host (a lookup table the
  *       model reads on the CPU); the move leaves it alone. With {@code @Buffer} it is also saved.
  * </ul>

@@ -6,7 +6,10 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
-/** How a method that returns a {@code Device} chooses it; the device analysis follows device values through it. */
+/**
+ * How a method that returns a {@code Device} chooses it; the device analysis follows device values
+ * through it.
+ */
 @Documented
 @Retention(RetentionPolicy.CLASS)
 @Target(ElementType.METHOD)

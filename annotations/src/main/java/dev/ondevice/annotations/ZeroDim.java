@@ -12,8 +12,8 @@ import java.lang.annotation.Target;
  * creates a 0-dim tensor. On the varargs parameter of a method's dimensions ({@code
  * Tensor.zeros(long...)}, {@code Shape.of(long...)}), the result is 0-dim when a call passes no
  * dimensions: {@code Tensor.zeros()}, {@code Shape.of()}. A 0-dim tensor on the CPU may meet
- * tensors on any device, as in PyTorch, so the device analysis does not report it as a
- * mixed-device operand.
+ * tensors on any device, as in PyTorch, so the device analysis does not report it as a mixed-device
+ * operand.
  */
 @Documented
 @Retention(RetentionPolicy.CLASS)

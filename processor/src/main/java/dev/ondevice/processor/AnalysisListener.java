@@ -49,7 +49,9 @@ final class AnalysisListener implements TaskListener {
 
   @Override
   public void finished(TaskEvent e) {
-    if (e.getKind() != TaskEvent.Kind.ANALYZE || e.getTypeElement() == null || e.getCompilationUnit() == null) {
+    if (e.getKind() != TaskEvent.Kind.ANALYZE
+        || e.getTypeElement() == null
+        || e.getCompilationUnit() == null) {
       return;
     }
     TreePath path = pathOf(e.getTypeElement(), e.getCompilationUnit());
@@ -58,15 +60,24 @@ final class AnalysisListener implements TaskListener {
     }
     try {
       for (Finding f : analysis.analyze(path)) {
-        Diagnostic.Kind kind = f.severity() == Severity.ERROR ? Diagnostic.Kind.ERROR : Diagnostic.Kind.WARNING;
+        Diagnostic.Kind kind =
+            f.severity() == Severity.ERROR ? Diagnostic.Kind.ERROR : Diagnostic.Kind.WARNING;
         trees.printMessage(kind, f.formatted(), f.tree(), e.getCompilationUnit());
       }
     } catch (RuntimeException | StackOverflowError ex) {
       Severity severity = options.severity(CheckId.ANALYSIS_FAILURE, false);
       if (severity != Severity.OFF) {
-        trees.printMessage(severity == Severity.ERROR ? Diagnostic.Kind.ERROR : Diagnostic.Kind.WARNING,
-            "[" + CheckId.ANALYSIS_FAILURE.id() + "] the device analysis of " + e.getTypeElement() + " failed ("
-                + ex + ") and skipped it; please report it", path.getLeaf(), e.getCompilationUnit());
+        trees.printMessage(
+            severity == Severity.ERROR ? Diagnostic.Kind.ERROR : Diagnostic.Kind.WARNING,
+            "["
+                + CheckId.ANALYSIS_FAILURE.id()
+                + "] the device analysis of "
+                + e.getTypeElement()
+                + " failed ("
+                + ex
+                + ") and skipped it; please report it",
+            path.getLeaf(),
+            e.getCompilationUnit());
       }
     }
   }

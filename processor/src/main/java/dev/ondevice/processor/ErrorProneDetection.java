@@ -5,9 +5,9 @@ import dev.ondevice.processor.analysis.CheckId;
 
 /**
  * Whether Error Prone runs the device checks in this compilation, so that the processor's own
- * analysis steps aside and no bug is reported twice: Error Prone is one of javac's {@code
- * -Xplugin} plugins, the checks are on the processor path beside it, and the plugin's arguments
- * do not switch them all off.
+ * analysis steps aside and no bug is reported twice: Error Prone is one of javac's {@code -Xplugin}
+ * plugins, the checks are on the processor path beside it, and the plugin's arguments do not switch
+ * them all off.
  */
 final class ErrorProneDetection {
   private static final String PLUGIN_OPTION = "-Xplugin:";
@@ -29,7 +29,9 @@ final class ErrorProneDetection {
   private static String errorProneArguments(JavacTask task) {
     try {
       Object context = task.getClass().getMethod("getContext").invoke(task);
-      Class<?> options = Class.forName("com.sun.tools.javac.util.Options", false, task.getClass().getClassLoader());
+      Class<?> options =
+          Class.forName(
+              "com.sun.tools.javac.util.Options", false, task.getClass().getClassLoader());
       Object instance = options.getMethod("instance", context.getClass()).invoke(null, context);
       Object plugins = options.getMethod("get", String.class).invoke(instance, PLUGIN_OPTION);
       if (plugins == null) {
@@ -64,8 +66,10 @@ final class ErrorProneDetection {
       return false;
     }
     for (CheckId c : CheckId.values()) {
-      if (arguments.contains("-Xep:" + c.id() + " ") || arguments.endsWith("-Xep:" + c.id())
-          || arguments.contains("-Xep:" + c.id() + ":ERROR") || arguments.contains("-Xep:" + c.id() + ":WARN")
+      if (arguments.contains("-Xep:" + c.id() + " ")
+          || arguments.endsWith("-Xep:" + c.id())
+          || arguments.contains("-Xep:" + c.id() + ":ERROR")
+          || arguments.contains("-Xep:" + c.id() + ":WARN")
           || arguments.matches("(?s).*-XepPatchChecks:\\S*\\b" + c.id() + "\\b.*")) {
         return false;
       }

@@ -18,15 +18,16 @@ import javax.tools.Diagnostic;
 
 /**
  * The processor's model-declaration errors, held until javac has attributed and analysed their
- * class, then reported there. An error reported while annotations are processed stops javac
- * before it attributes anything, which would hide every method-body finding of the build (and
- * javac's own errors) until the declaration is fixed; held, they all show in one build. Errors
- * whose class is never analysed (javac stopped early, {@code -proc:only}) are reported when the
- * compilation ends. Everything else goes straight to javac's messager.
+ * class, then reported there. An error reported while annotations are processed stops javac before
+ * it attributes anything, which would hide every method-body finding of the build (and javac's own
+ * errors) until the declaration is fixed; held, they all show in one build. Errors whose class is
+ * never analysed (javac stopped early, {@code -proc:only}) are reported when the compilation ends.
+ * Everything else goes straight to javac's messager.
  */
 final class HeldErrors implements Messager, TaskListener {
   private final Trees trees;
   private final Messager messager;
+
   /**
    * By the qualified name of their top-level class: javac enters new symbols for the classes after
    * the last round, so the elements of a round are not those of the events.
@@ -60,12 +61,14 @@ final class HeldErrors implements Messager, TaskListener {
       return;
     }
     TreePath annotation = a == null ? null : trees.getPath(e, a);
-    byClass.computeIfAbsent(top.getQualifiedName().toString(), t -> new ArrayList<>())
+    byClass
+        .computeIfAbsent(top.getQualifiedName().toString(), t -> new ArrayList<>())
         .add(new Held(msg.toString(), annotation != null ? annotation : element));
   }
 
   @Override
-  public void printMessage(Diagnostic.Kind kind, CharSequence msg, Element e, AnnotationMirror a, AnnotationValue v) {
+  public void printMessage(
+      Diagnostic.Kind kind, CharSequence msg, Element e, AnnotationMirror a, AnnotationValue v) {
     messager.printMessage(kind, msg, e, a, v);
   }
 
@@ -84,7 +87,8 @@ final class HeldErrors implements Messager, TaskListener {
       return;
     }
     for (Held h : errors) {
-      trees.printMessage(Diagnostic.Kind.ERROR, h.message(), h.where().getLeaf(), h.where().getCompilationUnit());
+      trees.printMessage(
+          Diagnostic.Kind.ERROR, h.message(), h.where().getLeaf(), h.where().getCompilationUnit());
     }
   }
 

@@ -37,8 +37,10 @@ final class KnownTypes {
   private static final int ITERABLE_BIT = 256;
 
   private final Types types;
+
   /** Per class: which of the bits are computed ([0]) and which hold ([1]). */
   private final IdentityHashMap<Element, int[]> subtypes = new IdentityHashMap<>();
+
   private final TypeMirror model;
   private final TypeMirror tensor;
   private final TypeMirror parameter;
@@ -151,8 +153,8 @@ final class KnownTypes {
 
   /**
    * Whether the class of {@code t} (its upper bound for a type variable or wildcard) is a subtype
-   * of {@code of}, the answer for {@code bit} computed once per class and round: fields of a
-   * corpus share a handful of types.
+   * of {@code of}, the answer for {@code bit} computed once per class and round: fields of a corpus
+   * share a handful of types.
    */
   private boolean is(TypeMirror t, int bit, TypeMirror of) {
     if (of == null || t == null) {
@@ -201,7 +203,8 @@ final class KnownTypes {
     queue.add(upperBound(t));
     while (!queue.isEmpty()) {
       TypeMirror current = queue.poll();
-      if (current.getKind() == TypeKind.DECLARED && types.isSameType(types.erasure(current), target)) {
+      if (current.getKind() == TypeKind.DECLARED
+          && types.isSameType(types.erasure(current), target)) {
         return ((DeclaredType) current).getTypeArguments();
       }
       queue.addAll(types.directSupertypes(current));

@@ -4,8 +4,8 @@ import java.util.List;
 import javax.lang.model.element.TypeElement;
 
 /**
- * A validated model class: what its generated code visits. Everything the code writer needs is
- * read from javac's model here, as plain values, so that rendering the code needs no access to it.
+ * A validated model class: what its generated code visits. Everything the code writer needs is read
+ * from javac's model here, as plain values, so that rendering the code needs no access to it.
  */
 final class ModelDescription {
   private final TypeElement type;
@@ -16,8 +16,13 @@ final class ModelDescription {
   private final List<ModelField> fields;
   private final boolean generatedAnnotation;
 
-  ModelDescription(TypeElement type, QualifiedName modelClass, QualifiedName generated,
-      QualifiedName superclassCode, List<ModelField> fields, boolean generatedAnnotation) {
+  ModelDescription(
+      TypeElement type,
+      QualifiedName modelClass,
+      QualifiedName generated,
+      QualifiedName superclassCode,
+      List<ModelField> fields,
+      boolean generatedAnnotation) {
     this.generatedAnnotation = generatedAnnotation;
     this.type = type;
     this.modelClass = modelClass;
@@ -55,7 +60,10 @@ final class ModelDescription {
     return generated;
   }
 
-  /** The generated code of the model superclass whose fields come first, or null when the superclass is Model. */
+  /**
+   * The generated code of the model superclass whose fields come first, or null when the superclass
+   * is Model.
+   */
   QualifiedName superclassCode() {
     return superclassCode;
   }

@@ -30,14 +30,22 @@ import javax.tools.Diagnostic;
 
 /**
  * Checks a model class and its fields, reporting each problem on the element (and annotation) that
- * causes it, and describes what the generated code must visit. Generation happens only for a
- * class without errors.
+ * causes it, and describes what the generated code must visit. Generation happens only for a class
+ * without errors.
  */
 final class ModelValidator {
   /** What a field holds, as far as the generated code is concerned. */
   private enum Holds {
-    PARAMETER, TENSOR, SUBMODULE, SUBMODULE_LIST, PARAMETER_LIST, SUBMODULE_MAP,
-    CONTAINER_OF_STATE, MAP_WITH_BAD_KEY, UNBOUNDED_TYPE_VARIABLE, OTHER
+    PARAMETER,
+    TENSOR,
+    SUBMODULE,
+    SUBMODULE_LIST,
+    PARAMETER_LIST,
+    SUBMODULE_MAP,
+    CONTAINER_OF_STATE,
+    MAP_WITH_BAD_KEY,
+    UNBOUNDED_TYPE_VARIABLE,
+    OTHER
   }
 
   private static final String GENERATED = "javax.annotation.processing.Generated";
@@ -48,8 +56,14 @@ final class ModelValidator {
   private final Map<ModuleElement, Boolean> generatedVisible = new HashMap<>();
   private boolean failed;
 
-  /** @param known the runtime types, looked up on first use (most classes of a compilation need none) */
-  ModelValidator(ProcessingEnvironment env, Messager messager, Supplier<KnownTypes> known,
+  /**
+   * @param known the runtime types, looked up on first use (most classes of a compilation need
+   *     none)
+   */
+  ModelValidator(
+      ProcessingEnvironment env,
+      Messager messager,
+      Supplier<KnownTypes> known,
       AnnotationReader annotations) {
     this.messager = messager;
     this.elements = env.getElementUtils();
@@ -76,7 +90,9 @@ final class ModelValidator {
         checkNotHiding(type, field);
       }
     }
-    return failed ? null : new ModelDescription(type, name, generated, superCode, fields, generatedVisible(type));
+    return failed
+        ? null
+        : new ModelDescription(type, name, generated, superCode, fields, generatedVisible(type));
   }
 
   /**
@@ -85,8 +101,12 @@ final class ModelValidator {
    */
   private boolean generatedVisible(TypeElement type) {
     ModuleElement module = elements.getModuleOf(type);
-    return generatedVisible.computeIfAbsent(module, m -> (m == null || m.isUnnamed())
-        ? elements.getTypeElement(GENERATED) != null : elements.getTypeElement(m, GENERATED) != null);
+    return generatedVisible.computeIfAbsent(
+        module,
+        m ->
+            (m == null || m.isUnnamed())
+                ? elements.getTypeElement(GENERATED) != null
+                : elements.getTypeElement(m, GENERATED) != null);
   }
 
   /**
@@ -98,7 +118,12 @@ final class ModelValidator {
       TypeElement superType = (TypeElement) known().types().asElement(s);
       for (VariableElement hidden : ElementFilter.fieldsIn(superType.getEnclosedElements())) {
         if (hidden.getSimpleName().contentEquals(field.getSimpleName()) && isState(hidden)) {
-          error(field, null, Messages.HIDES_STATE, field.getSimpleName(), superType.getSimpleName(),
+          error(
+              field,
+              null,
+              Messages.HIDES_STATE,
+              field.getSimpleName(),
+              superType.getSimpleName(),
               field.getSimpleName());
           return;
         }
@@ -107,7 +132,10 @@ final class ModelValidator {
     }
   }
 
-  /** Whether a field of a model is in its parameters, buffers or submodules (without reporting anything). */
+  /**
+   * Whether a field of a model is in its parameters, buffers or submodules (without reporting
+   * anything).
+   */
   private boolean isState(VariableElement field) {
     if (field.getModifiers().contains(Modifier.STATIC)) {
       return false;
@@ -136,7 +164,12 @@ final class ModelValidator {
         if (!known().hasRuntime()) {
           error(field, buffer, Messages.RUNTIME_MISSING);
         } else {
-          error(field, buffer, Messages.BUFFER_OUTSIDE_MODEL, field.getSimpleName(), type.getSimpleName());
+          error(
+              field,
+              buffer,
+              Messages.BUFFER_OUTSIDE_MODEL,
+              field.getSimpleName(),
+              type.getSimpleName());
         }
       }
     }
@@ -146,13 +179,27 @@ final class ModelValidator {
     if (type.getModifiers().contains(Modifier.PRIVATE)) {
       error(type, null, Messages.PRIVATE_MODEL_CLASS, type.getSimpleName(), generated.simpleName());
     }
-    if (type.getNestingKind() == NestingKind.MEMBER && !type.getModifiers().contains(Modifier.STATIC)) {
-      error(type, null, Messages.INNER_MODEL_CLASS, type.getSimpleName(), type.getEnclosingElement().getSimpleName());
+    if (type.getNestingKind() == NestingKind.MEMBER
+        && !type.getModifiers().contains(Modifier.STATIC)) {
+      error(
+          type,
+          null,
+          Messages.INNER_MODEL_CLASS,
+          type.getSimpleName(),
+          type.getEnclosingElement().getSimpleName());
     }
-    for (Element e = type.getEnclosingElement(); e.getKind() != ElementKind.PACKAGE; e = e.getEnclosingElement()) {
+    for (Element e = type.getEnclosingElement();
+        e.getKind() != ElementKind.PACKAGE;
+        e = e.getEnclosingElement()) {
       if (e.getModifiers().contains(Modifier.PRIVATE)) {
-        error(type, null, Messages.ENCLOSED_IN_PRIVATE, type.getSimpleName(), e.getSimpleName(),
-            generated.simpleName(), e.getSimpleName());
+        error(
+            type,
+            null,
+            Messages.ENCLOSED_IN_PRIVATE,
+            type.getSimpleName(),
+            e.getSimpleName(),
+            generated.simpleName(),
+            e.getSimpleName());
       }
     }
   }
@@ -165,8 +212,14 @@ final class ModelValidator {
     TypeElement superType = (TypeElement) known().types().asElement(superclass);
     QualifiedName code = GeneratedNames.of(QualifiedName.of(superType, elements));
     if (!generatedHere.test(superType) && elements.getTypeElement(code.canonicalName()) == null) {
-      error(type, null, Messages.SUPERCLASS_WITHOUT_CODE, type.getSimpleName(), superType.getSimpleName(),
-          code.simpleName(), superType.getSimpleName());
+      error(
+          type,
+          null,
+          Messages.SUPERCLASS_WITHOUT_CODE,
+          type.getSimpleName(),
+          superType.getSimpleName(),
+          code.simpleName(),
+          superType.getSimpleName());
     }
     return code;
   }
@@ -176,7 +229,8 @@ final class ModelValidator {
     TypeMirror type = field.asType();
     AnnotationMirror bufferMirror = annotations.find(field, Buffer.class);
     AnnotationMirror onDeviceMirror = annotations.find(field, OnDevice.class);
-    String onDevice = onDeviceMirror == null ? null : AnnotationReader.string(onDeviceMirror, "value");
+    String onDevice =
+        onDeviceMirror == null ? null : AnnotationReader.string(onDeviceMirror, "value");
     boolean pinnedToCpu = pinnedToCpu(onDevice);
     Holds holds = holds(type);
     boolean isStatic = field.getModifiers().contains(Modifier.STATIC);
@@ -198,7 +252,8 @@ final class ModelValidator {
         return error(field, onDeviceMirror, Messages.ON_DEVICE_BAD_VALUE, name, onDevice);
       }
       if (bufferMirror == null && onDevice == null) {
-        return error(field, null, isStatic ? Messages.STATIC_TENSOR : Messages.UNREGISTERED_TENSOR, name);
+        return error(
+            field, null, isStatic ? Messages.STATIC_TENSOR : Messages.UNREGISTERED_TENSOR, name);
       }
       if (bufferMirror == null && pinnedToCpu) {
         return null;
@@ -214,7 +269,8 @@ final class ModelValidator {
       if (type.getKind() == TypeKind.TYPEVAR) {
         return error(field, cause, Messages.GENERIC_BUFFER, what, name, type);
       }
-      boolean persistent = bufferMirror != null && AnnotationReader.bool(bufferMirror, "persistent");
+      boolean persistent =
+          bufferMirror != null && AnnotationReader.bool(bufferMirror, "persistent");
       return accessible(field, what, generated, ModelField.Kind.BUFFER, persistent, pinnedToCpu);
     }
     if (bufferMirror != null) {
@@ -228,13 +284,24 @@ final class ModelValidator {
         if (isStatic) {
           yield error(field, null, Messages.STATIC_STATE, "model", name);
         }
-        yield accessible(field, holds == Holds.SUBMODULE ? "Submodule" : "Model state", generated, kind(holds),
-            true, false);
+        yield accessible(
+            field,
+            holds == Holds.SUBMODULE ? "Submodule" : "Model state",
+            generated,
+            kind(holds),
+            true,
+            false);
       }
       case CONTAINER_OF_STATE -> error(field, null, Messages.TENSOR_CONTAINER, name, type);
       case MAP_WITH_BAD_KEY ->
-          error(field, null, Messages.MAP_KEY, name, known().typeArgumentsOf(type, known().mapType()).get(0));
-      case UNBOUNDED_TYPE_VARIABLE -> isStatic ? null : error(field, null, Messages.GENERIC_FIELD, name, type);
+          error(
+              field,
+              null,
+              Messages.MAP_KEY,
+              name,
+              known().typeArgumentsOf(type, known().mapType()).get(0));
+      case UNBOUNDED_TYPE_VARIABLE ->
+          isStatic ? null : error(field, null, Messages.GENERIC_FIELD, name, type);
       default -> null;
     };
   }
@@ -248,10 +315,21 @@ final class ModelValidator {
     };
   }
 
-  private ModelField accessible(VariableElement field, String what, QualifiedName generated, ModelField.Kind kind,
-      boolean persistent, boolean pinnedToCpu) {
+  private ModelField accessible(
+      VariableElement field,
+      String what,
+      QualifiedName generated,
+      ModelField.Kind kind,
+      boolean persistent,
+      boolean pinnedToCpu) {
     if (field.getModifiers().contains(Modifier.PRIVATE)) {
-      return error(field, null, Messages.PRIVATE_FIELD, what, field.getSimpleName(), generated.simpleName(),
+      return error(
+          field,
+          null,
+          Messages.PRIVATE_FIELD,
+          what,
+          field.getSimpleName(),
+          generated.simpleName(),
           kind == ModelField.Kind.BUFFER ? "reads and writes" : "reads");
     }
     return new ModelField(field.getSimpleName().toString(), kind, persistent, pinnedToCpu);
@@ -265,9 +343,12 @@ final class ModelValidator {
   /** What a field of {@code type} holds, looking one level into containers. */
   private Holds directlyHolds(TypeMirror type) {
     if (type.getKind() == TypeKind.ARRAY) {
-      return known().isState(((ArrayType) type).getComponentType()) ? Holds.CONTAINER_OF_STATE : Holds.OTHER;
+      return known().isState(((ArrayType) type).getComponentType())
+          ? Holds.CONTAINER_OF_STATE
+          : Holds.OTHER;
     }
-    if (type.getKind() == TypeKind.TYPEVAR && known().upperBound(type).toString().equals("java.lang.Object")) {
+    if (type.getKind() == TypeKind.TYPEVAR
+        && known().upperBound(type).toString().equals("java.lang.Object")) {
       return Holds.UNBOUNDED_TYPE_VARIABLE;
     }
     if (known().isParameter(type)) {
@@ -301,7 +382,9 @@ final class ModelValidator {
       if (known().isModel(args.get(1))) {
         return known().isString(args.get(0)) ? Holds.SUBMODULE_MAP : Holds.MAP_WITH_BAD_KEY;
       }
-      return known().isState(args.get(1)) || known().isState(args.get(0)) ? Holds.CONTAINER_OF_STATE : Holds.OTHER;
+      return known().isState(args.get(1)) || known().isState(args.get(0))
+          ? Holds.CONTAINER_OF_STATE
+          : Holds.OTHER;
     }
     if (known().isCollection(type) || known().isOptional(type)) {
       TypeMirror bound = known().upperBound(type);
@@ -319,7 +402,8 @@ final class ModelValidator {
   }
 
   @FormatMethod
-  private ModelField error(Element e, AnnotationMirror m, @FormatString String format, Object... args) {
+  private ModelField error(
+      Element e, AnnotationMirror m, @FormatString String format, Object... args) {
     failed = true;
     messager.printMessage(Diagnostic.Kind.ERROR, String.format(format, args), e, m);
     return null;

@@ -47,12 +47,18 @@ import javax.tools.Diagnostic;
 public final class OnDeviceProcessor extends AbstractProcessor {
   private final Set<String> deferred = new LinkedHashSet<>();
   private final Set<String> handled = new HashSet<>();
+
   /** Generated class → the model it was generated for, over all rounds. */
   private final Map<String, String> generatedNames = new HashMap<>();
+
   private KnownTypes known;
   private AnnotationReader annotationReader;
   private Name object;
-  /** Where model-declaration errors go: held until their class is analysed (javac), or javac's messager. */
+
+  /**
+   * Where model-declaration errors go: held until their class is analysed (javac), or javac's
+   * messager.
+   */
   private Messager messager;
 
   @Override
@@ -90,8 +96,11 @@ public final class OnDeviceProcessor extends AbstractProcessor {
       return;
     }
     if (task == null) {
-      env.getMessager().printMessage(Diagnostic.Kind.NOTE, "The ondevice device analysis is off: this compiler"
-          + " is not javac (or hides it), so the processor cannot see method bodies");
+      env.getMessager()
+          .printMessage(
+              Diagnostic.Kind.NOTE,
+              "The ondevice device analysis is off: this compiler"
+                  + " is not javac (or hides it), so the processor cannot see method bodies");
       return;
     }
     if (options.automatic() && ErrorProneDetection.runsDeviceChecks(task)) {
@@ -105,13 +114,22 @@ public final class OnDeviceProcessor extends AbstractProcessor {
     try {
       processRound(round);
     } catch (RuntimeException e) {
-      processingEnv.getMessager().printMessage(Diagnostic.Kind.ERROR,
-          String.format(Messages.INTERNAL_ERROR, round.processingOver() ? "the last round" : "a round", e));
+      processingEnv
+          .getMessager()
+          .printMessage(
+              Diagnostic.Kind.ERROR,
+              String.format(
+                  Messages.INTERNAL_ERROR,
+                  round.processingOver() ? "the last round" : "a round",
+                  e));
     }
     return false;
   }
 
-  /** Classifies the round's classes, validates the models and generates their code; failures are reported per class. */
+  /**
+   * Classifies the round's classes, validates the models and generates their code; failures are
+   * reported per class.
+   */
   private void processRound(RoundEnvironment round) {
     if (annotationReader == null) {
       annotationReader = new AnnotationReader(processingEnv.getElementUtils());
@@ -120,7 +138,8 @@ public final class OnDeviceProcessor extends AbstractProcessor {
     if (known != null) {
       known.newRound();
     }
-    ModelValidator validator = new ModelValidator(processingEnv, messager, this::known, annotationReader);
+    ModelValidator validator =
+        new ModelValidator(processingEnv, messager, this::known, annotationReader);
     List<TypeElement> candidates = new ArrayList<>();
     for (String name : deferred) {
       TypeElement t = processingEnv.getElementUtils().getTypeElement(name);
@@ -144,7 +163,8 @@ public final class OnDeviceProcessor extends AbstractProcessor {
     try (SourceRenderer renderer = new SourceRenderer()) {
       for (TypeElement model : models) {
         try {
-          ModelDescription description = validator.validate(model, t -> models.contains(t) || handled(t));
+          ModelDescription description =
+              validator.validate(model, t -> models.contains(t) || handled(t));
           if (description != null && isFirstWithItsGeneratedName(description)) {
             renderer.submit(description);
           }
@@ -158,8 +178,8 @@ public final class OnDeviceProcessor extends AbstractProcessor {
 
   /**
    * Whether no other model of the compilation gets the same generated class (nested {@code
-   * Outer.Inner} and top-level {@code Outer_Inner} both give {@code OnDevice_Outer_Inner});
-   * reports the clash on the second.
+   * Outer.Inner} and top-level {@code Outer_Inner} both give {@code OnDevice_Outer_Inner}); reports
+   * the clash on the second.
    */
   private boolean isFirstWithItsGeneratedName(ModelDescription description) {
     String generated = description.generated().canonicalName();
@@ -168,8 +188,11 @@ public final class OnDeviceProcessor extends AbstractProcessor {
       handled.add(generated); // the generated class, a root of the next round, needs no look
       return true;
     }
-    messager.printMessage(Diagnostic.Kind.ERROR, String.format(Messages.GENERATED_NAME_CLASH,
-        description.type().getSimpleName(), first, generated), description.type());
+    messager.printMessage(
+        Diagnostic.Kind.ERROR,
+        String.format(
+            Messages.GENERATED_NAME_CLASH, description.type().getSimpleName(), first, generated),
+        description.type());
     return false;
   }
 
@@ -177,7 +200,8 @@ public final class OnDeviceProcessor extends AbstractProcessor {
     return handled.contains(t.getQualifiedName().toString());
   }
 
-  private void classify(TypeElement type, RoundEnvironment round, Set<TypeElement> models, ModelValidator validator) {
+  private void classify(
+      TypeElement type, RoundEnvironment round, Set<TypeElement> models, ModelValidator validator) {
     try {
       if (type.getKind() != ElementKind.CLASS) {
         if (type.getKind() != ElementKind.ANNOTATION_TYPE) {
@@ -193,7 +217,9 @@ public final class OnDeviceProcessor extends AbstractProcessor {
         return;
       }
       handled.add(type.getQualifiedName().toString());
-      if (extendsAClass(type) && known().isModel(type.asType()) && !known().isModelBase(type.asType())) {
+      if (extendsAClass(type)
+          && known().isModel(type.asType())
+          && !known().isModelBase(type.asType())) {
         models.add(type);
       } else {
         validator.checkNonModel(type);
@@ -227,7 +253,9 @@ public final class OnDeviceProcessor extends AbstractProcessor {
     }
   }
 
-  /** Whether a superclass or a field type is not resolved yet (perhaps generated in a later round). */
+  /**
+   * Whether a superclass or a field type is not resolved yet (perhaps generated in a later round).
+   */
   private boolean hasUnresolvedSupertype(TypeElement type) {
     for (TypeMirror s = type.getSuperclass(); s.getKind() != TypeKind.NONE; ) {
       if (s.getKind() == TypeKind.ERROR) {
@@ -271,7 +299,7 @@ public final class OnDeviceProcessor extends AbstractProcessor {
   }
 
   private void internalError(Element element, Exception e) {
-    messager.printMessage(Diagnostic.Kind.ERROR,
-        String.format(Messages.INTERNAL_ERROR, element, e), element);
+    messager.printMessage(
+        Diagnostic.Kind.ERROR, String.format(Messages.INTERNAL_ERROR, element, e), element);
   }
 }

@@ -11,8 +11,8 @@ import javax.lang.model.util.Elements;
 /**
  * The name of a class as plain strings: read from javac's model on javac's thread, and made a
  * JavaPoet {@link ClassName} only where code is rendered. JavaPoet checks every name part when it
- * builds a name, which is most of what naming a class costs, and that work then happens off
- * javac's thread with the rest of the rendering.
+ * builds a name, which is most of what naming a class costs, and that work then happens off javac's
+ * thread with the rest of the rendering.
  *
  * @param packageName the package, empty for the unnamed package
  * @param simpleNames the simple names from the top-level class down to the class itself
@@ -49,7 +49,9 @@ record QualifiedName(String packageName, List<String> simpleNames) {
 
   /** The JavaPoet name. */
   ClassName className() {
-    return ClassName.get(packageName, simpleNames.get(0),
+    return ClassName.get(
+        packageName,
+        simpleNames.get(0),
         simpleNames.subList(1, simpleNames.size()).toArray(new String[0]));
   }
 }

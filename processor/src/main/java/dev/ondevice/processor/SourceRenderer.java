@@ -24,11 +24,13 @@ final class SourceRenderer implements AutoCloseable {
   /** Starts rendering the code of {@code model}. */
   void submit(ModelDescription model) {
     if (worker == null) {
-      worker = Executors.newSingleThreadExecutor(task -> {
-        Thread t = new Thread(task, "ondevice-codegen");
-        t.setDaemon(true);
-        return t;
-      });
+      worker =
+          Executors.newSingleThreadExecutor(
+              task -> {
+                Thread t = new Thread(task, "ondevice-codegen");
+                t.setDaemon(true);
+                return t;
+              });
     }
     sources.add(worker.submit(() -> ModelCodeWriter.render(model)));
     models.add(model);

@@ -16,7 +16,9 @@ import org.junit.jupiter.api.Test;
 class CallSitesTest {
   @Test
   void aHelperGivenDeviceTensorsMeetsItsCpuFactoryThere() {
-    check("Accuracy", """
+    check(
+        "Accuracy",
+        """
         class Accuracy {
           static Tensor accuracy(Tensor preds, Tensor y) {
             Tensor correct = preds.mul(y);
@@ -34,7 +36,9 @@ class CallSitesTest {
 
   @Test
   void helpersCalledFromElsewhereOrWithBothAreNotJudgedByTheirCalls() {
-    check("Unjudged", """
+    check(
+        "Unjudged",
+        """
         class Unjudged {
           public static Tensor shared(Tensor preds) {
             return preds.mul(Tensor.of(1f, 2f));
@@ -61,7 +65,9 @@ class CallSitesTest {
 
   @Test
   void aCallOfTheClassGivesWhatItsBodyReturnsForItsArguments() {
-    check("Results", """
+    check(
+        "Results",
+        """
         class Results {
           static Map<String, Tensor> preprocess(int n) {
             Map<String, Tensor> inputs = new java.util.HashMap<>();
@@ -87,7 +93,11 @@ class CallSitesTest {
 
   @Test
   void aCpuTensorGivenToAMethodThatMeetsTheDeviceWithItIsReportedAtTheCall() {
-    JavaFileObject f = source("Agent", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Agent",
+            AnalysedSources.IMPORTS
+                + """
         class Agent {
           static class Net extends Model {
             Tensor forward(Tensor x) { return x; }
@@ -117,17 +127,29 @@ class CallSitesTest {
     ExpectedFindings.assertMatch(c, List.of(f));
     // The model field is where the caller moved the model it gave the constructor; the CPU state
     // is the caller's to move, reported at its call, also through a method that hands it on.
-    assertThat(c).hadErrorContaining("act gets Tensor.of(state) on the CPU and uses it in forward (line 20) with q on"
-        + " device; move it: Tensor.of(state).to(device)").inFile(f).onLine(32);
-    assertThat(c).hadErrorContaining("scaled gets Tensor.of(state) on the CPU and uses it in act (line 24) with q on"
-        + " device; move it: Tensor.of(state).to(device)").inFile(f).onLine(33);
+    assertThat(c)
+        .hadErrorContaining(
+            "act gets Tensor.of(state) on the CPU and uses it in forward (line 20) with q on"
+                + " device; move it: Tensor.of(state).to(device)")
+        .inFile(f)
+        .onLine(32);
+    assertThat(c)
+        .hadErrorContaining(
+            "scaled gets Tensor.of(state) on the CPU and uses it in act (line 24) with q on"
+                + " device; move it: Tensor.of(state).to(device)")
+        .inFile(f)
+        .onLine(33);
     // In act itself, a device tensor meets the CPU one it makes: reported there.
     assertThat(c).hadErrorContaining("mul gets tensors on two devices").inFile(f).onLine(20);
   }
 
   @Test
   void aTrainersModelFieldIsWhereItsConstructorMovesIt() {
-    JavaFileObject f = source("Trainer", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Trainer",
+            AnalysedSources.IMPORTS
+                + """
         class Trainer {
           static class Net extends Model {
             Tensor forward(Tensor x) { return x; }
@@ -156,14 +178,22 @@ class CallSitesTest {
         """);
     Compilation c = Sources.compile(List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadErrorContaining("b.inputs() is still on the CPU: it comes from the batch, and predict uses it in"
-        + " forward (line 26) with model on device; move every tensor of the batch before using it:"
-        + " b.inputs().to(device)").inFile(f).onLine(32);
+    assertThat(c)
+        .hadErrorContaining(
+            "b.inputs() is still on the CPU: it comes from the batch, and predict uses it in"
+                + " forward (line 26) with model on device; move every tensor of the batch before using it:"
+                + " b.inputs().to(device)")
+        .inFile(f)
+        .onLine(32);
   }
 
   @Test
   void aModelMovedToAStaticDeviceFieldIsOnThatDevice() {
-    JavaFileObject f = source("Configured", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Configured",
+            AnalysedSources.IMPORTS
+                + """
         class Configured {
           static final class Constants {
             static Device device = Device.cudaIfAvailable();
@@ -187,14 +217,20 @@ class CallSitesTest {
         """);
     Compilation c = Sources.compile(List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadErrorContaining("input is still on the CPU: it comes from the batch, and model is on"
-        + " Constants.device; move every tensor of the batch, the targets as well as the inputs: input ="
-        + " input.to(Constants.device)").inFile(f).onLine(29);
+    assertThat(c)
+        .hadErrorContaining(
+            "input is still on the CPU: it comes from the batch, and model is on"
+                + " Constants.device; move every tensor of the batch, the targets as well as the inputs: input ="
+                + " input.to(Constants.device)")
+        .inFile(f)
+        .onLine(29);
   }
 
   @Test
   void aModelWhoseEveryMoveNamesOneStaticDeviceFieldMakesItsTensorsThere() {
-    check("Global", """
+    check(
+        "Global",
+        """
         class Global {
           static Device device;
 
@@ -227,7 +263,11 @@ class CallSitesTest {
 
   @Test
   void theFixInACalleeNamesADeviceInScopeThere() {
-    JavaFileObject f = source("Schedules", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Schedules",
+            AnalysedSources.IMPORTS
+                + """
         class Schedules {
           static final class Diffusion {
             static Tensor lookup(Tensor table, Tensor t, Tensor x) {
@@ -250,14 +290,20 @@ class CallSitesTest {
         """);
     Compilation c = Sources.compile(List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadErrorContaining("indexSelect gets tensors on two devices: table is on the CPU and t (argument"
-        + " 'index') is on device; in device-agnostic code this runs only when device is the CPU, and fails on the GPU"
-        + " machine. Move table: table.to(t.device())").inFile(f).onLine(15);
+    assertThat(c)
+        .hadErrorContaining(
+            "indexSelect gets tensors on two devices: table is on the CPU and t (argument"
+                + " 'index') is on device; in device-agnostic code this runs only when device is the CPU, and fails on the GPU"
+                + " machine. Move table: table.to(t.device())")
+        .inFile(f)
+        .onLine(15);
   }
 
   @Test
   void aMethodThatMovesSomeOfItsInputsIsTheOneToMoveTheOthers() {
-    check("Pipeline", """
+    check(
+        "Pipeline",
+        """
         class Pipeline {
           static class Lm extends Model {
             Tensor forward(Tensor ids, Tensor mask) { return ids.mul(mask); }

@@ -1,13 +1,17 @@
 package dev.ondevice.processor;
 
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** {@code CreateThenMove}: a tensor created on the CPU and moved to a device right away, directly or through variables and helpers. */
+/**
+ * {@code CreateThenMove}: a tensor created on the CPU and moved to a device right away, directly or
+ * through variables and helpers.
+ */
 class CreateThenMoveTest {
   @Test
   void privateHelpersWhoseCpuResultsTheirCallersMoveOrReadThroughLocals() {
-    AnalysedSources.check("Helpers", """
+    AnalysedSources.check(
+        "Helpers",
+        """
         class Helpers {
           static class Masks extends Model {
             dev.ondevice.Parameter w;
@@ -64,7 +68,9 @@ class CreateThenMoveTest {
 
   @Test
   void createThenMove() {
-    AnalysedSources.check("Creates", """
+    AnalysedSources.check(
+        "Creates",
+        """
         class Creates {
           void run(Device device) {
             Tensor a = Tensor.randn(3, 3).to(device); // expect: warning CreateThenMove
@@ -83,7 +89,9 @@ class CreateThenMoveTest {
 
   @Test
   void createThenMoveThroughAVariableOrAHelperOnEveryStep() {
-    AnalysedSources.check("Encodings", """
+    AnalysedSources.check(
+        "Encodings",
+        """
         class Encodings {
           static Tensor sinusoid(Tensor positions, Tensor frequencies) {
             Tensor angles = positions.mul(frequencies);
@@ -126,7 +134,9 @@ class CreateThenMoveTest {
 
   @Test
   void aHelperFirstSeenAtTheDepthLimitIsSeenInFullFromNearer() {
-    AnalysedSources.check("Chains", """
+    AnalysedSources.check(
+        "Chains",
+        """
         class Chains {
           static class Attention extends Model {
             dev.ondevice.Parameter w;

@@ -8,11 +8,16 @@ import java.util.List;
 import javax.tools.JavaFileObject;
 import org.junit.jupiter.api.Test;
 
-/** {@code DefaultDeviceInModel}: a tensor created on the default device in a model's code that meets the model's state or is returned to its callers. */
+/**
+ * {@code DefaultDeviceInModel}: a tensor created on the default device in a model's code that meets
+ * the model's state or is returned to its callers.
+ */
 class DefaultDeviceInModelTest {
   @Test
   void modelMethodsThatHandBackCpuTensorsOrTakeTensorsOnAnyDevice() {
-    AnalysedSources.check("Methods", """
+    AnalysedSources.check(
+        "Methods",
+        """
         class Methods {
           static class Net extends Model {
             dev.ondevice.Parameter w;
@@ -68,7 +73,11 @@ class DefaultDeviceInModelTest {
 
   @Test
   void aModelMethodReturningATensorMadeOnTheDefaultDevice() {
-    JavaFileObject f = source("Hidden", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Hidden",
+            AnalysedSources.IMPORTS
+                + """
         class Hidden {
           static class Rnn extends Model {
             dev.ondevice.Parameter w;
@@ -107,15 +116,21 @@ class DefaultDeviceInModelTest {
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadErrorContaining("Tensor.zeros(batch, 4) creates a tensor on the CPU (the default device) that"
-        + " initHidden returns: once the model has moved, its callers get it on the CPU beside the model's tensors;"
-        + " create it on the model's device, passing device() to the factory, or declare initHidden"
-        + " @OnDevice(\"cpu\") if it is meant to be on the CPU");
+    assertThat(c)
+        .hadErrorContaining(
+            "Tensor.zeros(batch, 4) creates a tensor on the CPU (the default device) that"
+                + " initHidden returns: once the model has moved, its callers get it on the CPU beside the model's tensors;"
+                + " create it on the model's device, passing device() to the factory, or declare initHidden"
+                + " @OnDevice(\"cpu\") if it is meant to be on the CPU");
   }
 
   @Test
   void aTensorMadeOnTheDefaultDeviceOnSomePathsInAModel() {
-    JavaFileObject f = source("SomePaths", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "SomePaths",
+            AnalysedSources.IMPORTS
+                + """
         class SomePaths {
           static class Rnn extends Model {
             dev.ondevice.Parameter w;
@@ -169,18 +184,28 @@ class DefaultDeviceInModelTest {
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadWarningContaining("Tensor.zeros(2, 8) creates a tensor on the CPU (the default device) inside"
-        + " Rnn.forward, where it meets x.mul(w) on the model's device on the paths where h is this tensor; create it"
-        + " there: pass x.device() to the factory");
-    assertThat(c).hadWarningContaining("that init returns on some paths: once the model has moved, its callers get it"
-        + " on the CPU beside the model's tensors; create it on the model's device, passing device() to the factory");
-    assertThat(c).hadErrorContaining("Tensor.zeros(2 * b, 8) creates a tensor on the CPU (the default device) that"
-        + " pick returns: once");
+    assertThat(c)
+        .hadWarningContaining(
+            "Tensor.zeros(2, 8) creates a tensor on the CPU (the default device) inside"
+                + " Rnn.forward, where it meets x.mul(w) on the model's device on the paths where h is this tensor; create it"
+                + " there: pass x.device() to the factory");
+    assertThat(c)
+        .hadWarningContaining(
+            "that init returns on some paths: once the model has moved, its callers get it"
+                + " on the CPU beside the model's tensors; create it on the model's device, passing device() to the factory");
+    assertThat(c)
+        .hadErrorContaining(
+            "Tensor.zeros(2 * b, 8) creates a tensor on the CPU (the default device) that"
+                + " pick returns: once");
   }
 
   @Test
   void modelMethodsReturningCpuTensorsTheirCallersTakeOnTheCpu() {
-    JavaFileObject f = source("Returns", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Returns",
+            AnalysedSources.IMPORTS
+                + """
         class Returns {
           static class Encoding extends Model {
             @dev.ondevice.annotations.Buffer Tensor pe;
@@ -240,12 +265,17 @@ class DefaultDeviceInModelTest {
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadErrorContaining("create it on the model's device, passing x.device() to the factory");
+    assertThat(c)
+        .hadErrorContaining("create it on the model's device, passing x.device() to the factory");
   }
 
   @Test
   void messagesNameAnonymousModelsByTheirBaseClass() {
-    JavaFileObject f = source("Anonymous", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Anonymous",
+            AnalysedSources.IMPORTS
+                + """
         class Anonymous {
           static class Base extends Model {
             dev.ondevice.Parameter w;
@@ -267,13 +297,17 @@ class DefaultDeviceInModelTest {
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadErrorContaining("inside (anonymous Base).forward, where it meets super.forward(x)").inFile(f)
+    assertThat(c)
+        .hadErrorContaining("inside (anonymous Base).forward, where it meets super.forward(x)")
+        .inFile(f)
         .onLine(25);
   }
 
   @Test
   void defaultDeviceInAModelAndStaticConstants() {
-    AnalysedSources.check("Models", """
+    AnalysedSources.check(
+        "Models",
+        """
         class Models {
           static final Tensor SCALE = Tensor.of(2f);
 
@@ -290,7 +324,9 @@ class DefaultDeviceInModelTest {
 
   @Test
   void everyCulpritOfOneOpIsReported() {
-    AnalysedSources.check("Culprits", """
+    AnalysedSources.check(
+        "Culprits",
+        """
         class Culprits {
           static class Net extends Model {
             dev.ondevice.Parameter w;
@@ -325,7 +361,11 @@ class DefaultDeviceInModelTest {
 
   @Test
   void defaultDeviceSurvivesOpsAndDiscardedFactoriesGetNoBogusAssignment() {
-    JavaFileObject f = source("Origins", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Origins",
+            AnalysedSources.IMPORTS
+                + """
         class Origins {
           static class Net extends Model {
             Tensor forward(Tensor x) {
@@ -341,13 +381,19 @@ class DefaultDeviceInModelTest {
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadErrorContaining("Tensor.zeros(2, 2, device) returns a new tensor and its result is discarded, so"
-        + " this statement does nothing; assign its result to a variable").inFile(f).onLine(21);
+    assertThat(c)
+        .hadErrorContaining(
+            "Tensor.zeros(2, 2, device) returns a new tensor and its result is discarded, so"
+                + " this statement does nothing; assign its result to a variable")
+        .inFile(f)
+        .onLine(21);
   }
 
   @Test
   void aHiddenStateCreatedOnTheCpuBeforeALoopInAModelIsReported() {
-    AnalysedSources.check("Recurrent", """
+    AnalysedSources.check(
+        "Recurrent",
+        """
         class Recurrent extends Model {
           dev.ondevice.Parameter w;
 

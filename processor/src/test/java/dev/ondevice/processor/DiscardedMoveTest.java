@@ -12,7 +12,9 @@ import org.junit.jupiter.api.Test;
 class DiscardedMoveTest {
   @Test
   void aMoveStoredButNeverReadWhileTheOriginalIsUsedIsDiscarded() {
-    AnalysedSources.check("Stored", """
+    AnalysedSources.check(
+        "Stored",
+        """
         class Stored {
           Tensor run(Device device, Tensor x, Tensor y) {
             Tensor moved = x.to(device); // expect: DiscardedMove
@@ -26,7 +28,9 @@ class DiscardedMoveTest {
 
   @Test
   void discardedMovesAndOps() {
-    AnalysedSources.check("Discards", """
+    AnalysedSources.check(
+        "Discards",
+        """
         class Discards {
           void run(Device device, Tensor x) {
             x.to(device); // expect: DiscardedMove
@@ -42,7 +46,11 @@ class DiscardedMoveTest {
 
   @Test
   void aFactoryConstructorMovedRightAwayIsReportedWithoutAFix() {
-    JavaFileObject f = source("Features", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Features",
+            AnalysedSources.IMPORTS
+                + """
         class Features {
           final Tensor values;
 
@@ -64,13 +72,19 @@ class DiscardedMoveTest {
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadWarningContaining("new Features(16) creates the tensor on the CPU and to(device) copies it to the"
-        + " device right away; create it there instead: pass the device to the factory").inFile(f).onLine(27);
+    assertThat(c)
+        .hadWarningContaining(
+            "new Features(16) creates the tensor on the CPU and to(device) copies it to the"
+                + " device right away; create it there instead: pass the device to the factory")
+        .inFile(f)
+        .onLine(27);
   }
 
   @Test
   void methodReferencesWhoseResultsAreDropped() {
-    AnalysedSources.check("References", """
+    AnalysedSources.check(
+        "References",
+        """
         class References {
           List<Tensor> run(List<Tensor> xs) {
             xs.forEach(Tensor::cpu); // expect: DiscardedMove
@@ -84,7 +98,9 @@ class DiscardedMoveTest {
 
   @Test
   void aDiscardedMoveIsReportedOnceNotAgainWhereTheTensorIsUsed() {
-    AnalysedSources.check("OneMistake", """
+    AnalysedSources.check(
+        "OneMistake",
+        """
         class OneMistake {
           static class Net extends Model {
             dev.ondevice.Parameter w;

@@ -53,8 +53,14 @@ final class ExpectedFindings {
       Matcher m = ID.matcher(message);
       String id = m.find() ? m.group(1) : "javac(" + message + ")";
       String file = d.getSource() == null ? "?" : fileName(d.getSource());
-      out.add(file + ":" + d.getLineNumber() + " " + (d.getKind() == Diagnostic.Kind.ERROR ? "error" : "warning")
-          + " " + id);
+      out.add(
+          file
+              + ":"
+              + d.getLineNumber()
+              + " "
+              + (d.getKind() == Diagnostic.Kind.ERROR ? "error" : "warning")
+              + " "
+              + id);
     }
     return out;
   }
@@ -69,7 +75,9 @@ final class ExpectedFindings {
         throw new java.io.UncheckedIOException(e);
       }
     }
-    assertEquals(String.join("\n", expected), String.join("\n", actual(c)),
+    assertEquals(
+        String.join("\n", expected),
+        String.join("\n", actual(c)),
         "diagnostics differ; all of them:\n" + String.join("\n", messages(c)));
   }
 

@@ -8,11 +8,18 @@ import java.util.List;
 import javax.tools.JavaFileObject;
 import org.junit.jupiter.api.Test;
 
-/** {@code HardCodedDevice}: a move to a device written into the code beside moves to a device variable. */
+/**
+ * {@code HardCodedDevice}: a move to a device written into the code beside moves to a device
+ * variable.
+ */
 class HardCodedDeviceTest {
   @Test
   void aMoveToAWrittenDeviceBesideMovesToTheDeviceVariable() {
-    JavaFileObject f = source("Batches", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Batches",
+            AnalysedSources.IMPORTS
+                + """
         class Batches {
           static Tensor[] getBatch(Tensor x, Tensor y, Device device) {
             if (device.isCuda()) {
@@ -33,8 +40,12 @@ class HardCodedDeviceTest {
         """);
     Compilation c = Sources.compile(List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadWarningContaining("x.to(Device.parse(\"cuda\")) moves x to cuda:0, a device written into the"
-        + " code, while this code moves its other tensors to device: they meet on different devices wherever device"
-        + " is not cuda:0 (another GPU, or the CPU); move it to device as well").inFile(f).onLine(15);
+    assertThat(c)
+        .hadWarningContaining(
+            "x.to(Device.parse(\"cuda\")) moves x to cuda:0, a device written into the"
+                + " code, while this code moves its other tensors to device: they meet on different devices wherever device"
+                + " is not cuda:0 (another GPU, or the CPU); move it to device as well")
+        .inFile(f)
+        .onLine(15);
   }
 }

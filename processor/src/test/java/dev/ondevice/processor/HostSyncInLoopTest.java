@@ -2,11 +2,16 @@ package dev.ondevice.processor;
 
 import org.junit.jupiter.api.Test;
 
-/** {@code HostSyncInLoop}: reads on the host on every batch, and the reads on some batches only that are left alone. */
+/**
+ * {@code HostSyncInLoop}: reads on the host on every batch, and the reads on some batches only that
+ * are left alone.
+ */
 class HostSyncInLoopTest {
   @Test
   void theSeedsTrainingLoopBugs() {
-    AnalysedSources.check("Train", """
+    AnalysedSources.check(
+        "Train",
+        """
         class Train {
           static class Net extends Model {
             dev.ondevice.Parameter w;
@@ -151,7 +156,9 @@ class HostSyncInLoopTest {
 
   @Test
   void readsOnSomeBatchesOnlyThroughSumsArraysIteratorsFlagsMasksAndSwitchExpressions() {
-    AnalysedSources.check("MorePeriodic", """
+    AnalysedSources.check(
+        "MorePeriodic",
+        """
         class MorePeriodic {
           double run(Device device, Loader loader, Loss loss, int accum, int n) {
             int i = 0;
@@ -220,7 +227,9 @@ class HostSyncInLoopTest {
 
   @Test
   void readsOnSomeBatchesOnlyThroughLambdasLocalsSwitchesAndExits() {
-    AnalysedSources.check("Periodic", """
+    AnalysedSources.check(
+        "Periodic",
+        """
         class Periodic {
           static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger("periodic");
 
@@ -306,7 +315,9 @@ class HostSyncInLoopTest {
 
   @Test
   void blockingCopiesToTheHostInTheBatchLoopAreHostSyncs() {
-    AnalysedSources.check("CopyToHost", """
+    AnalysedSources.check(
+        "CopyToHost",
+        """
         class CopyToHost {
           void run(Device device, Loader loader) {
             for (Loader.Batch b : loader) {
@@ -322,7 +333,9 @@ class HostSyncInLoopTest {
 
   @Test
   void batchIteratorsInAnyLoopForm() {
-    AnalysedSources.check("IteratorForms", """
+    AnalysedSources.check(
+        "IteratorForms",
+        """
         class IteratorForms {
           static class Net extends Model {
             dev.ondevice.Parameter w;

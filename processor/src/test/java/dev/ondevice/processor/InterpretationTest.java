@@ -10,11 +10,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The interpreter under the device checks: branches joined, loops to a fixed point, try, switch and lambdas, other classes read in any order, devices chosen at run time, suppression and severity options, and correct programs left clean. */
+/**
+ * The interpreter under the device checks: branches joined, loops to a fixed point, try, switch and
+ * lambdas, other classes read in any order, devices chosen at run time, suppression and severity
+ * options, and correct programs left clean.
+ */
 class InterpretationTest {
   @Test
   void bodiesOfNestedLocalAndAnonymousClassesAreAnalysed() {
-    AnalysedSources.check("Nested", """
+    AnalysedSources.check(
+        "Nested",
+        """
         class Nested {
           Runnable field = new Runnable() {
             @Override
@@ -66,7 +72,9 @@ class InterpretationTest {
 
   @Test
   void aCopiedDeviceVariableIsTheSameDevice() {
-    AnalysedSources.check("Copies", """
+    AnalysedSources.check(
+        "Copies",
+        """
         class Copies {
           void run() {
             Device device = Device.cudaIfAvailable();
@@ -82,7 +90,9 @@ class InterpretationTest {
 
   @Test
   void branchesJoin() {
-    AnalysedSources.check("Branches", """
+    AnalysedSources.check(
+        "Branches",
+        """
         class Branches {
           void both(Device device, boolean flag) {
             Tensor x = Tensor.randn(2, 2);
@@ -116,7 +126,11 @@ class InterpretationTest {
 
   @Test
   void aTensorMovedOnSomePathsOnlyMayDifferFromTheDevice() {
-    JavaFileObject f = source("SomePathsMoved", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "SomePathsMoved",
+            AnalysedSources.IMPORTS
+                + """
         class SomePathsMoved {
           Tensor run(Device device, boolean useGpu) {
             Tensor w = Tensor.randn(2, 2, device);
@@ -136,13 +150,17 @@ class InterpretationTest {
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadWarningContaining("add gets tensors on two devices: w is on device and x (argument 'other') is on"
-        + " the CPU or device, by the path taken; they may be different devices at run time. Move x: x.to(device)");
+    assertThat(c)
+        .hadWarningContaining(
+            "add gets tensors on two devices: w is on device and x (argument 'other') is on"
+                + " the CPU or device, by the path taken; they may be different devices at run time. Move x: x.to(device)");
   }
 
   @Test
   void loopsReachAFixedPoint() {
-    AnalysedSources.check("Loops", """
+    AnalysedSources.check(
+        "Loops",
+        """
         class Loops {
           void run(Device device, List<Tensor> data) {
             Tensor total = Tensor.zeros(2, 2, device);
@@ -168,7 +186,9 @@ class InterpretationTest {
 
   @Test
   void tryCatchFinallyAndLambdas() {
-    AnalysedSources.check("Control", """
+    AnalysedSources.check(
+        "Control",
+        """
         class Control {
           void run(Device device) {
             Tensor x = Tensor.randn(2, 2, device);
@@ -189,7 +209,9 @@ class InterpretationTest {
 
   @Test
   void idiomsOfPortedProgramsThatAreCorrect() {
-    AnalysedSources.check("Ported", """
+    AnalysedSources.check(
+        "Ported",
+        """
         class Ported {
           static class Bag extends Model {
             dev.ondevice.Parameter w;
@@ -258,7 +280,9 @@ class InterpretationTest {
 
   @Test
   void switchExpressionsAreInterpretedCaseByCase() {
-    AnalysedSources.check("Switches", """
+    AnalysedSources.check(
+        "Switches",
+        """
         class Switches {
           enum Mode { TRAIN, EVAL }
 
@@ -296,7 +320,8 @@ class InterpretationTest {
 
   @Test
   void suppressionAndSeverityOptions() {
-    String body = """
+    String body =
+        """
         class Options {
           void run(Device device) {
             Tensor a = Tensor.randn(2, 2, device).add(Tensor.randn(2, 2)); // expect: MixedDevices
@@ -315,18 +340,26 @@ class InterpretationTest {
         """;
     AnalysedSources.check("Options", body);
     JavaFileObject f = source("Options", AnalysedSources.IMPORTS + body);
-    assertThat(Sources.compileWithOptions(List.of("-Aondevice.check.MixedDevices=warning"), List.of(f)))
-        .hadWarningContaining("[MixedDevices]").inFile(f).onLine(14);
+    assertThat(
+            Sources.compileWithOptions(
+                List.of("-Aondevice.check.MixedDevices=warning"), List.of(f)))
+        .hadWarningContaining("[MixedDevices]")
+        .inFile(f)
+        .onLine(14);
     assertThat(Sources.compileWithOptions(List.of("-Aondevice.check.MixedDevices=off"), List.of(f)))
         .succeededWithoutWarnings();
-    assertThat(Sources.compileWithOptions(List.of("-Aondevice.analysis=off"), List.of(f))).succeededWithoutWarnings();
-    assertThat(Sources.compileWithOptions(List.of("-Aondevice.check.MixedDevices=loud"), List.of(f)))
+    assertThat(Sources.compileWithOptions(List.of("-Aondevice.analysis=off"), List.of(f)))
+        .succeededWithoutWarnings();
+    assertThat(
+            Sources.compileWithOptions(List.of("-Aondevice.check.MixedDevices=loud"), List.of(f)))
         .hadErrorContaining("-Aondevice.check.MixedDevices=loud must be error, warning or off");
   }
 
   @Test
   void correctDeviceAgnosticCodeHasNoFindings() {
-    AnalysedSources.check("Correct", """
+    AnalysedSources.check(
+        "Correct",
+        """
         class Correct {
           static class Net extends Model {
             Tensor forward(Tensor x) {
@@ -360,7 +393,9 @@ class InterpretationTest {
 
   @Test
   void findingsInLoopsSurviveTheFixedPoint() {
-    AnalysedSources.check("LoopFinding", """
+    AnalysedSources.check(
+        "LoopFinding",
+        """
         class LoopFinding {
           void run(Device device, List<Tensor> data) {
             Tensor total = Tensor.zeros(2, 2, device);
@@ -374,7 +409,9 @@ class InterpretationTest {
 
   @Test
   void theFirstIterationOfALoopStartsFromTheValuesBeforeIt() {
-    AnalysedSources.check("FirstIteration", """
+    AnalysedSources.check(
+        "FirstIteration",
+        """
         class FirstIteration {
           static class Cell extends Model {
             dev.ondevice.Parameter w;
@@ -467,7 +504,11 @@ class InterpretationTest {
   @ParameterizedTest
   @ValueSource(booleans = {true, false})
   void otherClassesAreReadTheSameWayWhateverTheOrderOfTheFiles(boolean usesFirst) {
-    JavaFileObject config = source("Config", AnalysedSources.IMPORTS + """
+    JavaFileObject config =
+        source(
+            "Config",
+            AnalysedSources.IMPORTS
+                + """
         final class Config {
           static final Device HOST = Device.cpu();
           static final Device GPU = Device.cuda(0);
@@ -491,7 +532,11 @@ class InterpretationTest {
           }
         }\
         """);
-    JavaFileObject uses = source("Uses", AnalysedSources.IMPORTS + """
+    JavaFileObject uses =
+        source(
+            "Uses",
+            AnalysedSources.IMPORTS
+                + """
         class Uses {
           Tensor run(Device device) {
             Tensor a = Tensor.randn(2, 2, Config.HOST).add(Tensor.randn(2, 2));
@@ -512,7 +557,9 @@ class InterpretationTest {
 
   @Test
   void deviceVariablesWhoseDeviceIsChosenAtRunTimeAreSymbolicDevices() {
-    AnalysedSources.check("RunTimeDevices", """
+    AnalysedSources.check(
+        "RunTimeDevices",
+        """
         class RunTimeDevices {
           record Config(Device device) {}
 
@@ -591,7 +638,9 @@ class InterpretationTest {
 
   @Test
   void valuesAssignedInATryWithAFinallyBlockAreKept() {
-    AnalysedSources.check("Finally", """
+    AnalysedSources.check(
+        "Finally",
+        """
         class Finally {
           Tensor run(Tensor x, Device device) {
             Tensor moved;
@@ -616,7 +665,9 @@ class InterpretationTest {
 
   @Test
   void aFunctionThatDeclaresAnExceptionRunsForIt() {
-    AnalysedSources.check("Throwing", """
+    AnalysedSources.check(
+        "Throwing",
+        """
         class Throwing {
           interface Executable {
             void execute() throws Throwable;

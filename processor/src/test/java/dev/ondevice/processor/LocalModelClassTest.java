@@ -6,7 +6,9 @@ import org.junit.jupiter.api.Test;
 class LocalModelClassTest {
   @Test
   void localAndAnonymousModelClassesAreReported() {
-    AnalysedSources.check("LocalModels", """
+    AnalysedSources.check(
+        "LocalModels",
+        """
         class LocalModels {
           void run(Device device) {
             class Net extends Model { // expect: LocalModelClass

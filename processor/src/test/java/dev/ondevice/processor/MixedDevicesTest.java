@@ -8,11 +8,16 @@ import java.util.List;
 import javax.tools.JavaFileObject;
 import org.junit.jupiter.api.Test;
 
-/** {@code MixedDevices}: tensors on different devices meeting in an op, a model call or a contract, and the parameters of a model's methods that need the model's device. */
+/**
+ * {@code MixedDevices}: tensors on different devices meeting in an op, a model call or a contract,
+ * and the parameters of a model's methods that need the model's device.
+ */
 class MixedDevicesTest {
   @Test
   void mixedDevicesProvableAndPossible() {
-    AnalysedSources.check("Mixed", """
+    AnalysedSources.check(
+        "Mixed",
+        """
         class Mixed {
           void run(Device device, Device other) {
             Tensor a = Tensor.randn(2, 2, device);
@@ -32,7 +37,11 @@ class MixedDevicesTest {
 
   @Test
   void aLocalMadeOnTheCpuIsReportedWhereItIsMade() {
-    JavaFileObject f = source("Masks", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Masks",
+            AnalysedSources.IMPORTS
+                + """
         class Masks {
           Tensor masked(Device device) {
             Tensor mask = Tensor.randn(2, 2, device);
@@ -58,17 +67,23 @@ class MixedDevicesTest {
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadErrorContaining("keep is made here on the CPU, and mul (line 16) uses it with mask, which"
-        + " is on device; in device-agnostic code this runs only when device is the CPU, and fails on the GPU"
-        + " machine. Create it there: Tensor.randn(2, 2, device)");
-    assertThat(c).hadErrorContaining("causal is made here on the CPU, and add (line 31) uses it with bias, which is on"
-        + " device; in device-agnostic code this runs only when device is the CPU, and fails on the GPU machine."
-        + " Create it there: Tensor.randn(2, 2, device), and the tensors it is computed with as well");
+    assertThat(c)
+        .hadErrorContaining(
+            "keep is made here on the CPU, and mul (line 16) uses it with mask, which"
+                + " is on device; in device-agnostic code this runs only when device is the CPU, and fails on the GPU"
+                + " machine. Create it there: Tensor.randn(2, 2, device)");
+    assertThat(c)
+        .hadErrorContaining(
+            "causal is made here on the CPU, and add (line 31) uses it with bias, which is on"
+                + " device; in device-agnostic code this runs only when device is the CPU, and fails on the GPU machine."
+                + " Create it there: Tensor.randn(2, 2, device), and the tensors it is computed with as well");
   }
 
   @Test
   void aParameterIsWhereItsDataIs() {
-    AnalysedSources.check("Params", """
+    AnalysedSources.check(
+        "Params",
+        """
         class Params {
           Tensor run(Device device, Tensor unknown) {
             Tensor onDevice = Tensor.randn(2, 2, device);
@@ -83,7 +98,9 @@ class MixedDevicesTest {
 
   @Test
   void modelMethodParametersAreFollowedThroughOwnMethodsAliasesArraysAndAMoveBack() {
-    AnalysedSources.check("Params", """
+    AnalysedSources.check(
+        "Params",
+        """
         class Params {
           static class Tagger extends Model {
             dev.ondevice.Parameter w;
@@ -149,7 +166,9 @@ class MixedDevicesTest {
 
   @Test
   void modelMethodParametersOnAnyDeviceThroughSubmodulesSuperHelpersAndMovesBack() {
-    AnalysedSources.check("AnyDevice", """
+    AnalysedSources.check(
+        "AnyDevice",
+        """
         class AnyDevice {
           static class Tagger extends Model {
             dev.ondevice.Parameter w;
@@ -315,7 +334,9 @@ class MixedDevicesTest {
 
   @Test
   void modelMethodParametersPassedWhereADeviceIsDeclaredAreCheckedThereNotOnTheModelsDevice() {
-    AnalysedSources.check("HostTables", """
+    AnalysedSources.check(
+        "HostTables",
+        """
         class HostTables {
           static final class Table {
             Table(@OnDevice("cpu") Tensor... columns) {}
@@ -363,7 +384,9 @@ class MixedDevicesTest {
 
   @Test
   void modelMethodParametersReadOnTheHostByStaticHelpersOfOtherClasses() {
-    AnalysedSources.check("HostLengths", """
+    AnalysedSources.check(
+        "HostLengths",
+        """
         class HostLengths {
           static final class SeqUtils {
             static float[] toList(Tensor lengths) {
@@ -401,7 +424,9 @@ class MixedDevicesTest {
 
   @Test
   void aPrivateHelpersDeviceParameterEveryCallGivesTheModelsDeviceIsTheModelsDevice() {
-    AnalysedSources.check("Caches", """
+    AnalysedSources.check(
+        "Caches",
+        """
         class Caches {
           static class Rotary extends Model {
             @dev.ondevice.annotations.Buffer Tensor freq;
@@ -435,7 +460,11 @@ class MixedDevicesTest {
 
   @Test
   void modelMethodParametersThatMeetTheModelsDeviceThroughOtherParametersAndLocals() {
-    JavaFileObject f = source("MeetState", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "MeetState",
+            AnalysedSources.IMPORTS
+                + """
         class MeetState {
           static class Eval extends Model {
             dev.ondevice.Parameter w;
@@ -511,16 +540,22 @@ class MixedDevicesTest {
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadErrorContaining("predict gets tensors on two devices: e is on device and Tensor.randn(2, 2)"
-        + " (argument 'q') is on the CPU; in device-agnostic code this runs only when device is the CPU, and fails on"
-        + " the GPU machine. (predict is taken to need q on the model's device: its body uses it where the device"
-        + " matters (with the model's state or outputs, returned, stored or converted).) Create Tensor.randn(2, 2)"
-        + " there: Tensor.randn(2, 2, device)");
+    assertThat(c)
+        .hadErrorContaining(
+            "predict gets tensors on two devices: e is on device and Tensor.randn(2, 2)"
+                + " (argument 'q') is on the CPU; in device-agnostic code this runs only when device is the CPU, and fails on"
+                + " the GPU machine. (predict is taken to need q on the model's device: its body uses it where the device"
+                + " matters (with the model's state or outputs, returned, stored or converted).) Create Tensor.randn(2, 2)"
+                + " there: Tensor.randn(2, 2, device)");
   }
 
   @Test
   void constructorArgumentsAreCheckedAgainstOnDeviceParameters() {
-    JavaFileObject f = source("Datasets", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Datasets",
+            AnalysedSources.IMPORTS
+                + """
         class Datasets {
           static final class Pair {
             Pair(@OnDevice("cpu") Tensor input, @OnDevice("cpu") Tensor target) {}
@@ -542,13 +577,19 @@ class MixedDevicesTest {
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadErrorContaining("onDevice is on device, but parameter target of Pair (@OnDevice(\"cpu\")) must be"
-        + " on the CPU; move it there: onDevice.to(Device.cpu())");
+    assertThat(c)
+        .hadErrorContaining(
+            "onDevice is on device, but parameter target of Pair (@OnDevice(\"cpu\")) must be"
+                + " on the CPU; move it there: onDevice.to(Device.cpu())");
   }
 
   @Test
   void aTensorPinnedToTheCpuMeetingTheDeviceAsksToMoveTheOtherOperand() {
-    JavaFileObject f = source("Pinned", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Pinned",
+            AnalysedSources.IMPORTS
+                + """
         class Pinned {
           static class Lookup extends Model {
             dev.ondevice.Parameter w;
@@ -566,19 +607,25 @@ class MixedDevicesTest {
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadErrorContaining("mul gets tensors on two devices: table is pinned to the CPU (@OnDevice(\"cpu\"))"
-        + " and rows is on the model's device; a pinned tensor stays on the CPU when its model moves: if table is"
-        + " needed on the device, remove @OnDevice(\"cpu\") so that it moves with the model, or copy it for this op:"
-        + " table.to(device())");
-    assertThat(c).hadErrorContaining("indexSelect gets tensors on two devices: table is pinned to the CPU"
-        + " (@OnDevice(\"cpu\")) and ids is on the model's device; a pinned tensor stays on the CPU"
-        + " when its model moves: move ids to it for this lookup, ids.to(Device.cpu()), and the result to the device"
-        + " where it is needed");
+    assertThat(c)
+        .hadErrorContaining(
+            "mul gets tensors on two devices: table is pinned to the CPU (@OnDevice(\"cpu\"))"
+                + " and rows is on the model's device; a pinned tensor stays on the CPU when its model moves: if table is"
+                + " needed on the device, remove @OnDevice(\"cpu\") so that it moves with the model, or copy it for this op:"
+                + " table.to(device())");
+    assertThat(c)
+        .hadErrorContaining(
+            "indexSelect gets tensors on two devices: table is pinned to the CPU"
+                + " (@OnDevice(\"cpu\")) and ids is on the model's device; a pinned tensor stays on the CPU"
+                + " when its model moves: move ids to it for this lookup, ids.to(Device.cpu()), and the result to the device"
+                + " where it is needed");
   }
 
   @Test
   void staticHelpersThatMakeTensorsOnTheCpuForWantOfADeviceReturnThemThere() {
-    AnalysedSources.check("StaticMasks", """
+    AnalysedSources.check(
+        "StaticMasks",
+        """
         class StaticMasks {
           static final class Masks {
             static Tensor causal(long n) {
@@ -616,7 +663,9 @@ class MixedDevicesTest {
 
   @Test
   void finalTensorFieldsOfOrdinaryClassesMadeOnTheCpuStayThere() {
-    AnalysedSources.check("Trainers", """
+    AnalysedSources.check(
+        "Trainers",
+        """
         class Trainers {
           static final class Trainer {
             final Device device;
@@ -651,7 +700,9 @@ class MixedDevicesTest {
 
   @Test
   void modelMethodParametersMeetingOrStoredInFieldsPinnedToTheCpuAreNotOnTheModelsDevice() {
-    AnalysedSources.check("Pinned", """
+    AnalysedSources.check(
+        "Pinned",
+        """
         class Pinned {
           static class Offloaded extends Model {
             @OnDevice("cpu") Tensor table;
@@ -684,7 +735,9 @@ class MixedDevicesTest {
 
   @Test
   void anElementReadByIndexMayMeetAnyDevice() {
-    AnalysedSources.check("Elements", """
+    AnalysedSources.check(
+        "Elements",
+        """
         class Elements {
           Tensor weigh(Device device, long label) {
             Tensor classWeights = Tensor.of(1f, 5f, 1f);
@@ -698,7 +751,9 @@ class MixedDevicesTest {
 
   @Test
   void contractsAtMethodBoundaries() {
-    AnalysedSources.check("Contracts", """
+    AnalysedSources.check(
+        "Contracts",
+        """
         class Contracts {
           static Tensor lookup(@OnDevice("cpu") Tensor table) {
             return table;
@@ -721,7 +776,11 @@ class MixedDevicesTest {
 
   @Test
   void messagesSayWhatFixesTheMistakeAndOneMistakeIsReportedOnce() {
-    JavaFileObject f = source("Advice", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Advice",
+            AnalysedSources.IMPORTS
+                + """
         class Advice {
           static class Net extends Model {
             dev.ondevice.Parameter w;
@@ -758,17 +817,33 @@ class MixedDevicesTest {
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadWarningContaining("Move x.to(Device.cuda(1)): x.to(device)").inFile(f).onLine(29);
-    assertThat(c).hadErrorContaining("move the model once, before using it: keep it in a variable and call"
-        + " toDevice(device) on it").inFile(f).onLine(33);
-    assertThat(c).hadErrorContaining("must be on the CPU; move it there: ids.to(Device.cpu())").inFile(f).onLine(37);
-    assertThat(c).hadErrorContaining("use fake.detach() where its result is needed, or write fake = fake.detach() if"
-        + " fake itself must change").inFile(f).onLine(41);
+    assertThat(c)
+        .hadWarningContaining("Move x.to(Device.cuda(1)): x.to(device)")
+        .inFile(f)
+        .onLine(29);
+    assertThat(c)
+        .hadErrorContaining(
+            "move the model once, before using it: keep it in a variable and call"
+                + " toDevice(device) on it")
+        .inFile(f)
+        .onLine(33);
+    assertThat(c)
+        .hadErrorContaining("must be on the CPU; move it there: ids.to(Device.cpu())")
+        .inFile(f)
+        .onLine(37);
+    assertThat(c)
+        .hadErrorContaining(
+            "use fake.detach() where its result is needed, or write fake = fake.detach() if"
+                + " fake itself must change")
+        .inFile(f)
+        .onLine(41);
   }
 
   @Test
   void stackingZeroDimTensorsMakesAVector() {
-    AnalysedSources.check("Stacked", """
+    AnalysedSources.check(
+        "Stacked",
+        """
         class Stacked {
           Tensor run(Tensor x, Device device) {
             Tensor w = Tensor.stack(List.of(Tensor.scalar(1.0), Tensor.scalar(5.0)));
@@ -780,7 +855,9 @@ class MixedDevicesTest {
 
   @Test
   void aModelOfUnknownDeviceTakesItsInputsOnOneDeviceUnlessItPlacesItsPartsItself() {
-    AnalysedSources.check("Parallel", """
+    AnalysedSources.check(
+        "Parallel",
+        """
         class Parallel {
           static class TwoStage extends Model {
             dev.ondevice.Parameter w;
@@ -843,7 +920,9 @@ class MixedDevicesTest {
 
   @Test
   void zeroDimShapesGiveCpuScalarsThatMeetAnyDevice() {
-    AnalysedSources.check("ScalarShapes", """
+    AnalysedSources.check(
+        "ScalarShapes",
+        """
         class ScalarShapes {
           Tensor run(Device device) {
             Tensor x = Tensor.randn(2, 2, device);
@@ -872,7 +951,9 @@ class MixedDevicesTest {
 
   @Test
   void finalDeviceFieldsHaveTheDeviceOfTheirInitializer() {
-    AnalysedSources.check("DeviceFields", """
+    AnalysedSources.check(
+        "DeviceFields",
+        """
         class DeviceFields {
           static final Device HOST = Device.cpu();
           static final Device GPU = Device.cuda(0);
@@ -888,7 +969,9 @@ class MixedDevicesTest {
 
   @Test
   void aCpuScalarCannotTakeAnInPlaceResultNorBeJoinedWithDeviceTensors() {
-    AnalysedSources.check("ScalarRoles", """
+    AnalysedSources.check(
+        "ScalarRoles",
+        """
         class ScalarRoles {
           Tensor run(Device device, Tensor x) {
             Tensor y = x.to(device);
@@ -904,7 +987,9 @@ class MixedDevicesTest {
 
   @Test
   void aModelThatMovesItselfToItsDeviceFieldIsOnThatDevice() {
-    AnalysedSources.check("SelfMoved", """
+    AnalysedSources.check(
+        "SelfMoved",
+        """
         class SelfMoved {
           static class Net extends Model {
             final Device device;
@@ -942,7 +1027,11 @@ class MixedDevicesTest {
 
   @Test
   void aCpuTensorAssignedToAModelsStateInItsMethodIsReported() {
-    JavaFileObject f = source("Recover", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Recover",
+            AnalysedSources.IMPORTS
+                + """
         class Recover {
           static class Norm extends Model {
             @dev.ondevice.annotations.Buffer Tensor mean;
@@ -968,14 +1057,22 @@ class MixedDevicesTest {
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadErrorContaining("mean is state of Norm, which moves with the model, but stats.get(\"mean\") is"
-        + " on the CPU: once the model is on a device, mean stays here and meets the model's other tensors on two"
-        + " devices. Assign it where the model is: stats.get(\"mean\").to(device())").inFile(f).onLine(25);
+    assertThat(c)
+        .hadErrorContaining(
+            "mean is state of Norm, which moves with the model, but stats.get(\"mean\") is"
+                + " on the CPU: once the model is on a device, mean stays here and meets the model's other tensors on two"
+                + " devices. Assign it where the model is: stats.get(\"mean\").to(device())")
+        .inFile(f)
+        .onLine(25);
   }
 
   @Test
   void aTensorTheFirstIterationLeavesOnTheCpuIsReportedOnTheSecond() {
-    JavaFileObject f = source("Rollout", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Rollout",
+            AnalysedSources.IMPORTS
+                + """
         class Rollout {
           static class Policy extends Model {
             dev.ondevice.Parameter w;
@@ -1021,8 +1118,11 @@ class MixedDevicesTest {
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadErrorContaining("forward gets tensors on two devices: policy is on device and masks (argument"
-        + " 'masks') is on the CPU from the loop's second iteration on, as its first one leaves it there;")
-        .inFile(f).onLine(26);
+    assertThat(c)
+        .hadErrorContaining(
+            "forward gets tensors on two devices: policy is on device and masks (argument"
+                + " 'masks') is on the CPU from the loop's second iteration on, as its first one leaves it there;")
+        .inFile(f)
+        .onLine(26);
   }
 }

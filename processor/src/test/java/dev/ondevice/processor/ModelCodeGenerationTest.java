@@ -23,9 +23,13 @@ import javax.lang.model.element.TypeElement;
 import javax.tools.JavaFileObject;
 import org.junit.jupiter.api.Test;
 
-/** The generated code of representative models, compared with golden files; and the processor's round handling. */
+/**
+ * The generated code of representative models, compared with golden files; and the processor's
+ * round handling.
+ */
 class ModelCodeGenerationTest {
-  private static final String IMPORTS = """
+  private static final String IMPORTS =
+      """
       package test;
       import dev.ondevice.Parameter;
       import dev.ondevice.Tensor;
@@ -36,16 +40,24 @@ class ModelCodeGenerationTest {
       import java.util.Map;
       """;
 
-  private static final JavaFileObject HEAD = source("Head", IMPORTS + "class Head extends Model {\n  Parameter w;\n}\n");
+  private static final JavaFileObject HEAD =
+      source("Head", IMPORTS + "class Head extends Model {\n  Parameter w;\n}\n");
 
   private static void assertGenerated(Compilation c, String generated, String golden) {
     assertThat(c).succeededWithoutWarnings();
-    assertThat(c).generatedSourceFile(generated).contentsAsUtf8String().isEqualTo(resource("golden/" + golden));
+    assertThat(c)
+        .generatedSourceFile(generated)
+        .contentsAsUtf8String()
+        .isEqualTo(resource("golden/" + golden));
   }
 
   @Test
   void everyKindOfState() {
-    JavaFileObject net = source("Net", IMPORTS + """
+    JavaFileObject net =
+        source(
+            "Net",
+            IMPORTS
+                + """
         class Net extends Model {
           final Parameter weight = null;
           @Buffer Tensor runningMean;
@@ -67,14 +79,20 @@ class ModelCodeGenerationTest {
 
   @Test
   void subclassVisitsItsSuperclassFirst() {
-    JavaFileObject base = source("Base", IMPORTS + "abstract class Base extends Model {\n  Parameter w;\n}\n");
-    JavaFileObject derived = source("Derived", IMPORTS + "class Derived extends Base {\n  @Buffer Tensor b;\n}\n");
+    JavaFileObject base =
+        source("Base", IMPORTS + "abstract class Base extends Model {\n  Parameter w;\n}\n");
+    JavaFileObject derived =
+        source("Derived", IMPORTS + "class Derived extends Base {\n  @Buffer Tensor b;\n}\n");
     assertGenerated(compile(derived, base), "test.OnDevice_Derived", "OnDevice_Derived.java");
   }
 
   @Test
   void nestedAndGenericModels() {
-    JavaFileObject outer = source("Outer", IMPORTS + """
+    JavaFileObject outer =
+        source(
+            "Outer",
+            IMPORTS
+                + """
         class Outer {
           static class Wrapper<M extends Model, P extends Parameter> extends Model {
             M inner;
@@ -88,24 +106,36 @@ class ModelCodeGenerationTest {
 
   @Test
   void aSubmoduleTypedByAnIntersectionBoundIsVisited() {
-    JavaFileObject wrapper = source("Wrapper", IMPORTS
-        + "class Wrapper<T extends Model & Runnable> extends Model {\n  T inner;\n}\n");
+    JavaFileObject wrapper =
+        source(
+            "Wrapper",
+            IMPORTS + "class Wrapper<T extends Model & Runnable> extends Model {\n  T inner;\n}\n");
     Compilation c = compile(wrapper);
     assertThat(c).succeededWithoutWarnings();
-    assertThat(c).generatedSourceFile("test.OnDevice_Wrapper").contentsAsUtf8String()
+    assertThat(c)
+        .generatedSourceFile("test.OnDevice_Wrapper")
+        .contentsAsUtf8String()
         .contains("visitor.submodule(prefix + \"inner\", model.inner);");
   }
 
   @Test
   void outputIsDeterministic() {
-    JavaFileObject net = source("Net", IMPORTS + "class Net extends Model {\n  Parameter a;\n  Head h = new Head();\n}\n");
-    assertThat(compile(HEAD, net)).generatedSourceFile("test.OnDevice_Net").contentsAsUtf8String()
+    JavaFileObject net =
+        source(
+            "Net",
+            IMPORTS + "class Net extends Model {\n  Parameter a;\n  Head h = new Head();\n}\n");
+    assertThat(compile(HEAD, net))
+        .generatedSourceFile("test.OnDevice_Net")
+        .contentsAsUtf8String()
         .isEqualTo(contents(compile(net, HEAD)));
   }
 
   private static String contents(Compilation c) {
     try {
-      return c.generatedSourceFile("test.OnDevice_Net").orElseThrow().getCharContent(false).toString();
+      return c.generatedSourceFile("test.OnDevice_Net")
+          .orElseThrow()
+          .getCharContent(false)
+          .toString();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -114,10 +144,14 @@ class ModelCodeGenerationTest {
   @Test
   void aFailureOutsideAnyClassIsOneErrorAndProcessDoesNotThrow() {
     JavaFileObject net = source("Net", IMPORTS + "class Net extends Model {\n  Parameter a;\n}\n");
-    Compilation c = Sources.compileWithOptions(List.of("-Aondevice.analysis=off"), List.of(net), new BrokenRound());
+    Compilation c =
+        Sources.compileWithOptions(
+            List.of("-Aondevice.analysis=off"), List.of(net), new BrokenRound());
     assertThat(c).hadErrorCount(1);
-    assertThat(c).hadErrorContaining("Internal error in the ondevice processor while processing a round:"
-        + " java.lang.IllegalStateException: broken round; the rest of the compilation goes on");
+    assertThat(c)
+        .hadErrorContaining(
+            "Internal error in the ondevice processor while processing a round:"
+                + " java.lang.IllegalStateException: broken round; the rest of the compilation goes on");
   }
 
   /** Hands a second ondevice processor a first round that fails outside any class. */
@@ -143,13 +177,17 @@ class ModelCodeGenerationTest {
         return false;
       }
       done = true;
-      RoundEnvironment broken = (RoundEnvironment) Proxy.newProxyInstance(RoundEnvironment.class.getClassLoader(),
-          new Class<?>[] {RoundEnvironment.class}, (proxy, method, args) -> {
-            if (method.getName().equals("getRootElements")) {
-              throw new IllegalStateException("broken round");
-            }
-            return method.invoke(round, args);
-          });
+      RoundEnvironment broken =
+          (RoundEnvironment)
+              Proxy.newProxyInstance(
+                  RoundEnvironment.class.getClassLoader(),
+                  new Class<?>[] {RoundEnvironment.class},
+                  (proxy, method, args) -> {
+                    if (method.getName().equals("getRootElements")) {
+                      throw new IllegalStateException("broken round");
+                    }
+                    return method.invoke(round, args);
+                  });
       inner.process(annotations, broken);
       return false;
     }
@@ -169,11 +207,12 @@ class ModelCodeGenerationTest {
     public boolean process(Set<? extends TypeElement> annotations, RoundEnvironment round) {
       if (!done) {
         done = true;
-        TypeSpec base = TypeSpec.classBuilder("GeneratedBase")
-            .superclass(com.palantir.javapoet.ClassName.get("dev.ondevice.nn", "Model"))
-            .addModifiers(Modifier.ABSTRACT)
-            .addField(com.palantir.javapoet.ClassName.get("dev.ondevice", "Parameter"), "w")
-            .build();
+        TypeSpec base =
+            TypeSpec.classBuilder("GeneratedBase")
+                .superclass(com.palantir.javapoet.ClassName.get("dev.ondevice.nn", "Model"))
+                .addModifiers(Modifier.ABSTRACT)
+                .addField(com.palantir.javapoet.ClassName.get("dev.ondevice", "Parameter"), "w")
+                .build();
         try {
           JavaFile.builder("test", base).build().writeTo(processingEnv.getFiler());
         } catch (IOException e) {
@@ -186,7 +225,9 @@ class ModelCodeGenerationTest {
 
   @Test
   void modelWhoseSuperclassIsGeneratedLaterIsDeferredToTheNextRound() {
-    JavaFileObject derived = source("Derived", IMPORTS + "class Derived extends GeneratedBase {\n  @Buffer Tensor b;\n}\n");
+    JavaFileObject derived =
+        source(
+            "Derived", IMPORTS + "class Derived extends GeneratedBase {\n  @Buffer Tensor b;\n}\n");
     Compilation c = compile(List.of(derived), new BaseGenerator());
     assertGenerated(c, "test.OnDevice_Derived", "OnDevice_Derived_of_generated.java");
     assertThat(c).generatedSourceFile("test.OnDevice_GeneratedBase");
@@ -196,10 +237,13 @@ class ModelCodeGenerationTest {
   void aFailureInsideTheProcessorIsOneErrorOnTheElementAndCompilationGoesOn() {
     JavaFileObject net = source("Net", IMPORTS + "class Net extends Model {\n  Parameter a;\n}\n");
     JavaFileObject clash = source("OnDevice_Net", "package test;\nclass OnDevice_Net {}\n");
-    JavaFileObject other = source("Other", IMPORTS + "class Other extends Model {\n  Parameter b;\n}\n");
+    JavaFileObject other =
+        source("Other", IMPORTS + "class Other extends Model {\n  Parameter b;\n}\n");
     Compilation c = compile(net, clash, other);
     assertThat(c).hadErrorCount(1);
-    assertThat(c).hadErrorContaining("Internal error in the ondevice processor while processing test.Net")
-        .inFile(net).onLine(9);
+    assertThat(c)
+        .hadErrorContaining("Internal error in the ondevice processor while processing test.Net")
+        .inFile(net)
+        .onLine(9);
   }
 }

@@ -15,7 +15,11 @@ import org.junit.jupiter.api.Test;
 class ModelMovedInLoopTest {
   @Test
   void aModelMovedToTheCpuInTheLoopThatRunsItIsReportedAtTheMove() {
-    JavaFileObject f = source("Saves", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Saves",
+            AnalysedSources.IMPORTS
+                + """
         class Saves {
           static class Delta extends Model {
             dev.ondevice.Parameter w;
@@ -62,9 +66,13 @@ class ModelMovedInLoopTest {
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadErrorContaining("delta.toDevice(Device.cpu()) moves delta to the CPU inside the loop, and the"
-        + " loop's next pass runs it as if it were still on device (delta.forward(Tensor.randn(2, 2, device)), line"
-        + " 25): a model moves in place. To save its state, save delta.stateDict() as it is (saving copies device"
-        + " tensors to the host), or move it back afterwards: delta.toDevice(device)").inFile(f).onLine(27);
+    assertThat(c)
+        .hadErrorContaining(
+            "delta.toDevice(Device.cpu()) moves delta to the CPU inside the loop, and the"
+                + " loop's next pass runs it as if it were still on device (delta.forward(Tensor.randn(2, 2, device)), line"
+                + " 25): a model moves in place. To save its state, save delta.stateDict() as it is (saving copies device"
+                + " tensors to the host), or move it back afterwards: delta.toDevice(device)")
+        .inFile(f)
+        .onLine(27);
   }
 }

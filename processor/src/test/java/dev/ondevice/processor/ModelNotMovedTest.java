@@ -8,11 +8,16 @@ import java.util.List;
 import javax.tools.JavaFileObject;
 import org.junit.jupiter.api.Test;
 
-/** {@code ModelNotMoved}: a model never moved, or a part replaced after the move, used with tensors on a device. */
+/**
+ * {@code ModelNotMoved}: a model never moved, or a part replaced after the move, used with tensors
+ * on a device.
+ */
 class ModelNotMovedTest {
   @Test
   void aModelThatAMethodBuildsAndReturnsIsOnTheCpuUntilMoved() {
-    AnalysedSources.check("Builders", """
+    AnalysedSources.check(
+        "Builders",
+        """
         class Builders {
           static class Net extends Model {
             dev.ondevice.Parameter w;
@@ -61,7 +66,11 @@ class ModelNotMovedTest {
 
   @Test
   void aPartReplacedAfterTheModelMovedIsOnTheCpu() {
-    JavaFileObject f = source("Finetune", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Finetune",
+            AnalysedSources.IMPORTS
+                + """
         class Finetune {
           static class Head extends Model {
             dev.ondevice.Parameter w;
@@ -103,14 +112,18 @@ class ModelNotMovedTest {
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadErrorContaining("stale.fc was replaced by a new part made on the CPU after stale was moved: its"
-        + " parameters are on the CPU while Tensor.randn(2, 2, device) is on device; move the model again after"
-        + " replacing it: stale.toDevice(device)");
+    assertThat(c)
+        .hadErrorContaining(
+            "stale.fc was replaced by a new part made on the CPU after stale was moved: its"
+                + " parameters are on the CPU while Tensor.randn(2, 2, device) is on device; move the model again after"
+                + " replacing it: stale.toDevice(device)");
   }
 
   @Test
   void aModelMovedByAFunctionItIsGivenIsNotReportedAsNeverMoved() {
-    AnalysedSources.check("Applied", """
+    AnalysedSources.check(
+        "Applied",
+        """
         class Applied {
           static class Net extends Model {
             dev.ondevice.Parameter w;
@@ -138,7 +151,9 @@ class ModelNotMovedTest {
 
   @Test
   void aModelWhoseOnlyStateIsAMapOfSubmodulesIsOnTheCpuUntilMoved() {
-    AnalysedSources.check("Containers", """
+    AnalysedSources.check(
+        "Containers",
+        """
         class Containers {
           static class Block extends Model {
             dev.ondevice.Parameter w;
@@ -172,7 +187,9 @@ class ModelNotMovedTest {
 
   @Test
   void statelessLayersWorkOnAnyDeviceAndContainersTakeTheirLayersDevice() {
-    AnalysedSources.check("Layers", """
+    AnalysedSources.check(
+        "Layers",
+        """
         class Layers {
           static class Flat extends Model {
             Tensor forward(Tensor x) {
@@ -213,7 +230,9 @@ class ModelNotMovedTest {
 
   @Test
   void modelsMovedThroughAnAliasOrByTheirOwnMethodsAreNotReported() {
-    AnalysedSources.check("Aliases", """
+    AnalysedSources.check(
+        "Aliases",
+        """
         class Aliases {
           static class Net extends Model {
             dev.ondevice.Parameter w;
@@ -318,7 +337,9 @@ class ModelNotMovedTest {
 
   @Test
   void aModelMovedInALambdaMayBeOnEitherDevice() {
-    AnalysedSources.check("LambdaMove", """
+    AnalysedSources.check(
+        "LambdaMove",
+        """
         class LambdaMove {
           static class Net extends Model {
             dev.ondevice.Parameter w;
@@ -348,7 +369,9 @@ class ModelNotMovedTest {
 
   @Test
   void aModelMovedThroughAnAnonymousClassOrAMethodReferenceMayBeOnEitherDevice() {
-    AnalysedSources.check("IndirectMoves", """
+    AnalysedSources.check(
+        "IndirectMoves",
+        """
         class IndirectMoves {
           static class Net extends Model {
             dev.ondevice.Parameter w;

@@ -5,8 +5,10 @@ import org.junit.jupiter.api.Test;
 /** {@code NonBlockingFromPageable}: a non-blocking copy from memory that is not pinned. */
 class NonBlockingFromPageableTest {
   @Test
-  void nonBlockingCopies(){
-    AnalysedSources.check("Copies2", """
+  void nonBlockingCopies() {
+    AnalysedSources.check(
+        "Copies2",
+        """
         class Copies2 {
           void run(Device device) {
             Tensor pageable = Tensor.randn(2, 2);

@@ -8,11 +8,17 @@ import java.util.List;
 import javax.tools.JavaFileObject;
 import org.junit.jupiter.api.Test;
 
-/** {@code OptimizerStateLeftBehind}: saved optimizer state loaded before the model it serves moves. */
+/**
+ * {@code OptimizerStateLeftBehind}: saved optimizer state loaded before the model it serves moves.
+ */
 class OptimizerStateOrderTest {
   @Test
   void stateLoadedBeforeTheModelMovesIsLeftBehind() {
-    JavaFileObject f = source("Resume", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Resume",
+            AnalysedSources.IMPORTS
+                + """
         import dev.ondevice.optim.Sgd;
         class Resume {
           static class Net extends Model {
@@ -60,7 +66,11 @@ class OptimizerStateOrderTest {
 
   @Test
   void anOptimizerMakingItsStateInItsConstructorIsBuiltAfterTheMove() {
-    JavaFileObject f = source("Nero", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Nero",
+            AnalysedSources.IMPORTS
+                + """
         import dev.ondevice.optim.Optimizer;
         class Nero {
           static class Net extends Model {
@@ -105,14 +115,22 @@ class OptimizerStateOrderTest {
         """);
     Compilation c = Sources.compile(List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadErrorContaining("the constructor of StateInConstructor makes optimizer's state where net's"
-        + " parameters are now, and net.toDevice(device) below moves the parameters without it: optimizer.step() then"
-        + " meets the state on the old device; build optimizer after moving net").inFile(f).onLine(34);
+    assertThat(c)
+        .hadErrorContaining(
+            "the constructor of StateInConstructor makes optimizer's state where net's"
+                + " parameters are now, and net.toDevice(device) below moves the parameters without it: optimizer.step() then"
+                + " meets the state on the old device; build optimizer after moving net")
+        .inFile(f)
+        .onLine(34);
   }
 
   @Test
   void anOptimizerDeclaredInAClassAnalysedEarlierIsJudgedToo() {
-    JavaFileObject f = source("Nero", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Nero",
+            AnalysedSources.IMPORTS
+                + """
         import dev.ondevice.optim.Optimizer;
         class Nero {
           static class Net extends Model {

@@ -15,11 +15,21 @@ import javax.tools.JavaFileObject;
 /** Test sources: stubs of the runtime API, golden files, and compilation with the processor. */
 final class Sources {
   private static final String[] STUBS = {
-    "dev/ondevice/Tensor.java", "dev/ondevice/Shape.java", "dev/ondevice/Parameter.java", "dev/ondevice/Device.java",
-    "dev/ondevice/Cuda.java", "dev/ondevice/Loader.java", "dev/ondevice/Loss.java",
-    "dev/ondevice/nn/Model.java", "dev/ondevice/nn/ModelCode.java", "dev/ondevice/nn/StateVisitor.java",
-    "dev/ondevice/optim/Optimizer.java", "dev/ondevice/optim/OptimizerState.java", "dev/ondevice/optim/Sgd.java",
-    "dev/ondevice/io/Checkpoint.java", "dev/ondevice/io/MapLocation.java"
+    "dev/ondevice/Tensor.java",
+    "dev/ondevice/Shape.java",
+    "dev/ondevice/Parameter.java",
+    "dev/ondevice/Device.java",
+    "dev/ondevice/Cuda.java",
+    "dev/ondevice/Loader.java",
+    "dev/ondevice/Loss.java",
+    "dev/ondevice/nn/Model.java",
+    "dev/ondevice/nn/ModelCode.java",
+    "dev/ondevice/nn/StateVisitor.java",
+    "dev/ondevice/optim/Optimizer.java",
+    "dev/ondevice/optim/OptimizerState.java",
+    "dev/ondevice/optim/Sgd.java",
+    "dev/ondevice/io/Checkpoint.java",
+    "dev/ondevice/io/MapLocation.java"
   };
 
   private Sources() {}
@@ -47,11 +57,13 @@ final class Sources {
   }
 
   /** Compiles with javac options ({@code -A...}). */
-  static Compilation compileWithOptions(List<String> options, List<JavaFileObject> sources, Processor... others) {
+  static Compilation compileWithOptions(
+      List<String> options, List<JavaFileObject> sources, Processor... others) {
     List<JavaFileObject> all = new ArrayList<>();
     for (String stub : STUBS) {
-      all.add(JavaFileObjects.forSourceString(stub.replace('/', '.').replace(".java", ""),
-          resource("stubs/" + stub)));
+      all.add(
+          JavaFileObjects.forSourceString(
+              stub.replace('/', '.').replace(".java", ""), resource("stubs/" + stub)));
     }
     all.addAll(sources);
     List<Processor> processors = new ArrayList<>(List.of(others));

@@ -6,7 +6,9 @@ import org.junit.jupiter.api.Test;
 class StaticTensorConstantTest {
   @Test
   void staticConstantsAreEvaluatedFromTheirInitializers() {
-    AnalysedSources.check("Statics", """
+    AnalysedSources.check(
+        "Statics",
+        """
         class Statics {
           static final Tensor TWO = Tensor.scalar(2.0);
           static final Device DEVICE = Device.cudaIfAvailable();
@@ -27,7 +29,9 @@ class StaticTensorConstantTest {
 
   @Test
   void aStaticTensorFieldWithoutAnInitializerIsACacheOnAnUnknownDevice() {
-    AnalysedSources.check("Caches", """
+    AnalysedSources.check(
+        "Caches",
+        """
         class Caches {
           private static Tensor mask;
           static final Tensor TABLE = Tensor.randn(2, 2);

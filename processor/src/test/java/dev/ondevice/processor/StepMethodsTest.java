@@ -11,7 +11,9 @@ import org.junit.jupiter.api.Test;
 class StepMethodsTest {
   @Test
   void hostReadInForwardOfADeviceTensorIsASyncPerStep() {
-    check("Forward", """
+    check(
+        "Forward",
+        """
         class Forward {
           static class Attend extends Model {
             dev.ondevice.Parameter w;
@@ -40,7 +42,9 @@ class StepMethodsTest {
 
   @Test
   void aTensorReadOnTheHostByAHelperOfForwardIsWhereForwardGivesIt() {
-    check("Rotary", """
+    check(
+        "Rotary",
+        """
         class Rotary {
           static class Embedding extends Model {
             dev.ondevice.Parameter table;
@@ -69,7 +73,9 @@ class StepMethodsTest {
 
   @Test
   void aHelperCalledOnEveryBatchSyncsOnEveryBatch() {
-    check("Helpers", """
+    check(
+        "Helpers",
+        """
         class Helpers {
           static class Meter {
             double sum;
@@ -104,7 +110,9 @@ class StepMethodsTest {
 
   @Test
   void withoutTheLoopTheHelperIsNotReported() {
-    check("NoLoop", """
+    check(
+        "NoLoop",
+        """
         class NoLoop {
           static double read(Tensor loss) {
             return loss.item();
@@ -119,7 +127,9 @@ class StepMethodsTest {
 
   @Test
   void aLoopThatCallsBackwardOnEveryIterationIsABatchLoop() {
-    check("Gan", """
+    check(
+        "Gan",
+        """
         class Gan {
           double train(Device device, int iterations) {
             double last = 0;
@@ -140,7 +150,9 @@ class StepMethodsTest {
 
   @Test
   void aReadInABranchThatTrainsOnEveryNthIterationIsThatStepsRead() {
-    check("Critic", """
+    check(
+        "Critic",
+        """
         class Critic {
           double train(Device device, int iterations, int nCritic) {
             double d = 0;
@@ -165,7 +177,9 @@ class StepMethodsTest {
 
   @Test
   void aLoopThatTrainsThroughAHelperIsABatchLoop() {
-    check("Microbatches", """
+    check(
+        "Microbatches",
+        """
         class Microbatches {
           static void backwardStep(Tensor loss) {
             loss.backward();
@@ -196,7 +210,9 @@ class StepMethodsTest {
 
   @Test
   void aReadOfATensorComputedFromParametersInAStepMethodReadsTheDevice() {
-    check("Optimizers", """
+    check(
+        "Optimizers",
+        """
         class Optimizers {
           static final class Prodigy {
             final List<dev.ondevice.Parameter> params;
@@ -232,7 +248,9 @@ class StepMethodsTest {
 
   @Test
   void aLossReadInAStepMethodAfterItsBackwardReadsTheDevice() {
-    check("Trainers", """
+    check(
+        "Trainers",
+        """
         class Trainers {
           interface Objective {
             Tensor[] loss(Tensor batch);

@@ -12,7 +12,9 @@ import org.junit.jupiter.api.Test;
 class TargetsNotMovedTest {
   @Test
   void aModelOfUnknownDeviceTakesTheDeviceOfItsInputs() {
-    AnalysedSources.check("Unknown", """
+    AnalysedSources.check(
+        "Unknown",
+        """
         class Unknown {
           static class Net extends Model {
             Tensor forward(Tensor x) {
@@ -33,7 +35,9 @@ class TargetsNotMovedTest {
 
   @Test
   void anIteratorOfBatchesCreatedAgainInTheLoopStillGivesBatches() {
-    AnalysedSources.check("Refresh", """
+    AnalysedSources.check(
+        "Refresh",
+        """
         class Refresh {
           void train(Model model, Loader loader, Loss loss, Device device, int steps) {
             java.util.Iterator<Loader.Batch> it = loader.iterator();
@@ -52,7 +56,9 @@ class TargetsNotMovedTest {
 
   @Test
   void aWhileLoopOverABatchIteratorIsABatchLoop() {
-    AnalysedSources.check("WhileBatches", """
+    AnalysedSources.check(
+        "WhileBatches",
+        """
         class WhileBatches {
           static class Net extends Model {
             dev.ondevice.Parameter w;
@@ -79,7 +85,11 @@ class TargetsNotMovedTest {
 
   @Test
   void aBatchsTensorsReadFromItsListOrGivenToTheOneImplementationOfAnAbstractStep() {
-    JavaFileObject f = source("Forecaster", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Forecaster",
+            AnalysedSources.IMPORTS
+                + """
         class Forecaster {
           static class Net extends Model {
             dev.ondevice.Parameter w;
@@ -125,14 +135,20 @@ class TargetsNotMovedTest {
         """);
     Compilation c = Sources.compile(List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadErrorContaining("the tensors of batch.subList(0, 1) are still on the CPU: they come from the batch,"
-        + " and output uses its tensors in forward (line 50) with net on device; move every tensor of the batch before"
-        + " using it: move each of its tensors to device before the call").inFile(f).onLine(36);
+    assertThat(c)
+        .hadErrorContaining(
+            "the tensors of batch.subList(0, 1) are still on the CPU: they come from the batch,"
+                + " and output uses its tensors in forward (line 50) with net on device; move every tensor of the batch before"
+                + " using it: move each of its tensors to device before the call")
+        .inFile(f)
+        .onLine(36);
   }
 
   @Test
   void anAbstractStepWithTwoImplementationsIsNotFollowed() {
-    AnalysedSources.check("TwoSteps", """
+    AnalysedSources.check(
+        "TwoSteps",
+        """
         class TwoSteps {
           static class Net extends Model {
             dev.ondevice.Parameter w;
@@ -186,7 +202,9 @@ class TargetsNotMovedTest {
 
   @Test
   void aStubThatOnlyThrowsStandsForItsOneOverride() {
-    AnalysedSources.check("StubStep", """
+    AnalysedSources.check(
+        "StubStep",
+        """
         class StubStep {
           static class Net extends Model {
             dev.ondevice.Parameter w;

@@ -9,11 +9,15 @@ import java.util.List;
 import javax.tools.JavaFileObject;
 import org.junit.jupiter.api.Test;
 
-/** Tensors keep their device through the JDK's containers: lists, maps, iteration, {@code Optional}. */
+/**
+ * Tensors keep their device through the JDK's containers: lists, maps, iteration, {@code Optional}.
+ */
 class TensorContainersTest {
   @Test
   void aTensorKeepsItsDeviceThroughListsAndMaps() {
-    check("Held", """
+    check(
+        "Held",
+        """
         class Held {
           void run(Device device, Tensor w) {
             Tensor onDevice = Tensor.randn(2, 2, device);
@@ -36,7 +40,9 @@ class TensorContainersTest {
 
   @Test
   void aContainerChangedOutOfSightOrHoldingBothIsNotReported() {
-    check("Changed", """
+    check(
+        "Changed",
+        """
         class Changed {
           static void moveAll(List<Tensor> ts, Device device) {
             ts.replaceAll(t -> t.to(device));
@@ -66,7 +72,11 @@ class TensorContainersTest {
 
   @Test
   void aListFilledWithCpuAndDeviceTensorsIsReportedWhereTheCpuOneIsPut() {
-    JavaFileObject f = source("Masks", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Masks",
+            AnalysedSources.IMPORTS
+                + """
         class Masks {
           static Tensor mask(Tensor input, int f) {
             return Tensor.randn(2, 4, input.device()).mul(input);
@@ -121,15 +131,22 @@ class TensorContainersTest {
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadErrorContaining("stack (line 26) joins tensors put into one container, and they are on two"
-        + " devices: Tensor.zeros(2, 4) is put into it here on the CPU, and mask(input, f) (line 24) on device;"
-        + " the op fails when they differ. Create it there: Tensor.zeros(2, 4, input.device())")
-        .inFile(f).onLine(21);
+    assertThat(c)
+        .hadErrorContaining(
+            "stack (line 26) joins tensors put into one container, and they are on two"
+                + " devices: Tensor.zeros(2, 4) is put into it here on the CPU, and mask(input, f) (line 24) on device;"
+                + " the op fails when they differ. Create it there: Tensor.zeros(2, 4, input.device())")
+        .inFile(f)
+        .onLine(21);
   }
 
   @Test
   void aMapOfCpuTensorsGivenToAModelIsReportedAtTheCall() {
-    JavaFileObject f = source("Graphs", AnalysedSources.IMPORTS + """
+    JavaFileObject f =
+        source(
+            "Graphs",
+            AnalysedSources.IMPORTS
+                + """
         class Graphs {
           record GraphBatch(Tensor pos, Tensor attr) {}
 
@@ -170,15 +187,21 @@ class TensorContainersTest {
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
-    assertThat(c).hadErrorContaining("forward gets tensors on two devices: model is on device and toDict(b, device)"
-        + " (argument 'input') is on the CPU; in device-agnostic code this runs only when device is the CPU, and fails"
-        + " on the GPU machine. toDict(b, device) holds tensors on the CPU: move each of them to device where they"
-        + " are put into it").inFile(f).onLine(45);
+    assertThat(c)
+        .hadErrorContaining(
+            "forward gets tensors on two devices: model is on device and toDict(b, device)"
+                + " (argument 'input') is on the CPU; in device-agnostic code this runs only when device is the CPU, and fails"
+                + " on the GPU machine. toDict(b, device) holds tensors on the CPU: move each of them to device where they"
+                + " are put into it")
+        .inFile(f)
+        .onLine(45);
   }
 
   @Test
   void aModelMethodsMapOfTensorsIsOnTheModelsDevice() {
-    check("Cache", """
+    check(
+        "Cache",
+        """
         class Cache {
           static class Attention extends Model {
             dev.ondevice.Parameter w;
@@ -195,7 +218,9 @@ class TensorContainersTest {
 
   @Test
   void recordsAndArraysKeepTheirTensorsDevice() {
-    check("Records", """
+    check(
+        "Records",
+        """
         class Records {
           record Example(Tensor inputs, Tensor labels) {}
 
@@ -221,7 +246,9 @@ class TensorContainersTest {
 
   @Test
   void anArrayMadeWithItsElementsKeepsEachOnesDevice() {
-    check("Tuples", """
+    check(
+        "Tuples",
+        """
         class Tuples {
           static Tensor[] meanAndCount(Device device) {
             return new Tensor[] {Tensor.randn(2, 2, device), Tensor.zeros(2, 2)};
@@ -242,7 +269,9 @@ class TensorContainersTest {
 
   @Test
   void resultsAreFollowedFiveCallsDeep() {
-    check("Deep", """
+    check(
+        "Deep",
+        """
         class Deep {
           static final class Steps {
             final Tensor table = Tensor.randn(2, 2);

@@ -2,11 +2,16 @@ package dev.ondevice.processor;
 
 import org.junit.jupiter.api.Test;
 
-/** {@code UnsyncedNonBlockingRead}: the result of a non-blocking copy to the host read before a synchronisation. */
+/**
+ * {@code UnsyncedNonBlockingRead}: the result of a non-blocking copy to the host read before a
+ * synchronisation.
+ */
 class UnsyncedNonBlockingReadTest {
   @Test
   void aReadGuardedByIsReadyIsNotAnUnsynchronisedRead() {
-    AnalysedSources.check("Ready", """
+    AnalysedSources.check(
+        "Ready",
+        """
         class Ready {
           void show(Tensor x, Device device) {
             Tensor host = x.to(device).sum().to(Device.cpu(), true);

@@ -36,8 +36,10 @@ public final class Batch {
    *     dimensions differ
    */
   public Batch(@OnDevice("cpu") Tensor inputs, @OnDevice("cpu") Tensor targets) {
-    this(List.of(Objects.requireNonNull(inputs, "Batch: inputs is null"),
-        Objects.requireNonNull(targets, "Batch: targets is null")));
+    this(
+        List.of(
+            Objects.requireNonNull(inputs, "Batch: inputs is null"),
+            Objects.requireNonNull(targets, "Batch: targets is null")));
   }
 
   /**
@@ -49,7 +51,8 @@ public final class Batch {
    * @throws NullPointerException if the list or one of its tensors is null
    */
   public Batch(List<Tensor> tensors) {
-    this.tensors = checked("Batch", tensors, "batches are made on the CPU and moved by the training loop");
+    this.tensors =
+        checked("Batch", tensors, "batches are made on the CPU and moved by the training loop");
   }
 
   /**
@@ -65,25 +68,50 @@ public final class Batch {
     for (int i = 0; i < tensors.size(); i++) {
       Tensor t = Objects.requireNonNull(tensors.get(i), owner + ": " + describe(i) + " is null");
       if (!t.device().isCpu()) {
-        throw new IllegalArgumentException(owner + ": " + describe(i) + " " + (i < 2 ? "are" : "is") + " on "
-            + t.device() + "; " + whyCpu);
+        throw new IllegalArgumentException(
+            owner
+                + ": "
+                + describe(i)
+                + " "
+                + (i < 2 ? "are" : "is")
+                + " on "
+                + t.device()
+                + "; "
+                + whyCpu);
       }
       if (t.dim() == 0) {
-        throw new IllegalArgumentException(owner + ": " + describe(i)
-            + " is 0-dim; its first dimension must index the examples");
+        throw new IllegalArgumentException(
+            owner + ": " + describe(i) + " is 0-dim; its first dimension must index the examples");
       }
       if (i > 0 && t.size(0) != copy.get(0).size(0)) {
         Tensor first = copy.get(0);
-        throw new IllegalArgumentException(owner + ": " + describe(0) + " hold " + first.size(0) + " examples (shape "
-            + first.shape() + ") but " + describe(i) + " " + (i < 2 ? "hold" : "holds") + " " + t.size(0)
-            + " (shape " + t.shape() + "); the first dimensions must be equal");
+        throw new IllegalArgumentException(
+            owner
+                + ": "
+                + describe(0)
+                + " hold "
+                + first.size(0)
+                + " examples (shape "
+                + first.shape()
+                + ") but "
+                + describe(i)
+                + " "
+                + (i < 2 ? "hold" : "holds")
+                + " "
+                + t.size(0)
+                + " (shape "
+                + t.shape()
+                + "); the first dimensions must be equal");
       }
       copy.add(t);
     }
     return List.copyOf(copy);
   }
 
-  /** How messages name the tensor at {@code index}: {@code inputs}, {@code targets}, {@code tensor 2}. */
+  /**
+   * How messages name the tensor at {@code index}: {@code inputs}, {@code targets}, {@code tensor
+   * 2}.
+   */
   static String describe(int index) {
     return switch (index) {
       case 0 -> "inputs";
@@ -106,8 +134,9 @@ public final class Batch {
   @OnDevice("cpu")
   public Tensor targets() {
     if (tensors.size() < 2) {
-      throw new IllegalStateException("This batch has inputs only (its dataset holds one tensor); give the"
-          + " dataset the targets as its second tensor, or use inputs()");
+      throw new IllegalStateException(
+          "This batch has inputs only (its dataset holds one tensor); give the"
+              + " dataset the targets as its second tensor, or use inputs()");
     }
     return tensors.get(1);
   }
@@ -126,8 +155,17 @@ public final class Batch {
   /** {@code tensors.get(index)}, or an exception naming the owner and the indices it has. */
   static Tensor at(String owner, String what, List<Tensor> tensors, int index) {
     if (index < 0 || index >= tensors.size()) {
-      throw new IndexOutOfBoundsException(owner + ": no tensor " + index + "; this " + what + " holds " + tensors.size()
-          + (tensors.size() == 1 ? " tensor (index 0)" : " tensors (indices 0 to " + (tensors.size() - 1) + ")"));
+      throw new IndexOutOfBoundsException(
+          owner
+              + ": no tensor "
+              + index
+              + "; this "
+              + what
+              + " holds "
+              + tensors.size()
+              + (tensors.size() == 1
+                  ? " tensor (index 0)"
+                  : " tensors (indices 0 to " + (tensors.size() - 1) + ")"));
     }
     return tensors.get(index);
   }

@@ -29,34 +29,33 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <ul>
  *   <li><b>Epochs.</b> Each call to {@link #iterator()} starts the next epoch (0, 1, 2, ...);
- *       {@link #iterator(long)} starts a given one, to resume a run. Every example appears
- *       exactly once per epoch.
+ *       {@link #iterator(long)} starts a given one, to resume a run. Every example appears exactly
+ *       once per epoch.
  *   <li><b>Shuffling.</b> With {@link Builder#shuffle(long) shuffle(seed)}, epoch {@code e} visits
- *       the examples in a permutation drawn from {@code seed} and {@code e}: a new order each epoch,
- *       the same orders in every run with that seed (on every JVM: the generator is SplitMix64,
- *       written out here). Without it, examples come in index order.
+ *       the examples in a permutation drawn from {@code seed} and {@code e}: a new order each
+ *       epoch, the same orders in every run with that seed (on every JVM: the generator is
+ *       SplitMix64, written out here). Without it, examples come in index order.
  *   <li><b>Batches.</b> {@code batchSize} examples each; the last one is smaller unless {@link
- *       Builder#dropLast(boolean) dropLast} drops it. Batches are CPU tensors: the loop moves
- *       them.
+ *       Builder#dropLast(boolean) dropLast} drops it. Batches are CPU tensors: the loop moves them.
  *   <li><b>Pinned memory.</b> With {@link Builder#pinMemory(boolean) pinMemory(true)} every batch
  *       is copied to page-locked memory ({@link dev.ondevice.Tensor#pinMemory()}), so that {@code
  *       xb.to(device, true)} is an asynchronous copy that overlaps the device's work, on real and
  *       emulated CUDA devices alike. Without pinning, {@code to(device, true)} copies before it
  *       returns.
  *   <li><b>Prefetching.</b> By default a background thread (a daemon, named {@code
- *       ondevice-dataloader-N}) builds up to {@link Builder#prefetch(int) prefetch} batches
- *       ahead (2 by default) while the loop trains; {@code prefetch(0)} builds each batch on the
- *       calling thread instead. An exception thrown while building a batch reaches the loop at
- *       that batch, as a {@link DataLoaderException} whose cause is the original exception.
+ *       ondevice-dataloader-N}) builds up to {@link Builder#prefetch(int) prefetch} batches ahead
+ *       (2 by default) while the loop trains; {@code prefetch(0)} builds each batch on the calling
+ *       thread instead. An exception thrown while building a batch reaches the loop at that batch,
+ *       as a {@link DataLoaderException} whose cause is the original exception.
  * </ul>
  *
  * <p><b>Threads never leak.</b> The prefetch thread holds at most {@code prefetch} batches and
  * waits while the queue is full; it ends when the epoch's batches are all built, when its {@link
- * BatchIterator} is {@linkplain BatchIterator#close() closed}, when the iterator becomes garbage
- * (a loop left with {@code break} or an exception), or when a new epoch starts on the same loader.
- * So one loader runs one epoch at a time: starting an epoch closes the iterator of the previous
- * one, whose later use throws {@link IllegalStateException}. Use two loaders for two concurrent
- * passes over a dataset.
+ * BatchIterator} is {@linkplain BatchIterator#close() closed}, when the iterator becomes garbage (a
+ * loop left with {@code break} or an exception), or when a new epoch starts on the same loader. So
+ * one loader runs one epoch at a time: starting an epoch closes the iterator of the previous one,
+ * whose later use throws {@link IllegalStateException}. Use two loaders for two concurrent passes
+ * over a dataset.
  *
  * <p>The type is a {@link BatchSource}: the ondevice processor treats a loop over a loader as a
  * batch loop, and reports host synchronisations in it and targets left on the CPU.
@@ -65,6 +64,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class DataLoader implements Iterable<Batch> {
   private static final Cleaner CLEANER = Cleaner.create();
   private static final AtomicInteger THREAD_COUNT = new AtomicInteger();
+
   /** How often a waiting producer or consumer re-checks whether its partner is gone, in ms. */
   private static final long POLL_MS = 100;
 
@@ -110,8 +110,11 @@ public final class DataLoader implements Iterable<Batch> {
   private int datasetSize() {
     int n = dataset.size();
     if (n < 0) {
-      throw new IllegalStateException(dataset.getClass().getSimpleName() + ".size() returned " + n
-          + "; a dataset's size is its number of examples, >= 0");
+      throw new IllegalStateException(
+          dataset.getClass().getSimpleName()
+              + ".size() returned "
+              + n
+              + "; a dataset's size is its number of examples, >= 0");
     }
     return n;
   }
@@ -145,7 +148,8 @@ public final class DataLoader implements Iterable<Batch> {
    */
   public synchronized BatchIterator iterator(long epoch) {
     if (epoch < 0) {
-      throw new IllegalArgumentException("DataLoader.iterator: the epoch must be >= 0, got " + epoch);
+      throw new IllegalArgumentException(
+          "DataLoader.iterator: the epoch must be >= 0, got " + epoch);
     }
     if (running != null) {
       running.stop(epoch);
@@ -169,7 +173,8 @@ public final class DataLoader implements Iterable<Batch> {
       order[i] = i;
     }
     if (shuffle) {
-      // The seed is mixed before the epoch is added: seeds 5 and 6 must not give the same orders one
+      // The seed is mixed before the epoch is added: seeds 5 and 6 must not give the same orders
+      // one
       // epoch apart, as seed + epoch would.
       SplitMix64 random = new SplitMix64(new SplitMix64(seed).nextLong() + epoch);
       for (int i = n - 1; i > 0; i--) {
@@ -191,8 +196,13 @@ public final class DataLoader implements Iterable<Batch> {
     try (Autograd.Scope ignored = Autograd.noGrad()) {
       Batch batch = dataset.getBatch(indices);
       if (batch.size() != indices.length) {
-        throw new IllegalStateException(dataset.getClass().getSimpleName() + ".getBatch returned " + batch.size()
-            + " examples for " + indices.length + " indices");
+        throw new IllegalStateException(
+            dataset.getClass().getSimpleName()
+                + ".getBatch returned "
+                + batch.size()
+                + " examples for "
+                + indices.length
+                + " indices");
       }
       return pinMemory ? batch.map(Tensor::pinMemory) : batch;
     }
@@ -219,7 +229,8 @@ public final class DataLoader implements Iterable<Batch> {
      */
     public Builder batchSize(int batchSize) {
       if (batchSize <= 0) {
-        throw new IllegalArgumentException("DataLoader: batchSize must be positive, got " + batchSize);
+        throw new IllegalArgumentException(
+            "DataLoader: batchSize must be positive, got " + batchSize);
       }
       this.batchSize = batchSize;
       return this;
@@ -236,7 +247,10 @@ public final class DataLoader implements Iterable<Batch> {
       return this;
     }
 
-    /** Whether to drop the last batch when it has fewer than {@code batchSize} examples (default false). */
+    /**
+     * Whether to drop the last batch when it has fewer than {@code batchSize} examples (default
+     * false).
+     */
     public Builder dropLast(boolean dropLast) {
       this.dropLast = dropLast;
       return this;
@@ -250,15 +264,16 @@ public final class DataLoader implements Iterable<Batch> {
      */
     public Builder prefetch(int batches) {
       if (batches < 0) {
-        throw new IllegalArgumentException("DataLoader: prefetch must be >= 0 batches, got " + batches);
+        throw new IllegalArgumentException(
+            "DataLoader: prefetch must be >= 0 batches, got " + batches);
       }
       this.prefetch = batches;
       return this;
     }
 
     /**
-     * Whether batches are copied to pinned (page-locked) host memory (default false), the source
-     * of asynchronous copies with {@code to(device, true)}.
+     * Whether batches are copied to pinned (page-locked) host memory (default false), the source of
+     * asynchronous copies with {@code to(device, true)}.
      */
     public Builder pinMemory(boolean pinMemory) {
       this.pinMemory = pinMemory;
@@ -272,11 +287,11 @@ public final class DataLoader implements Iterable<Batch> {
   }
 
   /**
-   * The batches of one epoch. Closing it (or dropping it) stops its prefetch thread; using it
-   * after it was closed, after a failed batch, or after a new epoch started on its loader, throws
-   * {@link IllegalStateException}. It closes itself after the last batch. A {@link BatchSource}
-   * too: the processor treats {@code while (it.hasNext())} as a batch loop, and {@code it.next()}
-   * as a batch in host memory.
+   * The batches of one epoch. Closing it (or dropping it) stops its prefetch thread; using it after
+   * it was closed, after a failed batch, or after a new epoch started on its loader, throws {@link
+   * IllegalStateException}. It closes itself after the last batch. A {@link BatchSource} too: the
+   * processor treats {@code while (it.hasNext())} as a batch loop, and {@code it.next()} as a batch
+   * in host memory.
    */
   @BatchSource
   public static final class BatchIterator implements Iterator<Batch>, AutoCloseable {
@@ -311,18 +326,28 @@ public final class DataLoader implements Iterable<Batch> {
       if (next == null) {
         String reason = producer.closedReason;
         if (reason != null) {
-          throw new IllegalStateException("DataLoader: this iterator of epoch " + producer.epoch + " is closed: "
-              + reason);
+          throw new IllegalStateException(
+              "DataLoader: this iterator of epoch " + producer.epoch + " is closed: " + reason);
         }
-        next = producer.prefetching() ? producer.take(delivered) : producer.buildOnCaller(delivered);
+        next =
+            producer.prefetching() ? producer.take(delivered) : producer.buildOnCaller(delivered);
       }
       if (next.failure != null) {
         Throwable failure = next.failure;
         next = null;
-        producer.stop("building batch " + delivered + " failed (the DataLoaderException thrown then has the cause)");
+        producer.stop(
+            "building batch "
+                + delivered
+                + " failed (the DataLoaderException thrown then has the cause)");
         cleanable.clean();
-        throw new DataLoaderException("DataLoader: building batch " + delivered + " of epoch " + producer.epoch
-            + " failed: " + failure, failure);
+        throw new DataLoaderException(
+            "DataLoader: building batch "
+                + delivered
+                + " of epoch "
+                + producer.epoch
+                + " failed: "
+                + failure,
+            failure);
       }
       if (next.batch == null) {
         ended = true;
@@ -342,8 +367,12 @@ public final class DataLoader implements Iterable<Batch> {
     @Override
     public Batch next() {
       if (!hasNext()) {
-        throw new NoSuchElementException("DataLoader: epoch " + producer.epoch + " has no more batches (it had "
-            + delivered + ")");
+        throw new NoSuchElementException(
+            "DataLoader: epoch "
+                + producer.epoch
+                + " has no more batches (it had "
+                + delivered
+                + ")");
       }
       Batch b = next.batch;
       next = null;
@@ -359,7 +388,9 @@ public final class DataLoader implements Iterable<Batch> {
     }
   }
 
-  /** Stops a producer; holds no reference to its iterator, so that the iterator can be collected. */
+  /**
+   * Stops a producer; holds no reference to its iterator, so that the iterator can be collected.
+   */
   private static final class Stop implements Runnable {
     private final Producer producer;
 
@@ -452,14 +483,19 @@ public final class DataLoader implements Iterable<Batch> {
             return item;
           }
           if (!thread.isAlive() && queue.isEmpty()) {
-            return new Item(null, new IllegalStateException("the prefetch thread " + thread.getName()
-                + " ended without delivering batch " + index));
+            return new Item(
+                null,
+                new IllegalStateException(
+                    "the prefetch thread "
+                        + thread.getName()
+                        + " ended without delivering batch "
+                        + index));
           }
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new DataLoaderException("DataLoader: interrupted while waiting for batch " + index + " of epoch "
-            + epoch, e);
+        throw new DataLoaderException(
+            "DataLoader: interrupted while waiting for batch " + index + " of epoch " + epoch, e);
       }
     }
 
@@ -509,7 +545,10 @@ public final class DataLoader implements Iterable<Batch> {
       return z ^ (z >>> 31);
     }
 
-    /** Uniform on {@code [0, bound)}, without modulo bias (rejection, as {@code Random.nextInt(bound)}). */
+    /**
+     * Uniform on {@code [0, bound)}, without modulo bias (rejection, as {@code
+     * Random.nextInt(bound)}).
+     */
     int nextInt(int bound) {
       int bits;
       int value;

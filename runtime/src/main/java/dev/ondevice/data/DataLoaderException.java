@@ -1,8 +1,8 @@
 package dev.ondevice.data;
 
 /**
- * Thrown by a {@link DataLoader}'s iterator when building a batch failed, on the prefetch thread
- * or on the caller's; {@link #getCause()} is the original exception.
+ * Thrown by a {@link DataLoader}'s iterator when building a batch failed, on the prefetch thread or
+ * on the caller's; {@link #getCause()} is the original exception.
  */
 public final class DataLoaderException extends RuntimeException {
   private static final long serialVersionUID = 1L;

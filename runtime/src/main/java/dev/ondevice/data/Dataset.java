@@ -5,9 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A finite, indexable collection of examples: PyTorch's map-style {@code Dataset}. Examples are
- * CPU tensors; a {@link DataLoader} groups them into batches, and the training loop moves each
- * batch to its device.
+ * A finite, indexable collection of examples: PyTorch's map-style {@code Dataset}. Examples are CPU
+ * tensors; a {@link DataLoader} groups them into batches, and the training loop moves each batch to
+ * its device.
  *
  * <p>Implementations must allow {@link #get} and {@link #getBatch} to be called from a {@link
  * DataLoader}'s prefetch thread while the training thread runs.
@@ -44,9 +44,16 @@ public interface Dataset {
           columns.add(new ArrayList<>(indices.length));
         }
       } else if (e.tensors().size() != columns.size()) {
-        throw new IllegalArgumentException("getBatch: example " + i + " holds " + e.tensors().size()
-            + " tensors but example " + indices[0] + " holds " + columns.size()
-            + "; every example of a dataset must hold the same tensors");
+        throw new IllegalArgumentException(
+            "getBatch: example "
+                + i
+                + " holds "
+                + e.tensors().size()
+                + " tensors but example "
+                + indices[0]
+                + " holds "
+                + columns.size()
+                + "; every example of a dataset must hold the same tensors");
       }
       for (int k = 0; k < columns.size(); k++) {
         columns.get(k).add(e.tensor(k));

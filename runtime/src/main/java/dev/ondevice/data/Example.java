@@ -7,10 +7,10 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One example of a {@link Dataset}: an input tensor and its target, both on the CPU, and any
- * other tensors the dataset holds (a mask, a length); or an input alone. Its tensors are declared
- * {@code @OnDevice("cpu")}, as the constructor requires, so the device analysis takes them to be
- * on the CPU.
+ * One example of a {@link Dataset}: an input tensor and its target, both on the CPU, and any other
+ * tensors the dataset holds (a mask, a length); or an input alone. Its tensors are declared
+ * {@code @OnDevice("cpu")}, as the constructor requires, so the device analysis takes them to be on
+ * the CPU.
  */
 public final class Example {
   private final List<Tensor> tensors;
@@ -22,8 +22,10 @@ public final class Example {
    * @throws IllegalArgumentException if either is not on the CPU
    */
   public Example(@OnDevice("cpu") Tensor input, @OnDevice("cpu") Tensor target) {
-    this(List.of(Objects.requireNonNull(input, "Example: input is null"),
-        Objects.requireNonNull(target, "Example: target is null")));
+    this(
+        List.of(
+            Objects.requireNonNull(input, "Example: input is null"),
+            Objects.requireNonNull(target, "Example: target is null")));
   }
 
   /**
@@ -41,8 +43,13 @@ public final class Example {
     for (int i = 0; i < tensors.size(); i++) {
       Tensor t = Objects.requireNonNull(tensors.get(i), "Example: tensor " + i + " is null");
       if (!t.device().isCpu()) {
-        throw new IllegalArgumentException("Example: tensor " + i + " is on " + t.device() + "; a dataset gives"
-            + " examples on the CPU, and the training loop moves each batch to its device");
+        throw new IllegalArgumentException(
+            "Example: tensor "
+                + i
+                + " is on "
+                + t.device()
+                + "; a dataset gives"
+                + " examples on the CPU, and the training loop moves each batch to its device");
       }
       copy.add(t);
     }
@@ -63,8 +70,9 @@ public final class Example {
   @OnDevice("cpu")
   public Tensor target() {
     if (tensors.size() < 2) {
-      throw new IllegalStateException("This example has an input only (its dataset holds one tensor); give the"
-          + " dataset the targets as its second tensor, or use input()");
+      throw new IllegalStateException(
+          "This example has an input only (its dataset holds one tensor); give the"
+              + " dataset the targets as its second tensor, or use input()");
     }
     return tensors.get(1);
   }

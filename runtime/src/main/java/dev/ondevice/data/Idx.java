@@ -22,8 +22,8 @@ import java.util.zip.ZipException;
  * elements, big-endian, row-major. A file may be gzipped; gzip is recognised by its magic bytes
  * ({@code 1f 8b}), not by the file name.
  *
- * <p>Element types and the tensors they give (this runtime has no 8-, 16- or 32-bit types, so
- * every integer type widens to int64 exactly):
+ * <p>Element types and the tensors they give (this runtime has no 8-, 16- or 32-bit types, so every
+ * integer type widens to int64 exactly):
  *
  * <table>
  *   <caption>IDX element types</caption>
@@ -37,16 +37,20 @@ import java.util.zip.ZipException;
  * </table>
  *
  * <p>Reading is strict: a wrong magic number, an unknown type, zero dimensions, a dimension too
- * large for a tensor, and a file whose length does not match its header exactly (truncated, or
- * with trailing bytes) are errors, {@link IdxFormatException}s that name the file and the
- * problem.
+ * large for a tensor, and a file whose length does not match its header exactly (truncated, or with
+ * trailing bytes) are errors, {@link IdxFormatException}s that name the file and the problem.
  */
 public final class Idx {
   private static final int GZIP_MAGIC_0 = 0x1f;
   private static final int GZIP_MAGIC_1 = 0x8b;
+
   /** The most bytes asked of a stream at once. */
   private static final int CHUNK = 1 << 16;
-  /** The first allocation for a file's data; it doubles as the data arrives, up to the declared size. */
+
+  /**
+   * The first allocation for a file's data; it doubles as the data arrives, up to the declared
+   * size.
+   */
   private static final int INITIAL_DATA = 1 << 20;
 
   private Idx() {}
@@ -63,6 +67,7 @@ public final class Idx {
     final int code;
     final int byteSize;
     final String label;
+
     /** The dtype of the tensor {@link #read} makes of it. */
     final DType tensorDtype;
 
@@ -88,7 +93,9 @@ public final class Idx {
     }
   }
 
-  /** The contents of an IDX file: its element type, its dimensions and its raw, big-endian elements. */
+  /**
+   * The contents of an IDX file: its element type, its dimensions and its raw, big-endian elements.
+   */
   static final class Contents {
     final ElementType type;
     final int[] dims;
@@ -121,39 +128,41 @@ public final class Idx {
     ByteBuffer data = ByteBuffer.wrap(c.data).order(ByteOrder.BIG_ENDIAN);
     int n = c.data.length / c.type.byteSize;
     // Widened straight into the tensor's memory: no array of the widened values on the heap.
-    return Tensor.fromHostBytes(c.shape(), c.type.tensorDtype, b -> {
-      switch (c.type) {
-        case UNSIGNED_BYTE -> {
-          LongBuffer out = b.asLongBuffer();
-          for (int i = 0; i < n; i++) {
-            out.put(i, c.data[i] & 0xFF);
+    return Tensor.fromHostBytes(
+        c.shape(),
+        c.type.tensorDtype,
+        b -> {
+          switch (c.type) {
+            case UNSIGNED_BYTE -> {
+              LongBuffer out = b.asLongBuffer();
+              for (int i = 0; i < n; i++) {
+                out.put(i, c.data[i] & 0xFF);
+              }
+            }
+            case SIGNED_BYTE -> {
+              LongBuffer out = b.asLongBuffer();
+              for (int i = 0; i < n; i++) {
+                out.put(i, c.data[i]);
+              }
+            }
+            case SHORT -> {
+              LongBuffer out = b.asLongBuffer();
+              for (int i = 0; i < n; i++) {
+                out.put(i, data.getShort(2 * i));
+              }
+            }
+            case INT -> {
+              LongBuffer out = b.asLongBuffer();
+              for (int i = 0; i < n; i++) {
+                out.put(i, data.getInt(4 * i));
+              }
+            }
+            case FLOAT -> b.asFloatBuffer().put(data.asFloatBuffer());
+            case DOUBLE -> b.asDoubleBuffer().put(data.asDoubleBuffer());
           }
-        }
-        case SIGNED_BYTE -> {
-          LongBuffer out = b.asLongBuffer();
-          for (int i = 0; i < n; i++) {
-            out.put(i, c.data[i]);
-          }
-        }
-        case SHORT -> {
-          LongBuffer out = b.asLongBuffer();
-          for (int i = 0; i < n; i++) {
-            out.put(i, data.getShort(2 * i));
-          }
-        }
-        case INT -> {
-          LongBuffer out = b.asLongBuffer();
-          for (int i = 0; i < n; i++) {
-            out.put(i, data.getInt(4 * i));
-          }
-        }
-        case FLOAT -> b.asFloatBuffer().put(data.asFloatBuffer());
-        case DOUBLE -> b.asDoubleBuffer().put(data.asDoubleBuffer());
-      }
-      b.position(b.limit());
-    });
+          b.position(b.limit());
+        });
   }
-
 
   /**
    * Reads and validates {@code file}: the header, then exactly the number of element bytes it
@@ -161,35 +170,53 @@ public final class Idx {
    */
   static Contents readContents(Path file) throws IOException {
     if (Files.isDirectory(file)) {
-      throw new IdxFormatException(file, "is a directory, not an IDX file; pass the file inside it");
+      throw new IdxFormatException(
+          file, "is a directory, not an IDX file; pass the file inside it");
     }
     try (InputStream in = open(file)) {
       long plainSize = in instanceof GzipStream ? -1 : Files.size(file);
       byte[] magic = readHeaderBytes(file, in, 4, "the 4-byte magic number");
       if (magic[0] != 0 || magic[1] != 0) {
-        throw new IdxFormatException(file, String.format("bad magic number %02x %02x %02x %02x: an IDX file starts"
-            + " with two zero bytes, the element type and the number of dimensions", magic[0], magic[1], magic[2],
-            magic[3]));
+        throw new IdxFormatException(
+            file,
+            String.format(
+                "bad magic number %02x %02x %02x %02x: an IDX file starts"
+                    + " with two zero bytes, the element type and the number of dimensions",
+                magic[0], magic[1], magic[2], magic[3]));
       }
       ElementType type = ElementType.of(magic[2] & 0xFF);
       if (type == null) {
-        throw new IdxFormatException(file, String.format("unknown element type 0x%02X in the magic number; IDX"
-            + " types are 0x08 (unsigned byte), 0x09 (signed byte), 0x0B (short), 0x0C (int), 0x0D (float) and"
-            + " 0x0E (double)", magic[2] & 0xFF));
+        throw new IdxFormatException(
+            file,
+            String.format(
+                "unknown element type 0x%02X in the magic number; IDX"
+                    + " types are 0x08 (unsigned byte), 0x09 (signed byte), 0x0B (short), 0x0C (int), 0x0D (float) and"
+                    + " 0x0E (double)",
+                magic[2] & 0xFF));
       }
       int rank = magic[3] & 0xFF;
       if (rank == 0) {
-        throw new IdxFormatException(file, "the magic number declares 0 dimensions; an IDX file has at least one");
+        throw new IdxFormatException(
+            file, "the magic number declares 0 dimensions; an IDX file has at least one");
       }
-      ByteBuffer header = ByteBuffer.wrap(readHeaderBytes(file, in, 4 * rank, "the " + rank + " dimension sizes"))
-          .order(ByteOrder.BIG_ENDIAN);
+      ByteBuffer header =
+          ByteBuffer.wrap(readHeaderBytes(file, in, 4 * rank, "the " + rank + " dimension sizes"))
+              .order(ByteOrder.BIG_ENDIAN);
       int[] dims = new int[rank];
       long elements = 1;
       for (int i = 0; i < rank; i++) {
         long d = Integer.toUnsignedLong(header.getInt());
         if (d > Integer.MAX_VALUE) {
-          throw new IdxFormatException(file, "dimension " + i + " has size " + d + ", more than a tensor dimension"
-              + " can hold (" + Integer.MAX_VALUE + ")");
+          throw new IdxFormatException(
+              file,
+              "dimension "
+                  + i
+                  + " has size "
+                  + d
+                  + ", more than a tensor dimension"
+                  + " can hold ("
+                  + Integer.MAX_VALUE
+                  + ")");
         }
         dims[i] = (int) d;
         elements = multiply(file, elements, d, dims);
@@ -197,9 +224,18 @@ public final class Idx {
       long bytes = multiply(file, elements, type.byteSize, dims);
       long tensorBytes = multiply(file, elements, type.tensorDtype.byteSize(), dims);
       if (tensorBytes > Integer.MAX_VALUE - 8) {
-        throw new IdxFormatException(file, "sizes " + Arrays.toString(dims) + " of type " + type + " make a "
-            + type.tensorDtype + " tensor of " + tensorBytes + " bytes, more than a tensor of this runtime can hold"
-            + " (2 GiB)");
+        throw new IdxFormatException(
+            file,
+            "sizes "
+                + Arrays.toString(dims)
+                + " of type "
+                + type
+                + " make a "
+                + type.tensorDtype
+                + " tensor of "
+                + tensorBytes
+                + " bytes, more than a tensor of this runtime can hold"
+                + " (2 GiB)");
       }
       if (plainSize >= 0) {
         // A plain file's length is known: check it before allocating what the header declares.
@@ -223,7 +259,8 @@ public final class Idx {
     try {
       return Math.multiplyExact(a, b);
     } catch (ArithmeticException e) {
-      throw new IdxFormatException(file, "the sizes " + Arrays.toString(dims) + " overflow a 64-bit element count");
+      throw new IdxFormatException(
+          file, "the sizes " + Arrays.toString(dims) + " overflow a 64-bit element count");
     }
   }
 
@@ -241,8 +278,10 @@ public final class Idx {
       return raw;
     } catch (ZipException | EOFException e) {
       raw.close();
-      throw new IdxFormatException(file, "the file starts like gzip (1f 8b) but its gzip header is invalid: "
-          + e.getMessage(), e);
+      throw new IdxFormatException(
+          file,
+          "the file starts like gzip (1f 8b) but its gzip header is invalid: " + e.getMessage(),
+          e);
     } catch (IOException | RuntimeException e) {
       raw.close();
       throw e;
@@ -256,9 +295,16 @@ public final class Idx {
     }
   }
 
-  private static IdxFormatException sizeMismatch(Path file, int[] dims, ElementType type, long bytes, long follow) {
-    String declared = "the header declares sizes " + Arrays.toString(dims) + " of type " + type + ", " + bytes
-        + " bytes of data, ";
+  private static IdxFormatException sizeMismatch(
+      Path file, int[] dims, ElementType type, long bytes, long follow) {
+    String declared =
+        "the header declares sizes "
+            + Arrays.toString(dims)
+            + " of type "
+            + type
+            + ", "
+            + bytes
+            + " bytes of data, ";
     return follow < bytes
         ? new IdxFormatException(file, "truncated: " + declared + "but only " + follow + " follow")
         : new IdxFormatException(file, "trailing bytes: " + declared + "but more follow");
@@ -281,12 +327,20 @@ public final class Idx {
     }
   }
 
-  private static byte[] readHeaderBytes(Path file, InputStream in, int n, String what) throws IOException {
+  private static byte[] readHeaderBytes(Path file, InputStream in, int n, String what)
+      throws IOException {
     byte[] b = new byte[n];
     int read = readFully(file, in, b, 0);
     if (read < n) {
-      throw new IdxFormatException(file, "truncated header: " + n + " bytes are needed for " + what + ", only "
-          + read + " are left");
+      throw new IdxFormatException(
+          file,
+          "truncated header: "
+              + n
+              + " bytes are needed for "
+              + what
+              + ", only "
+              + read
+              + " are left");
     }
     return b;
   }
@@ -321,6 +375,7 @@ public final class Idx {
   }
 
   private static IdxFormatException corruptGzip(Path file, IOException e) {
-    return new IdxFormatException(file, "the gzip stream is truncated or corrupt (" + e.getMessage() + ")", e);
+    return new IdxFormatException(
+        file, "the gzip stream is truncated or corrupt (" + e.getMessage() + ")", e);
   }
 }

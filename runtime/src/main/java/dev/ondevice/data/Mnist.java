@@ -10,8 +10,8 @@ import java.nio.file.Path;
 import java.util.Arrays;
 
 /**
- * The MNIST digits (and datasets in its layout, such as Fashion-MNIST) from their IDX files:
- * {@code train-images-idx3-ubyte} and {@code train-labels-idx1-ubyte} for the training set, {@code
+ * The MNIST digits (and datasets in its layout, such as Fashion-MNIST) from their IDX files: {@code
+ * train-images-idx3-ubyte} and {@code train-labels-idx1-ubyte} for the training set, {@code
  * t10k-images-idx3-ubyte} and {@code t10k-labels-idx1-ubyte} for the test set, each plain or
  * gzipped ({@code .gz}).
  *
@@ -25,8 +25,8 @@ public final class Mnist {
 
   /**
    * The training set ({@code train}) or the test set from the IDX files in {@code dir}: images as
-   * float32 {@code [N, 1, rows, cols]} scaled to {@code [0, 1]} (grey level / 255, as
-   * torchvision's {@code ToTensor}), labels as int64 {@code [N]}, on the CPU.
+   * float32 {@code [N, 1, rows, cols]} scaled to {@code [0, 1]} (grey level / 255, as torchvision's
+   * {@code ToTensor}), labels as int64 {@code [N]}, on the CPU.
    *
    * @throws NoSuchFileException if a file is missing (plain or {@code .gz})
    * @throws IdxFormatException if a file is not valid IDX, is not of unsigned bytes with the
@@ -42,8 +42,15 @@ public final class Mnist {
     requireUnsignedBytes(imagesFile, images, 3, "images [N, rows, cols]");
     requireUnsignedBytes(labelsFile, labels, 1, "labels [N]");
     if (images.dims[0] != labels.dims[0]) {
-      throw new IdxFormatException(labelsFile, "holds " + labels.dims[0] + " labels but " + imagesFile + " holds "
-          + images.dims[0] + " images");
+      throw new IdxFormatException(
+          labelsFile,
+          "holds "
+              + labels.dims[0]
+              + " labels but "
+              + imagesFile
+              + " holds "
+              + images.dims[0]
+              + " images");
     }
     float[] pixels = new float[images.data.length];
     for (int i = 0; i < pixels.length; i++) {
@@ -54,7 +61,8 @@ public final class Mnist {
       classes[i] = labels.data[i] & 0xFF;
     }
     Shape imageShape = Shape.of(images.dims[0], 1, images.dims[1], images.dims[2]);
-    return new TensorDataset(Tensor.of(pixels, imageShape, Device.cpu()),
+    return new TensorDataset(
+        Tensor.of(pixels, imageShape, Device.cpu()),
         Tensor.of(classes, Shape.of(classes.length), Device.cpu()));
   }
 
@@ -67,15 +75,21 @@ public final class Mnist {
     if (Files.isRegularFile(gzipped)) {
       return gzipped;
     }
-    throw new NoSuchFileException(plain.toString(), null, "Mnist.load: neither " + plain + " nor " + gzipped
-        + " exists");
+    throw new NoSuchFileException(
+        plain.toString(), null, "Mnist.load: neither " + plain + " nor " + gzipped + " exists");
   }
 
   private static void requireUnsignedBytes(Path file, Idx.Contents c, int rank, String what)
       throws IdxFormatException {
     if (c.type != Idx.ElementType.UNSIGNED_BYTE || c.dims.length != rank) {
-      throw new IdxFormatException(file, "expected MNIST " + what + " of unsigned bytes, found type " + c.type
-          + " with sizes " + Arrays.toString(c.dims));
+      throw new IdxFormatException(
+          file,
+          "expected MNIST "
+              + what
+              + " of unsigned bytes, found type "
+              + c.type
+              + " with sizes "
+              + Arrays.toString(c.dims));
     }
   }
 }

@@ -5,9 +5,9 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The examples of a dataset at given indices, in that order: PyTorch's {@code Subset}. With
- * {@link #randomSplit}, the train/validation split of a dataset. A view: nothing is copied, and
- * batches are gathered by the underlying dataset at once.
+ * The examples of a dataset at given indices, in that order: PyTorch's {@code Subset}. With {@link
+ * #randomSplit}, the train/validation split of a dataset. A view: nothing is copied, and batches
+ * are gathered by the underlying dataset at once.
  */
 public final class Subset implements Dataset {
   private final Dataset dataset;
@@ -22,7 +22,8 @@ public final class Subset implements Dataset {
     int n = dataset.size();
     for (int i : indices) {
       if (i < 0 || i >= n) {
-        throw new IndexOutOfBoundsException("Subset: index " + i + " is outside the dataset of " + n + " examples");
+        throw new IndexOutOfBoundsException(
+            "Subset: index " + i + " is outside the dataset of " + n + " examples");
       }
     }
     this.dataset = dataset;
@@ -42,13 +43,20 @@ public final class Subset implements Dataset {
     long total = 0;
     for (int s : sizes) {
       if (s < 0) {
-        throw new IllegalArgumentException("randomSplit: sizes must not be negative, got " + Arrays.toString(sizes));
+        throw new IllegalArgumentException(
+            "randomSplit: sizes must not be negative, got " + Arrays.toString(sizes));
       }
       total += s;
     }
     if (total != dataset.size()) {
-      throw new IllegalArgumentException("randomSplit: the sizes " + Arrays.toString(sizes) + " add up to " + total
-          + ", but the dataset has " + dataset.size() + " examples");
+      throw new IllegalArgumentException(
+          "randomSplit: the sizes "
+              + Arrays.toString(sizes)
+              + " add up to "
+              + total
+              + ", but the dataset has "
+              + dataset.size()
+              + " examples");
     }
     int[] order = DataLoader.order(dataset.size(), true, seed, 0);
     List<Subset> out = new ArrayList<>(sizes.length);
@@ -73,8 +81,8 @@ public final class Subset implements Dataset {
   @Override
   public Example get(int index) {
     if (index < 0 || index >= indices.length) {
-      throw new IndexOutOfBoundsException("Subset: index " + index + " is outside the subset of " + indices.length
-          + " examples");
+      throw new IndexOutOfBoundsException(
+          "Subset: index " + index + " is outside the subset of " + indices.length + " examples");
     }
     return dataset.get(indices[index]);
   }
@@ -85,8 +93,8 @@ public final class Subset implements Dataset {
     for (int i = 0; i < batchIndices.length; i++) {
       int b = batchIndices[i];
       if (b < 0 || b >= indices.length) {
-        throw new IndexOutOfBoundsException("Subset: index " + b + " is outside the subset of " + indices.length
-            + " examples");
+        throw new IndexOutOfBoundsException(
+            "Subset: index " + b + " is outside the subset of " + indices.length + " examples");
       }
       mapped[i] = indices[b];
     }

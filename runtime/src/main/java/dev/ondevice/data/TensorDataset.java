@@ -29,8 +29,11 @@ public final class TensorDataset implements Dataset {
    */
   public TensorDataset(@OnDevice("cpu") Tensor... tensors) {
     Objects.requireNonNull(tensors, "TensorDataset: the array of tensors is null");
-    List<Tensor> checked = Batch.checked("TensorDataset", Arrays.asList(tensors),
-        "a dataset holds CPU tensors (batches are moved to the device in the training loop)");
+    List<Tensor> checked =
+        Batch.checked(
+            "TensorDataset",
+            Arrays.asList(tensors),
+            "a dataset holds CPU tensors (batches are moved to the device in the training loop)");
     List<Tensor> detached = new ArrayList<>(checked.size());
     for (Tensor t : checked) {
       detached.add(t.detach());
@@ -52,7 +55,8 @@ public final class TensorDataset implements Dataset {
   @OnDevice("cpu")
   public Tensor targets() {
     if (tensors.size() < 2) {
-      throw new IllegalStateException("This dataset holds inputs only; give it the targets as its second tensor");
+      throw new IllegalStateException(
+          "This dataset holds inputs only; give it the targets as its second tensor");
     }
     return tensors.get(1);
   }

@@ -29,18 +29,18 @@ import java.util.Optional;
  *
  * <p><b>The file</b> is plain safetensors ({@link Safetensors}): the model's tensors under their
  * state-dict names ({@code fc1.weight}), so that {@code safetensors.torch.load_file} gives the
- * state dict; the optimizer's tensors under {@value #OPTIMIZER_PREFIX}{@code state.0.momentum};
- * and in {@code __metadata__}: {@code format=pt} (as {@code safetensors.torch.save_model} writes),
- * {@value #VERSION_KEY}{@code =1}, {@value #HAS_OPTIMIZER_KEY}{@code =true|false}, the
- * optimizer's metadata under {@value #OPTIMIZER_PREFIX} ({@code optimizer/type=Sgd}, {@code
- * optimizer/lr=0.1}, ...), and each tensor's device under {@value #DEVICE_PREFIX} ({@code
- * device/fc1.weight=cuda:0}), which {@link MapLocation#remap} maps; and a CRC-32C of the whole
- * checkpoint ({@code ondevice/crc32c}), which every load verifies.
+ * state dict; the optimizer's tensors under {@value #OPTIMIZER_PREFIX}{@code state.0.momentum}; and
+ * in {@code __metadata__}: {@code format=pt} (as {@code safetensors.torch.save_model} writes),
+ * {@value #VERSION_KEY}{@code =1}, {@value #HAS_OPTIMIZER_KEY}{@code =true|false}, the optimizer's
+ * metadata under {@value #OPTIMIZER_PREFIX} ({@code optimizer/type=Sgd}, {@code optimizer/lr=0.1},
+ * ...), and each tensor's device under {@value #DEVICE_PREFIX} ({@code device/fc1.weight=cuda:0}),
+ * which {@link MapLocation#remap} maps; and a CRC-32C of the whole checkpoint ({@code
+ * ondevice/crc32c}), which every load verifies.
  *
- * <p><b>Saving is atomic</b>: the file is written next to its destination under a temporary
- * name, flushed to disk and renamed over the destination, so a crash or an error mid-save leaves
- * the previous checkpoint intact (and no temporary file behind; the temporary file of a save that
- * was killed is removed by the next save to the same file, once stale).
+ * <p><b>Saving is atomic</b>: the file is written next to its destination under a temporary name,
+ * flushed to disk and renamed over the destination, so a crash or an error mid-save leaves the
+ * previous checkpoint intact (and no temporary file behind; the temporary file of a save that was
+ * killed is removed by the next save to the same file, once stale).
  *
  * <p><b>Loading always takes a {@link MapLocation}</b>; there is no overload without one. A file
  * without device entries (one written by PyTorch) counts as saved on the CPU.
@@ -48,10 +48,13 @@ import java.util.Optional;
 public final class Checkpoint {
   /** The prefix of the optimizer's tensor names and metadata keys in the file. */
   public static final String OPTIMIZER_PREFIX = "optimizer/";
+
   /** The prefix of the metadata keys that record each tensor's device. */
   public static final String DEVICE_PREFIX = "device/";
+
   /** The metadata key of this checkpoint layout's version. */
   public static final String VERSION_KEY = "ondevice/checkpoint";
+
   /** The metadata key that says whether the file holds an optimizer's state. */
   public static final String HAS_OPTIMIZER_KEY = "ondevice/optimizer";
 
@@ -77,7 +80,8 @@ public final class Checkpoint {
    *     (reserved); nothing is written then
    * @throws IOException naming the file if writing failed; the previous file is then untouched
    */
-  public static void save(Path file, @KeepsDevice Model model, Optimizer optimizer) throws IOException {
+  public static void save(Path file, @KeepsDevice Model model, Optimizer optimizer)
+      throws IOException {
     Objects.requireNonNull(model, "Checkpoint.save: model is null");
     save(file, model.stateDict(), optimizer == null ? null : optimizer.stateDict());
   }
@@ -102,8 +106,15 @@ public final class Checkpoint {
     for (Map.Entry<String, Tensor> e : stateDict.entrySet()) {
       String name = e.getKey();
       if (name != null && name.startsWith(OPTIMIZER_PREFIX)) {
-        throw new IllegalArgumentException("Checkpoint.save(" + file + "): the state-dict name '" + name + "' starts"
-            + " with '" + OPTIMIZER_PREFIX + "', which is reserved for the optimizer's state");
+        throw new IllegalArgumentException(
+            "Checkpoint.save("
+                + file
+                + "): the state-dict name '"
+                + name
+                + "' starts"
+                + " with '"
+                + OPTIMIZER_PREFIX
+                + "', which is reserved for the optimizer's state");
       }
       put(tensors, metadata, name, e.getValue());
     }
@@ -118,7 +129,8 @@ public final class Checkpoint {
     Safetensors.save(tensors, metadata, file, true);
   }
 
-  private static void put(Map<String, Tensor> tensors, Map<String, String> metadata, String name, Tensor t) {
+  private static void put(
+      Map<String, Tensor> tensors, Map<String, String> metadata, String name, Tensor t) {
     tensors.put(name, t);
     if (name != null && t != null) {
       metadata.put(DEVICE_PREFIX + name, t.device().toString());
@@ -141,14 +153,22 @@ public final class Checkpoint {
    */
   public static Checkpoint load(Path file, MapLocation location) throws IOException {
     Objects.requireNonNull(file, "Checkpoint.load: file is null");
-    Objects.requireNonNull(location, "Checkpoint.load: the map location is null; pass MapLocation.to(device) or"
-        + " MapLocation.remap(...)");
+    Objects.requireNonNull(
+        location,
+        "Checkpoint.load: the map location is null; pass MapLocation.to(device) or"
+            + " MapLocation.remap(...)");
     Safetensors.Contents contents = Safetensors.load(file);
     Map<String, String> metadata = contents.metadata();
     String version = metadata.get(VERSION_KEY);
     if (version != null && !version.equals(VERSION)) {
-      throw new SafetensorsException(file.toString(), "checkpoint layout version " + version + " (" + VERSION_KEY
-          + "), this runtime reads version " + VERSION);
+      throw new SafetensorsException(
+          file.toString(),
+          "checkpoint layout version "
+              + version
+              + " ("
+              + VERSION_KEY
+              + "), this runtime reads version "
+              + VERSION);
     }
     boolean hasOptimizer = version != null && Boolean.parseBoolean(metadata.get(HAS_OPTIMIZER_KEY));
 
@@ -159,8 +179,8 @@ public final class Checkpoint {
       try {
         target = location.target(saved);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(file + ": tensor '" + name + "' was saved on " + saved + ", but "
-            + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            file + ": tensor '" + name + "' was saved on " + saved + ", but " + e.getMessage(), e);
       }
       requireExists(file, location, target);
       targets.put(name, target);
@@ -202,27 +222,36 @@ public final class Checkpoint {
    *     (the model has been restored then)
    * @throws IOException and the other exceptions of {@link #load}
    */
-  public static Checkpoint restore(Path file, @KeepsDevice Model model, Optimizer optimizer, MapLocation location)
+  public static Checkpoint restore(
+      Path file, @KeepsDevice Model model, Optimizer optimizer, MapLocation location)
       throws IOException {
     Objects.requireNonNull(model, "Checkpoint.restore: model is null");
     Checkpoint c = load(file, location);
     if (optimizer != null && c.optimizerState == null) {
-      throw new IllegalArgumentException(file + ": the checkpoint holds no optimizer state; pass null as the optimizer"
-          + " to restore the model alone");
+      throw new IllegalArgumentException(
+          file
+              + ": the checkpoint holds no optimizer state; pass null as the optimizer"
+              + " to restore the model alone");
     }
     model.loadStateDict(c.stateDict, true);
     if (optimizer != null) {
       try {
         optimizer.loadStateDict(c.optimizerState);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(file + ": the optimizer's state does not fit " + optimizer.getClass()
-            .getSimpleName() + " (the model was restored): " + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            file
+                + ": the optimizer's state does not fit "
+                + optimizer.getClass().getSimpleName()
+                + " (the model was restored): "
+                + e.getMessage(),
+            e);
       }
     }
     return c;
   }
 
-  private static Device savedDevice(Path file, Map<String, String> metadata, String name) throws SafetensorsException {
+  private static Device savedDevice(Path file, Map<String, String> metadata, String name)
+      throws SafetensorsException {
     String spec = metadata.get(DEVICE_PREFIX + name);
     if (spec == null) {
       return Device.cpu();
@@ -230,18 +259,37 @@ public final class Checkpoint {
     try {
       return Device.parse(spec);
     } catch (IllegalArgumentException e) {
-      throw new SafetensorsException(file.toString(), "the device entry " + DEVICE_PREFIX + name + "=" + spec
-          + " is not a device: " + e.getMessage(), e);
+      throw new SafetensorsException(
+          file.toString(),
+          "the device entry "
+              + DEVICE_PREFIX
+              + name
+              + "="
+              + spec
+              + " is not a device: "
+              + e.getMessage(),
+          e);
     }
   }
 
   private static void requireExists(Path file, MapLocation location, Device target) {
     if (target.isCuda() && target.index() >= Cuda.deviceCount()) {
-      String here = Cuda.isAvailable()
-          ? "there " + (Cuda.deviceCount() == 1 ? "is 1 CUDA device" : "are " + Cuda.deviceCount() + " CUDA devices")
-          : "CUDA is not available (" + Cuda.unavailableReason().orElse("no devices") + ")";
-      throw new IllegalStateException(file + ": " + location + " puts tensors on " + target + ", which does not exist"
-          + " here: " + here);
+      String here =
+          Cuda.isAvailable()
+              ? "there "
+                  + (Cuda.deviceCount() == 1
+                      ? "is 1 CUDA device"
+                      : "are " + Cuda.deviceCount() + " CUDA devices")
+              : "CUDA is not available (" + Cuda.unavailableReason().orElse("no devices") + ")";
+      throw new IllegalStateException(
+          file
+              + ": "
+              + location
+              + " puts tensors on "
+              + target
+              + ", which does not exist"
+              + " here: "
+              + here);
     }
   }
 

@@ -15,8 +15,8 @@ import java.util.zip.CRC32C;
  * reader that rewrites the header (reorders its keys, changes its padding) keeps it valid:
  *
  * <ol>
- *   <li>each metadata entry but this one, by key (code point order): the key, a 0 byte, the
- *       value, a 0 byte (UTF-8);
+ *   <li>each metadata entry but this one, by key (code point order): the key, a 0 byte, the value,
+ *       a 0 byte (UTF-8);
  *   <li>a 1 byte;
  *   <li>each tensor by data offset, then name: the name, 0, the dtype ({@code F32}), 0, the shape
  *       as decimal sizes joined by commas, 0;
@@ -30,6 +30,7 @@ import java.util.zip.CRC32C;
 final class Checksum {
   /** The metadata key of the checksum. */
   static final String KEY = "ondevice/crc32c";
+
   /** The value written before the data is known, and overwritten in place once it is. */
   static final String PLACEHOLDER = "00000000";
 
@@ -49,8 +50,9 @@ final class Checksum {
     }
     crc.update(1);
     List<Described> sorted = new ArrayList<>(tensors);
-    sorted.sort(Comparator.comparingLong(Described::begin).thenComparing(Described::name,
-        Safetensors::compareCodePoints));
+    sorted.sort(
+        Comparator.comparingLong(Described::begin)
+            .thenComparing(Described::name, Safetensors::compareCodePoints));
     for (Described d : sorted) {
       text(d.name());
       text(d.dtype());

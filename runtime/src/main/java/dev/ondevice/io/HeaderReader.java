@@ -28,11 +28,11 @@ import java.util.Set;
 
 /**
  * Reads a safetensors header with Jackson's streaming parser and validates it as the reference
- * does: one JSON object (RFC 8259, nothing but whitespace after it), {@code __metadata__} null or
- * a map of strings to strings, every other key a tensor entry with a known dtype, a shape and a
- * pair of data offsets of integers from 0, no duplicate key where a value is read, and offsets
- * that, sorted, follow one another from 0 and match each shape's size. Fields of a tensor entry
- * other than the three are skipped, as by the reference.
+ * does: one JSON object (RFC 8259, nothing but whitespace after it), {@code __metadata__} null or a
+ * map of strings to strings, every other key a tensor entry with a known dtype, a shape and a pair
+ * of data offsets of integers from 0, no duplicate key where a value is read, and offsets that,
+ * sorted, follow one another from 0 and match each shape's size. Fields of a tensor entry other
+ * than the three are skipped, as by the reference.
  *
  * <p>The text is decoded from strict UTF-8 here and parsed as characters, so that Jackson's own
  * encoding detection (a byte order mark, UTF-16 or UTF-32 guessed from zero bytes) never applies.
@@ -40,18 +40,23 @@ import java.util.Set;
  * tensors is counted here.
  */
 final class HeaderReader {
-  private static final JsonFactory JSON = JsonFactory.builder()
-      .streamReadConstraints(StreamReadConstraints.builder()
-          .maxNestingDepth(MAX_NESTING_DEPTH)
-          .maxStringLength(MAX_STRING_LENGTH)
-          .maxNameLength(MAX_NAME_LENGTH)
-          .build())
-      // Untrusted names are not interned: a header of many names cannot fill the symbol table.
-      .disable(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES)
-      .build();
-  /** The bracketed source Jackson puts in some messages; the file is named by the exception already. */
-  private static final String REDACTED_SOURCE = "Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION`"
-      + " disabled); ";
+  private static final JsonFactory JSON =
+      JsonFactory.builder()
+          .streamReadConstraints(
+              StreamReadConstraints.builder()
+                  .maxNestingDepth(MAX_NESTING_DEPTH)
+                  .maxStringLength(MAX_STRING_LENGTH)
+                  .maxNameLength(MAX_NAME_LENGTH)
+                  .build())
+          // Untrusted names are not interned: a header of many names cannot fill the symbol table.
+          .disable(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES)
+          .build();
+
+  /**
+   * The bracketed source Jackson puts in some messages; the file is named by the exception already.
+   */
+  private static final String REDACTED_SOURCE =
+      "Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION`" + " disabled); ";
 
   private final JsonParser parser;
   private final String source;
@@ -69,22 +74,35 @@ final class HeaderReader {
   static Header read(ByteBuffer utf8, String source) throws SafetensorsException {
     String text;
     try {
-      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(utf8).toString();
+      text =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(utf8)
+              .toString();
     } catch (CharacterCodingException e) {
-      throw new SafetensorsException(source, "invalid header: it is not valid UTF-8 (" + e.getMessage() + ")", e);
+      throw new SafetensorsException(
+          source, "invalid header: it is not valid UTF-8 (" + e.getMessage() + ")", e);
     }
     try (JsonParser parser = JSON.createParser(text)) {
       return new HeaderReader(parser, source).header();
     } catch (SafetensorsException e) {
       throw e;
     } catch (StreamConstraintsException e) {
-      throw new SafetensorsException(source, "invalid header: it exceeds a limit of this reader: "
-          + e.getOriginalMessage() + " (the limits are Safetensors.MAX_*, see docs/checkpoints.md)", e);
+      throw new SafetensorsException(
+          source,
+          "invalid header: it exceeds a limit of this reader: "
+              + e.getOriginalMessage()
+              + " (the limits are Safetensors.MAX_*, see docs/checkpoints.md)",
+          e);
     } catch (JsonProcessingException e) {
-      throw new SafetensorsException(source, "invalid header: it is not valid JSON: "
-          + e.getOriginalMessage().replace(REDACTED_SOURCE, "")
-          + (e.getLocation() == null ? "" : " at character " + e.getLocation().getCharOffset()), e);
+      throw new SafetensorsException(
+          source,
+          "invalid header: it is not valid JSON: "
+              + e.getOriginalMessage().replace(REDACTED_SOURCE, "")
+              + (e.getLocation() == null ? "" : " at character " + e.getLocation().getCharOffset()),
+          e);
     } catch (IOException e) {
       throw new SafetensorsException(source, "invalid header: reading it failed: " + e, e);
     }
@@ -104,8 +122,11 @@ final class HeaderReader {
         readMetadata(metadata);
       } else {
         if (tensors.size() == MAX_TENSORS) {
-          throw invalid("it has more than " + MAX_TENSORS + " tensors, the most this reader accepts"
-              + " (Safetensors.MAX_TENSORS); split the tensors over several files");
+          throw invalid(
+              "it has more than "
+                  + MAX_TENSORS
+                  + " tensors, the most this reader accepts"
+                  + " (Safetensors.MAX_TENSORS); split the tensors over several files");
         }
         tensors.add(readTensor(key));
       }
@@ -128,7 +149,8 @@ final class HeaderReader {
         throw duplicate(key, METADATA_KEY);
       }
       if (parser.nextToken() != JsonToken.VALUE_STRING) {
-        throw invalid(METADATA_KEY + " must map strings to strings, but '" + key + "' is " + kind());
+        throw invalid(
+            METADATA_KEY + " must map strings to strings, but '" + key + "' is " + kind());
       }
       out.put(key, unicode(parser.getText(), METADATA_KEY + " value of '" + key + "'"));
     }
@@ -137,7 +159,8 @@ final class HeaderReader {
   private TensorInfo readTensor(String name) throws IOException {
     String where = "tensor '" + unicode(name, "tensor name") + "'";
     if (parser.currentToken() != JsonToken.START_OBJECT) {
-      throw invalid(where + " must be an object with dtype, shape and data_offsets, it is " + kind());
+      throw invalid(
+          where + " must be an object with dtype, shape and data_offsets, it is " + kind());
     }
     Safetensors.FileDtype dtype = null;
     long[] shape = null;
@@ -154,7 +177,10 @@ final class HeaderReader {
       }
     }
     if (dtype == null || shape == null || offsets == null) {
-      throw invalid(where + " has no " + (dtype == null ? "dtype" : shape == null ? "shape" : "data_offsets"));
+      throw invalid(
+          where
+              + " has no "
+              + (dtype == null ? "dtype" : shape == null ? "shape" : "data_offsets"));
     }
     return new TensorInfo(name, dtype, shape, offsets[0], offsets[1]);
   }
@@ -165,13 +191,20 @@ final class HeaderReader {
     }
     Safetensors.FileDtype dtype = Safetensors.FileDtype.parse(parser.getText());
     if (dtype == null) {
-      throw invalid(where + ": unknown dtype \"" + parser.getText() + "\"; the format's dtypes are "
-          + Arrays.toString(Safetensors.FileDtype.values()));
+      throw invalid(
+          where
+              + ": unknown dtype \""
+              + parser.getText()
+              + "\"; the format's dtypes are "
+              + Arrays.toString(Safetensors.FileDtype.values()));
     }
     return dtype;
   }
 
-  /** A JSON array of integers from 0 to {@link Long#MAX_VALUE}; of {@code length} elements unless it is -1. */
+  /**
+   * A JSON array of integers from 0 to {@link Long#MAX_VALUE}; of {@code length} elements unless it
+   * is -1.
+   */
   private long[] integers(String where, String key, int length) throws IOException {
     if (parser.currentToken() != JsonToken.START_ARRAY) {
       throw invalid(where + ": " + key + " must be an array of integers, it is " + kind());
@@ -179,11 +212,21 @@ final class HeaderReader {
     long[] out = new long[Math.max(length, 4)];
     int n = 0;
     while (parser.nextToken() != JsonToken.END_ARRAY) {
-      boolean fits = parser.currentToken() == JsonToken.VALUE_NUMBER_INT && !parser.getText().startsWith("-")
-          && parser.getNumberType() != JsonParser.NumberType.BIG_INTEGER;
+      boolean fits =
+          parser.currentToken() == JsonToken.VALUE_NUMBER_INT
+              && !parser.getText().startsWith("-")
+              && parser.getNumberType() != JsonParser.NumberType.BIG_INTEGER;
       if (!fits) {
-        throw invalid(where + ": " + key + " must hold integers from 0 to " + Long.MAX_VALUE + ", element " + n
-            + " is " + (parser.currentToken().isNumeric() ? parser.getText() : kind()));
+        throw invalid(
+            where
+                + ": "
+                + key
+                + " must hold integers from 0 to "
+                + Long.MAX_VALUE
+                + ", element "
+                + n
+                + " is "
+                + (parser.currentToken().isNumeric() ? parser.getText() : kind()));
       }
       if (n == length) {
         throw invalid(where + ": " + key + " must have " + length + " elements, it has more");
@@ -208,23 +251,47 @@ final class HeaderReader {
     long start = 0;
     for (TensorInfo info : tensors) {
       if (info.begin != start || info.end < info.begin) {
-        throw new SafetensorsException(source, "invalid offset for tensor '" + info.name + "': data_offsets ["
-            + info.begin + ", " + info.end + "], but " + (start == 0 ? "the data starts at 0"
-                : "the tensor before it ends at " + start) + "; tensors must follow one another without holes or"
-            + " overlaps");
+        throw new SafetensorsException(
+            source,
+            "invalid offset for tensor '"
+                + info.name
+                + "': data_offsets ["
+                + info.begin
+                + ", "
+                + info.end
+                + "], but "
+                + (start == 0 ? "the data starts at 0" : "the tensor before it ends at " + start)
+                + "; tensors must follow one another without holes or"
+                + " overlaps");
       }
       start = info.end;
       long bytes = byteSize(info);
       if (info.end - info.begin != bytes) {
-        throw new SafetensorsException(source, "invalid tensor info for '" + info.name + "': shape "
-            + Arrays.toString(info.shape) + " of dtype " + info.dtype + " needs " + bytes + " bytes, but data_offsets ["
-            + info.begin + ", " + info.end + "] span " + (info.end - info.begin));
+        throw new SafetensorsException(
+            source,
+            "invalid tensor info for '"
+                + info.name
+                + "': shape "
+                + Arrays.toString(info.shape)
+                + " of dtype "
+                + info.dtype
+                + " needs "
+                + bytes
+                + " bytes, but data_offsets ["
+                + info.begin
+                + ", "
+                + info.end
+                + "] span "
+                + (info.end - info.begin));
       }
     }
     return tensors;
   }
 
-  /** The bytes the shape and dtype of {@code info} need, with the reference's overflow and alignment checks. */
+  /**
+   * The bytes the shape and dtype of {@code info} need, with the reference's overflow and alignment
+   * checks.
+   */
   private long byteSize(TensorInfo info) throws SafetensorsException {
     try {
       long elements = 1;
@@ -233,13 +300,27 @@ final class HeaderReader {
       }
       long bits = Math.multiplyExact(elements, (long) info.dtype.bits);
       if (bits % 8 != 0) {
-        throw new SafetensorsException(source, "tensor '" + info.name + "': " + elements + " elements of " + info.dtype
-            + " do not end on a byte boundary");
+        throw new SafetensorsException(
+            source,
+            "tensor '"
+                + info.name
+                + "': "
+                + elements
+                + " elements of "
+                + info.dtype
+                + " do not end on a byte boundary");
       }
       return bits / 8;
     } catch (ArithmeticException e) {
-      throw new SafetensorsException(source, "tensor '" + info.name + "': the size of shape "
-          + Arrays.toString(info.shape) + " of dtype " + info.dtype + " overflows");
+      throw new SafetensorsException(
+          source,
+          "tensor '"
+              + info.name
+              + "': the size of shape "
+              + Arrays.toString(info.shape)
+              + " of dtype "
+              + info.dtype
+              + " overflows");
     }
   }
 
@@ -254,12 +335,21 @@ final class HeaderReader {
     return invalid("duplicate key \"" + key + "\" in " + where + at());
   }
 
-  /** {@code s}, unless it holds an unpaired surrogate (a {@code \ud800} escape), which UTF-8 cannot encode. */
+  /**
+   * {@code s}, unless it holds an unpaired surrogate (a {@code \ud800} escape), which UTF-8 cannot
+   * encode.
+   */
   private String unicode(String s, String what) throws SafetensorsException {
     int at = JsonStrings.unpairedSurrogate(s);
     if (at >= 0) {
-      throw invalid("the " + what + " \"" + s + "\" has an unpaired surrogate at index " + at
-          + " (a \\u escape of half a character), which is not Unicode");
+      throw invalid(
+          "the "
+              + what
+              + " \""
+              + s
+              + "\" has an unpaired surrogate at index "
+              + at
+              + " (a \\u escape of half a character), which is not Unicode");
     }
     return s;
   }

@@ -41,13 +41,15 @@ final class JsonStrings {
   }
 
   /**
-   * The position of an unpaired surrogate in {@code s}, or -1: such a string has no UTF-8 form,
-   * so it can be neither written nor read (a header may spell one as a {@code \ud800} escape).
+   * The position of an unpaired surrogate in {@code s}, or -1: such a string has no UTF-8 form, so
+   * it can be neither written nor read (a header may spell one as a {@code \ud800} escape).
    */
   static int unpairedSurrogate(String s) {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
-      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+      if (Character.isHighSurrogate(c)
+          && i + 1 < s.length()
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
         i++;
       } else if (Character.isSurrogate(c)) {
         return i;

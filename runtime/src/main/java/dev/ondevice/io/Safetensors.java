@@ -31,24 +31,24 @@ import java.util.function.IntToDoubleFunction;
 import java.util.function.IntToLongFunction;
 
 /**
- * Reads and writes the <a href="https://github.com/huggingface/safetensors">safetensors</a>
- * format, byte for byte as the reference implementation ({@code safetensors.torch.save_file} /
- * {@code load_file}):
+ * Reads and writes the <a href="https://github.com/huggingface/safetensors">safetensors</a> format,
+ * byte for byte as the reference implementation ({@code safetensors.torch.save_file} / {@code
+ * load_file}):
  *
  * <ul>
  *   <li>8 bytes: {@code N}, the header length, an unsigned little-endian 64-bit integer;
- *   <li>N bytes: the header, a UTF-8 JSON object {@code {"__metadata__": {...}, "name":
- *       {"dtype": "F32", "shape": [2, 3], "data_offsets": [begin, end]}, ...}}, padded with
- *       spaces to a multiple of 8 bytes so that the data is 8-byte aligned;
+ *   <li>N bytes: the header, a UTF-8 JSON object {@code {"__metadata__": {...}, "name": {"dtype":
+ *       "F32", "shape": [2, 3], "data_offsets": [begin, end]}, ...}}, padded with spaces to a
+ *       multiple of 8 bytes so that the data is 8-byte aligned;
  *   <li>the data: each tensor's elements, row-major, little-endian, at {@code data_offsets}
  *       relative to the start of the data.
  * </ul>
  *
- * <p><b>Writing</b> orders the tensors as the reference writer does, by descending dtype
- * alignment (I64 and F64, then F32, then BOOL) and then by name, writes the JSON without spaces
- * with {@code __metadata__} first (its keys sorted, for reproducible files), and saves to a file
- * atomically: a temporary file in the same directory, flushed to disk, then renamed over the
- * target. Tensors of any device are written (reading a device tensor waits for the device).
+ * <p><b>Writing</b> orders the tensors as the reference writer does, by descending dtype alignment
+ * (I64 and F64, then F32, then BOOL) and then by name, writes the JSON without spaces with {@code
+ * __metadata__} first (its keys sorted, for reproducible files), and saves to a file atomically: a
+ * temporary file in the same directory, flushed to disk, then renamed over the target. Tensors of
+ * any device are written (reading a device tensor waits for the device).
  *
  * <p><b>Reading</b> validates as the reference does: a header of at most 100 MB ({@link
  * #MAX_HEADER_SIZE}) that fits in the file, valid UTF-8, one JSON object (parsed with Jackson's
@@ -57,29 +57,36 @@ import java.util.function.IntToLongFunction;
  * {@code __metadata__} a map of strings to strings, known dtypes, shapes whose size times the
  * dtype's matches the offsets, and offsets that are in order, contiguous and cover the data
  * exactly, to the end of the file (no holes, no overlaps, no trailing bytes). Fields of a tensor
- * entry other than the three are ignored, as by the reference. Tensors come out on the CPU, in
- * the runtime's dtypes: F32, F64, I64 and BOOL as they are; F16 and BF16 widened to float32; I8,
- * U8, I16, U16, I32 and U32 widened to int64 (all exact). Other dtypes (U64, C64, the 8-, 6- and
- * 4-bit floats) are rejected with a message naming them. {@link Contents#fileDtype} tells the
- * dtype a tensor had in the file.
+ * entry other than the three are ignored, as by the reference. Tensors come out on the CPU, in the
+ * runtime's dtypes: F32, F64, I64 and BOOL as they are; F16 and BF16 widened to float32; I8, U8,
+ * I16, U16, I32 and U32 widened to int64 (all exact). Other dtypes (U64, C64, the 8-, 6- and 4-bit
+ * floats) are rejected with a message naming them. {@link Contents#fileDtype} tells the dtype a
+ * tensor had in the file.
  *
  * <p>Every error is a {@link SafetensorsException} naming the file and the problem.
  */
 public final class Safetensors {
   /** The largest header accepted, as in the reference: 100,000,000 bytes. */
   public static final long MAX_HEADER_SIZE = 100_000_000L;
+
   /**
    * The most tensors a file may hold: 100,000. The reference has no limit but the header's size;
-   * this one bounds the memory a hostile header can make a reader allocate, far above real files
-   * (a large language model holds a few thousand tensors per file).
+   * this one bounds the memory a hostile header can make a reader allocate, far above real files (a
+   * large language model holds a few thousand tensors per file).
    */
   public static final int MAX_TENSORS = 100_000;
-  /** The deepest nesting of JSON arrays and objects in a header: 128, {@code serde_json}'s limit. */
+
+  /**
+   * The deepest nesting of JSON arrays and objects in a header: 128, {@code serde_json}'s limit.
+   */
   public static final int MAX_NESTING_DEPTH = 128;
+
   /** The longest tensor name or metadata key, in UTF-16 chars: 50,000. */
   public static final int MAX_NAME_LENGTH = 50_000;
+
   /** The longest metadata value (or other JSON string in a header), in UTF-16 chars: 20,000,000. */
   public static final int MAX_STRING_LENGTH = 20_000_000;
+
   /** The header key of the free-form string metadata. */
   public static final String METADATA_KEY = "__metadata__";
 
@@ -117,6 +124,7 @@ public final class Safetensors {
     U64(64, null);
 
     final int bits;
+
     /** The runtime dtype it is read as, or null if this runtime cannot read it. */
     final DType readAs;
 
@@ -175,14 +183,15 @@ public final class Safetensors {
    * and then renamed over {@code file}. On any failure {@code file} is left as it was and the
    * temporary file is removed.
    *
-   * @throws IllegalArgumentException for a null or reserved name ({@code __metadata__}), a name
-   *     or metadata string that is not valid Unicode or is longer than {@link #MAX_NAME_LENGTH}
-   *     (names and keys) or {@link #MAX_STRING_LENGTH} (values), more than {@link #MAX_TENSORS}
-   *     tensors, or a header over {@link #MAX_HEADER_SIZE}; nothing is written then
+   * @throws IllegalArgumentException for a null or reserved name ({@code __metadata__}), a name or
+   *     metadata string that is not valid Unicode or is longer than {@link #MAX_NAME_LENGTH} (names
+   *     and keys) or {@link #MAX_STRING_LENGTH} (values), more than {@link #MAX_TENSORS} tensors,
+   *     or a header over {@link #MAX_HEADER_SIZE}; nothing is written then
    * @throws SafetensorsException naming the file, if reading a tensor or writing failed
    * @throws IOException if the temporary file cannot be created or moved
    */
-  public static void save(Map<String, Tensor> tensors, Map<String, String> metadata, Path file) throws IOException {
+  public static void save(Map<String, Tensor> tensors, Map<String, String> metadata, Path file)
+      throws IOException {
     save(tensors, metadata, file, false);
   }
 
@@ -190,15 +199,18 @@ public final class Safetensors {
    * As {@link #save(Map, Map, Path)}; with {@code checksum}, the metadata also holds a {@link
    * Checksum} of the whole file under {@value Checksum#KEY}, which {@link #load} verifies.
    */
-  static void save(Map<String, Tensor> tensors, Map<String, String> metadata, Path file, boolean checksum)
+  static void save(
+      Map<String, Tensor> tensors, Map<String, String> metadata, Path file, boolean checksum)
       throws IOException {
     Plan plan = plan(tensors, metadata, "Safetensors.save(" + file + ")", checksum);
-    writeAtomically(file, ch -> {
-      plan.write(ch, file.toString());
-      if (plan.checksum != null) {
-        plan.writeChecksum(ch);
-      }
-    });
+    writeAtomically(
+        file,
+        ch -> {
+          plan.write(ch, file.toString());
+          if (plan.checksum != null) {
+            plan.writeChecksum(ch);
+          }
+        });
   }
 
   /**
@@ -210,7 +222,8 @@ public final class Safetensors {
    */
   public static byte[] serialize(Map<String, Tensor> tensors, Map<String, String> metadata) {
     Plan plan = plan(tensors, metadata, "Safetensors.serialize", false);
-    ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.min(Integer.MAX_VALUE - 8, plan.totalBytes()));
+    ByteArrayOutputStream out =
+        new ByteArrayOutputStream((int) Math.min(Integer.MAX_VALUE - 8, plan.totalBytes()));
     try {
       plan.write(Channels.newChannel(out), BYTES_SOURCE);
     } catch (SafetensorsException e) {
@@ -237,7 +250,8 @@ public final class Safetensors {
     Path target = file.toAbsolutePath();
     Path dir = target.getParent();
     if (!Files.isDirectory(dir)) {
-      throw new NoSuchFileException(file.toString(), null, "the folder " + dir + " does not exist; create it first");
+      throw new NoSuchFileException(
+          file.toString(), null, "the folder " + dir + " does not exist; create it first");
     }
     String name = target.getFileName().toString();
     TemporaryFile.removeStale(dir, name);
@@ -252,10 +266,19 @@ public final class Safetensors {
       temp.channel().force(true);
       try {
         // Renamed while still locked, so that no other save takes it for a leftover.
-        Files.move(temp.path(), target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(
+            temp.path(),
+            target,
+            StandardCopyOption.ATOMIC_MOVE,
+            StandardCopyOption.REPLACE_EXISTING);
       } catch (AtomicMoveNotSupportedException e) {
-        throw new SafetensorsException(file.toString(), "the file system cannot rename " + temp.path() + " over it"
-            + " atomically; the file was not written", e);
+        throw new SafetensorsException(
+            file.toString(),
+            "the file system cannot rename "
+                + temp.path()
+                + " over it"
+                + " atomically; the file was not written",
+            e);
       }
     } catch (Throwable t) {
       try {
@@ -273,8 +296,8 @@ public final class Safetensors {
 
   /** An I/O failure of the temporary file, reported for the file being written. */
   private static IOException notWritten(Path file, IOException cause) {
-    return new IOException(file + ": not written (" + cause + "); the file there before, if any, is untouched",
-        cause);
+    return new IOException(
+        file + ": not written (" + cause + "); the file there before, if any, is untouched", cause);
   }
 
   /**
@@ -306,12 +329,15 @@ public final class Safetensors {
     final byte[] header;
     final List<Entry> entries;
     final long dataBytes;
+
     /** What the checksum describes, or null for a file without one. */
     final Checksum checksum;
+
     /** Where in the header the checksum's value is, or -1. */
     final int checksumOffset;
 
-    Plan(byte[] header, List<Entry> entries, long dataBytes, Checksum checksum, int checksumOffset) {
+    Plan(
+        byte[] header, List<Entry> entries, long dataBytes, Checksum checksum, int checksumOffset) {
       this.header = header;
       this.entries = entries;
       this.dataBytes = dataBytes;
@@ -328,31 +354,43 @@ public final class Safetensors {
       buf.putLong(header.length).flip();
       writeFully(ch, buf);
       writeFully(ch, ByteBuffer.wrap(header));
-      WritableByteChannel data = checksum == null ? ch : new WritableByteChannel() {
-        @Override
-        public int write(ByteBuffer src) throws IOException {
-          int n = src.remaining();
-          checksum.update(src);
-          writeFully(ch, src);
-          return n;
-        }
+      WritableByteChannel data =
+          checksum == null
+              ? ch
+              : new WritableByteChannel() {
+                @Override
+                public int write(ByteBuffer src) throws IOException {
+                  int n = src.remaining();
+                  checksum.update(src);
+                  writeFully(ch, src);
+                  return n;
+                }
 
-        @Override
-        public boolean isOpen() {
-          return ch.isOpen();
-        }
+                @Override
+                public boolean isOpen() {
+                  return ch.isOpen();
+                }
 
-        @Override
-        public void close() throws IOException {
-          ch.close();
-        }
-      };
+                @Override
+                public void close() throws IOException {
+                  ch.close();
+                }
+              };
       for (Entry e : entries) {
         try {
           writeData(e.tensor, data, buf);
         } catch (RuntimeException ex) {
-          throw new SafetensorsException(source, "reading tensor '" + e.name + "' (" + e.tensor.dtype() + " on "
-              + e.tensor.device() + ") failed, the file was not written: " + ex.getMessage(), ex);
+          throw new SafetensorsException(
+              source,
+              "reading tensor '"
+                  + e.name
+                  + "' ("
+                  + e.tensor.dtype()
+                  + " on "
+                  + e.tensor.device()
+                  + ") failed, the file was not written: "
+                  + ex.getMessage(),
+              ex);
         }
       }
     }
@@ -367,12 +405,17 @@ public final class Safetensors {
     }
   }
 
-  private static Plan plan(Map<String, Tensor> tensors, Map<String, String> metadata, String op,
-      boolean checksum) {
+  private static Plan plan(
+      Map<String, Tensor> tensors, Map<String, String> metadata, String op, boolean checksum) {
     Objects.requireNonNull(tensors, op + ": tensors is null");
     if (tensors.size() > MAX_TENSORS) {
-      throw new IllegalArgumentException(op + ": " + tensors.size() + " tensors, more than the " + MAX_TENSORS
-          + " readers accept (Safetensors.MAX_TENSORS); save them to several files");
+      throw new IllegalArgumentException(
+          op
+              + ": "
+              + tensors.size()
+              + " tensors, more than the "
+              + MAX_TENSORS
+              + " readers accept (Safetensors.MAX_TENSORS); save them to several files");
     }
     List<Map.Entry<String, Tensor>> sorted = new ArrayList<>(tensors.size());
     for (Map.Entry<String, Tensor> e : tensors.entrySet()) {
@@ -381,8 +424,12 @@ public final class Safetensors {
         throw new IllegalArgumentException(op + ": a tensor name is null");
       }
       if (name.equals(METADATA_KEY)) {
-        throw new IllegalArgumentException(op + ": '" + METADATA_KEY + "' is reserved for the metadata, it cannot"
-            + " name a tensor");
+        throw new IllegalArgumentException(
+            op
+                + ": '"
+                + METADATA_KEY
+                + "' is reserved for the metadata, it cannot"
+                + " name a tensor");
       }
       requireWritable(op, "tensor name", name, MAX_NAME_LENGTH);
       if (e.getValue() == null) {
@@ -391,16 +438,23 @@ public final class Safetensors {
       sorted.add(e);
     }
     // The reference sorts by descending dtype (its enum order, roughly the alignment), then name.
-    sorted.sort(Comparator.<Map.Entry<String, Tensor>, FileDtype>comparing(e -> FileDtype.of(e.getValue().dtype()))
-        .reversed().thenComparing(Map.Entry::getKey, Safetensors::compareCodePoints));
+    sorted.sort(
+        Comparator.<Map.Entry<String, Tensor>, FileDtype>comparing(
+                e -> FileDtype.of(e.getValue().dtype()))
+            .reversed()
+            .thenComparing(Map.Entry::getKey, Safetensors::compareCodePoints));
 
     StringBuilder json = new StringBuilder("{");
     int checksumChars = -1;
     Map<String, String> written = metadata;
     if (checksum) {
       if (metadata != null && metadata.containsKey(Checksum.KEY)) {
-        throw new IllegalArgumentException(op + ": the metadata key '" + Checksum.KEY + "' is reserved for the"
-            + " checksum the save writes");
+        throw new IllegalArgumentException(
+            op
+                + ": the metadata key '"
+                + Checksum.KEY
+                + "' is reserved for the"
+                + " checksum the save writes");
       }
       written = new LinkedHashMap<>(metadata == null ? Map.of() : metadata);
       written.put(Checksum.KEY, Checksum.PLACEHOLDER);
@@ -409,11 +463,17 @@ public final class Safetensors {
       Map<String, String> ordered = new TreeMap<>(Safetensors::compareCodePoints);
       for (Map.Entry<String, String> m : written.entrySet()) {
         if (m.getKey() == null || m.getValue() == null) {
-          throw new IllegalArgumentException(op + ": metadata entry " + m.getKey() + "=" + m.getValue()
-              + " has a null; metadata maps strings to strings");
+          throw new IllegalArgumentException(
+              op
+                  + ": metadata entry "
+                  + m.getKey()
+                  + "="
+                  + m.getValue()
+                  + " has a null; metadata maps strings to strings");
         }
         requireWritable(op, "metadata key", m.getKey(), MAX_NAME_LENGTH);
-        requireWritable(op, "metadata value of '" + m.getKey() + "'", m.getValue(), MAX_STRING_LENGTH);
+        requireWritable(
+            op, "metadata value of '" + m.getKey() + "'", m.getValue(), MAX_STRING_LENGTH);
         ordered.put(m.getKey(), m.getValue());
       }
       JsonStrings.append(json, METADATA_KEY);
@@ -450,16 +510,26 @@ public final class Safetensors {
       for (int i = 0; i < shape.length; i++) {
         json.append(i == 0 ? "" : ",").append(shape[i]);
       }
-      json.append("],\"data_offsets\":[").append(offset).append(',').append(offset + bytes).append("]}");
-      described.add(new Checksum.Described(offset, e.getKey(), dtype.name(), Checksum.shape(shape)));
+      json.append("],\"data_offsets\":[")
+          .append(offset)
+          .append(',')
+          .append(offset + bytes)
+          .append("]}");
+      described.add(
+          new Checksum.Described(offset, e.getKey(), dtype.name(), Checksum.shape(shape)));
       offset += bytes;
     }
     json.append('}');
     byte[] utf8 = json.toString().getBytes(StandardCharsets.UTF_8);
     int padded = (utf8.length + LENGTH_BYTES - 1) / LENGTH_BYTES * LENGTH_BYTES;
     if (padded > MAX_HEADER_SIZE) {
-      throw new IllegalArgumentException(op + ": the header would have " + padded + " bytes, more than the "
-          + MAX_HEADER_SIZE + " readers accept");
+      throw new IllegalArgumentException(
+          op
+              + ": the header would have "
+              + padded
+              + " bytes, more than the "
+              + MAX_HEADER_SIZE
+              + " readers accept");
     }
     byte[] header = Arrays.copyOf(utf8, padded);
     Arrays.fill(header, utf8.length, padded, (byte) ' ');
@@ -470,16 +540,34 @@ public final class Safetensors {
     return new Plan(header, entries, offset, new Checksum(written, described), checksumOffset);
   }
 
-  /** Rejects a string a reader would refuse: one over {@code maxLength} chars, or not valid Unicode. */
+  /**
+   * Rejects a string a reader would refuse: one over {@code maxLength} chars, or not valid Unicode.
+   */
   private static void requireWritable(String op, String what, String s, int maxLength) {
     if (s.length() > maxLength) {
-      throw new IllegalArgumentException(op + ": the " + what + " \"" + s.substring(0, 20) + "...\" has " + s.length()
-          + " chars, more than the " + maxLength + " readers accept");
+      throw new IllegalArgumentException(
+          op
+              + ": the "
+              + what
+              + " \""
+              + s.substring(0, 20)
+              + "...\" has "
+              + s.length()
+              + " chars, more than the "
+              + maxLength
+              + " readers accept");
     }
     int at = JsonStrings.unpairedSurrogate(s);
     if (at >= 0) {
-      throw new IllegalArgumentException(op + ": the " + what + " \"" + s + "\" has an unpaired surrogate at index "
-          + at + ", which UTF-8 cannot encode");
+      throw new IllegalArgumentException(
+          op
+              + ": the "
+              + what
+              + " \""
+              + s
+              + "\" has an unpaired surrogate at index "
+              + at
+              + ", which UTF-8 cannot encode");
     }
   }
 
@@ -500,7 +588,8 @@ public final class Safetensors {
   }
 
   /** Writes {@code t}'s elements, row-major and little-endian, through the buffer {@code buf}. */
-  private static void writeData(Tensor t, WritableByteChannel ch, ByteBuffer buf) throws IOException {
+  private static void writeData(Tensor t, WritableByteChannel ch, ByteBuffer buf)
+      throws IOException {
     switch (t.dtype()) {
       case FLOAT32 -> {
         float[] a = t.toFloatArray();
@@ -556,8 +645,8 @@ public final class Safetensors {
   // ---------------------------------------------------------------- reading
 
   /**
-   * The tensors (on the CPU, in file order) and metadata of the safetensors file {@code file}:
-   * the reference's {@code safetensors.torch.load_file(file)}.
+   * The tensors (on the CPU, in file order) and metadata of the safetensors file {@code file}: the
+   * reference's {@code safetensors.torch.load_file(file)}.
    *
    * @throws SafetensorsException naming the file and the problem, for a file that is not valid
    *     safetensors (truncated, corrupted, inconsistent), holds a dtype this runtime cannot read,
@@ -567,7 +656,8 @@ public final class Safetensors {
    */
   public static Contents load(Path file) throws IOException {
     if (Files.isDirectory(file)) {
-      throw new SafetensorsException(file.toString(), "is a directory, not a safetensors file; pass the file inside it");
+      throw new SafetensorsException(
+          file.toString(), "is a directory, not a safetensors file; pass the file inside it");
     }
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       return read(new ChannelSource(ch), file.toString());
@@ -596,7 +686,10 @@ public final class Safetensors {
     private final Map<String, String> metadata;
     private final Map<String, FileDtype> fileDtypes;
 
-    Contents(Map<String, Tensor> tensors, Map<String, String> metadata, Map<String, FileDtype> fileDtypes) {
+    Contents(
+        Map<String, Tensor> tensors,
+        Map<String, String> metadata,
+        Map<String, FileDtype> fileDtypes) {
       this.tensors = Collections.unmodifiableMap(tensors);
       this.metadata = Collections.unmodifiableMap(metadata);
       this.fileDtypes = fileDtypes;
@@ -631,7 +724,10 @@ public final class Safetensors {
   private interface Source {
     long size() throws IOException;
 
-    /** Fills {@code dst} from {@code position}; the caller has checked the range is inside {@link #size()}. */
+    /**
+     * Fills {@code dst} from {@code position}; the caller has checked the range is inside {@link
+     * #size()}.
+     */
     void readFully(long position, ByteBuffer dst) throws IOException;
   }
 
@@ -649,8 +745,8 @@ public final class Safetensors {
     }
 
     /**
-     * Reads straight into a direct buffer; into a heap buffer at most {@value #HEAP_CHUNK} bytes at a
-     * time, since the JDK reads a heap buffer through a temporary direct buffer of the request's
+     * Reads straight into a direct buffer; into a heap buffer at most {@value #HEAP_CHUNK} bytes at
+     * a time, since the JDK reads a heap buffer through a temporary direct buffer of the request's
      * size, which it then keeps per thread (a 1 GB request would hold 1 GB of direct memory).
      */
     @Override
@@ -664,7 +760,8 @@ public final class Safetensors {
         int n = ch.read(dst, p);
         dst.limit(limit);
         if (n < 0) {
-          throw new IOException("the file ended at byte " + p + " while being read: was it truncated meanwhile?");
+          throw new IOException(
+              "the file ended at byte " + p + " while being read: was it truncated meanwhile?");
         }
         p += n;
       }
@@ -692,19 +789,33 @@ public final class Safetensors {
   private static Contents read(Source src, String source) throws IOException {
     long size = src.size();
     if (size < LENGTH_BYTES) {
-      throw new SafetensorsException(source, "header too small: the file has " + size + " bytes, fewer than the 8 of"
-          + " the header length");
+      throw new SafetensorsException(
+          source,
+          "header too small: the file has "
+              + size
+              + " bytes, fewer than the 8 of"
+              + " the header length");
     }
     ByteBuffer lengthBytes = ByteBuffer.allocate(LENGTH_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     src.readFully(0, lengthBytes);
     long n = lengthBytes.getLong(0);
     if (n < 0 || n > MAX_HEADER_SIZE) {
-      throw new SafetensorsException(source, "header too large: the header length is " + Long.toUnsignedString(n)
-          + " bytes, more than the " + MAX_HEADER_SIZE + " accepted (is this a safetensors file?)");
+      throw new SafetensorsException(
+          source,
+          "header too large: the header length is "
+              + Long.toUnsignedString(n)
+              + " bytes, more than the "
+              + MAX_HEADER_SIZE
+              + " accepted (is this a safetensors file?)");
     }
     if (LENGTH_BYTES + n > size) {
-      throw new SafetensorsException(source, "invalid header length: the header length is " + n + " bytes but only "
-          + (size - LENGTH_BYTES) + " follow it (truncated file, or not a safetensors file)");
+      throw new SafetensorsException(
+          source,
+          "invalid header length: the header length is "
+              + n
+              + " bytes but only "
+              + (size - LENGTH_BYTES)
+              + " follow it (truncated file, or not a safetensors file)");
     }
     ByteBuffer headerBytes = ByteBuffer.allocate((int) n);
     src.readFully(LENGTH_BYTES, headerBytes);
@@ -715,12 +826,23 @@ public final class Safetensors {
     long dataBytes = header.dataBytes();
     long available = size - LENGTH_BYTES - n;
     if (dataBytes > available) {
-      throw new SafetensorsException(source, "truncated: the header declares " + dataBytes + " bytes of tensor data"
-          + " but only " + available + " follow it");
+      throw new SafetensorsException(
+          source,
+          "truncated: the header declares "
+              + dataBytes
+              + " bytes of tensor data"
+              + " but only "
+              + available
+              + " follow it");
     }
     if (dataBytes < available) {
-      throw new SafetensorsException(source, "incomplete metadata: the tensors cover " + dataBytes + " bytes of data but "
-          + available + " follow the header; the data must be covered exactly, to the end of the file");
+      throw new SafetensorsException(
+          source,
+          "incomplete metadata: the tensors cover "
+              + dataBytes
+              + " bytes of data but "
+              + available
+              + " follow the header; the data must be covered exactly, to the end of the file");
     }
     Map<String, Tensor> tensors = new LinkedHashMap<>();
     Map<String, FileDtype> fileDtypes = new LinkedHashMap<>();
@@ -730,7 +852,9 @@ public final class Safetensors {
     if (expected != null) {
       List<Checksum.Described> described = new ArrayList<>();
       for (TensorInfo info : infos) {
-        described.add(new Checksum.Described(info.begin, info.name, info.dtype.name(), Checksum.shape(info.shape)));
+        described.add(
+            new Checksum.Described(
+                info.begin, info.name, info.dtype.name(), Checksum.shape(info.shape)));
       }
       checksum = new Checksum(metadata, described);
     }
@@ -739,46 +863,81 @@ public final class Safetensors {
       fileDtypes.put(info.name, info.dtype);
     }
     if (checksum != null && !checksum.value().equals(expected)) {
-      throw new SafetensorsException(source, "checksum mismatch: the file records " + Checksum.KEY + "=" + expected
-          + " but its contents give " + checksum.value() + "; it was corrupted after it was written (a bit flip, a"
-          + " partial copy): use another copy");
+      throw new SafetensorsException(
+          source,
+          "checksum mismatch: the file records "
+              + Checksum.KEY
+              + "="
+              + expected
+              + " but its contents give "
+              + checksum.value()
+              + "; it was corrupted after it was written (a bit flip, a"
+              + " partial copy): use another copy");
     }
     return new Contents(tensors, metadata, fileDtypes);
   }
 
-  private static Tensor readTensor(Source src, String source, TensorInfo info, long dataStart, Checksum checksum)
+  private static Tensor readTensor(
+      Source src, String source, TensorInfo info, long dataStart, Checksum checksum)
       throws IOException {
     DType dtype = info.dtype.readAs;
     if (info.dtype.readAs == null) {
-      throw new SafetensorsException(source, "tensor '" + info.name + "' has dtype " + info.dtype + ", which this runtime"
-          + " cannot represent (it reads F32, F64, I64 and BOOL, and widens F16 and BF16 to float32 and I8, U8, I16,"
-          + " U16, I32 and U32 to int64)");
+      throw new SafetensorsException(
+          source,
+          "tensor '"
+              + info.name
+              + "' has dtype "
+              + info.dtype
+              + ", which this runtime"
+              + " cannot represent (it reads F32, F64, I64 and BOOL, and widens F16 and BF16 to float32 and I8, U8, I16,"
+              + " U16, I32 and U32 to int64)");
     }
     long elements = 1;
     for (long d : info.shape) {
       if (d > Integer.MAX_VALUE) {
-        throw new SafetensorsException(source, "tensor '" + info.name + "': shape " + Arrays.toString(info.shape)
-            + " has a dimension larger than a tensor of this runtime can hold (" + Integer.MAX_VALUE + ")");
+        throw new SafetensorsException(
+            source,
+            "tensor '"
+                + info.name
+                + "': shape "
+                + Arrays.toString(info.shape)
+                + " has a dimension larger than a tensor of this runtime can hold ("
+                + Integer.MAX_VALUE
+                + ")");
       }
       elements *= d;
     }
     if (elements * dtype.byteSize() > Integer.MAX_VALUE - 8) {
-      throw new SafetensorsException(source, "tensor '" + info.name + "': shape " + Arrays.toString(info.shape) + " as "
-          + dtype + " needs " + elements * dtype.byteSize() + " bytes, more than a tensor of this runtime can hold"
-          + " (2 GiB)");
+      throw new SafetensorsException(
+          source,
+          "tensor '"
+              + info.name
+              + "': shape "
+              + Arrays.toString(info.shape)
+              + " as "
+              + dtype
+              + " needs "
+              + elements * dtype.byteSize()
+              + " bytes, more than a tensor of this runtime can hold"
+              + " (2 GiB)");
     }
     int n = (int) elements;
-    if (info.dtype.bits == 8 * dtype.byteSize() && dtype != DType.BOOL
+    if (info.dtype.bits == 8 * dtype.byteSize()
+        && dtype != DType.BOOL
         && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN) {
       // The file's bytes are the tensor's: read straight into its memory, no copy, no heap buffer.
-      return Tensor.fromHostBytes(Shape.of(info.shape), dtype, b -> {
-        src.readFully(dataStart + info.begin, b);
-        if (checksum != null) {
-          checksum.update(b.duplicate().flip());
-        }
-      });
+      return Tensor.fromHostBytes(
+          Shape.of(info.shape),
+          dtype,
+          b -> {
+            src.readFully(dataStart + info.begin, b);
+            if (checksum != null) {
+              checksum.update(b.duplicate().flip());
+            }
+          });
     }
-    ByteBuffer bytes = ByteBuffer.allocate((int) (info.end - info.begin)).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer bytes =
+        ByteBuffer.allocate((int) (info.end - info.begin)).order(ByteOrder.LITTLE_ENDIAN);
     src.readFully(dataStart + info.begin, bytes);
     bytes.flip();
     if (checksum != null) {

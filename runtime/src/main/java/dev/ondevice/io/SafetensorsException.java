@@ -9,10 +9,13 @@ import java.io.IOException;
  */
 public final class SafetensorsException extends IOException {
   private static final long serialVersionUID = 1L;
+
   /** The file (or {@code <bytes>}) the problem is in. */
   private final String source;
 
-  /** An exception about {@code source} (a file name, or {@code <bytes>}): {@code problem} says what. */
+  /**
+   * An exception about {@code source} (a file name, or {@code <bytes>}): {@code problem} says what.
+   */
   public SafetensorsException(String source, String problem) {
     super(source + ": " + problem);
     this.source = source;

@@ -16,17 +16,18 @@ import java.util.regex.Pattern;
 
 /**
  * The temporary file of an atomic save, {@code .<name>.<random>.tmp} next to its target, locked by
- * its writer from creation to rename; and the removal of those that saves killed midway left behind.
+ * its writer from creation to rename; and the removal of those that saves killed midway left
+ * behind.
  *
  * <p>A temporary file is stale, and removed by the next save to the same target, when both hold:
  *
  * <ul>
- *   <li>its lock is free: the writer holds an exclusive lock ({@link FileChannel#tryLock()}) from the
- *       moment it creates the file until it has renamed it, and the operating system releases a
+ *   <li>its lock is free: the writer holds an exclusive lock ({@link FileChannel#tryLock()}) from
+ *       the moment it creates the file until it has renamed it, and the operating system releases a
  *       lock when its process dies, however it dies; a lock held by another process or another
  *       thread of this one means a save in progress, and the file is left alone;
- *   <li>it was last modified more than {@link #STALE_AFTER} ago: this covers the instant between the
- *       file's creation and its lock, and file systems whose locks are unreliable (some network
+ *   <li>it was last modified more than {@link #STALE_AFTER} ago: this covers the instant between
+ *       the file's creation and its lock, and file systems whose locks are unreliable (some network
  *       file systems), where a writer busy writing keeps the modification time recent.
  * </ul>
  *
@@ -50,7 +51,13 @@ final class TemporaryFile implements AutoCloseable {
   /** A new, empty, locked temporary file for {@code target} in {@code dir}. */
   static TemporaryFile create(Path dir, String target) throws IOException {
     while (true) {
-      Path temp = dir.resolve("." + target + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".tmp");
+      Path temp =
+          dir.resolve(
+              "."
+                  + target
+                  + "."
+                  + Long.toHexString(ThreadLocalRandom.current().nextLong())
+                  + ".tmp");
       FileChannel ch;
       try {
         ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
@@ -87,7 +94,8 @@ final class TemporaryFile implements AutoCloseable {
   /** Removes the stale temporary files of {@code target} in {@code dir} (see the class comment). */
   static void removeStale(Path dir, String target) {
     Instant cutoff = Instant.now().minus(STALE_AFTER);
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, p -> isTemporaryOf(p, target))) {
+    try (DirectoryStream<Path> files =
+        Files.newDirectoryStream(dir, p -> isTemporaryOf(p, target))) {
       for (Path p : files) {
         try {
           if (Files.getLastModifiedTime(p).toInstant().isBefore(cutoff)) {
@@ -102,12 +110,18 @@ final class TemporaryFile implements AutoCloseable {
     }
   }
 
-  /** Whether {@code p} is named as a temporary file of {@code target}: {@code .<target>.<hex>.tmp}. */
+  /**
+   * Whether {@code p} is named as a temporary file of {@code target}: {@code .<target>.<hex>.tmp}.
+   */
   static boolean isTemporaryOf(Path p, String target) {
     String name = p.getFileName().toString();
     String prefix = "." + target + ".";
-    return name.length() > prefix.length() + ".tmp".length() && name.startsWith(prefix) && name.endsWith(".tmp")
-        && RANDOM.matcher(name.substring(prefix.length(), name.length() - ".tmp".length())).matches();
+    return name.length() > prefix.length() + ".tmp".length()
+        && name.startsWith(prefix)
+        && name.endsWith(".tmp")
+        && RANDOM
+            .matcher(name.substring(prefix.length(), name.length() - ".tmp".length()))
+            .matches();
   }
 
   private static void removeIfUnlocked(Path p) throws IOException {

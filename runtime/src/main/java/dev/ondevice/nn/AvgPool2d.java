@@ -4,8 +4,8 @@ import dev.ondevice.Pooling;
 import dev.ondevice.Tensor;
 
 /**
- * Average pooling over square windows: PyTorch's {@code nn.AvgPool2d} (stride defaults to the kernel
- * size; floor rounding; padding zeros count in the mean). See {@link Pooling#avgPool2d}.
+ * Average pooling over square windows: PyTorch's {@code nn.AvgPool2d} (stride defaults to the
+ * kernel size; floor rounding; padding zeros count in the mean). See {@link Pooling#avgPool2d}.
  */
 public class AvgPool2d extends Pool2d {
   /** Non-overlapping windows: stride {@code kernel}, no padding. */
@@ -14,7 +14,8 @@ public class AvgPool2d extends Pool2d {
   }
 
   /**
-   * Windows of {@code kernel x kernel} every {@code stride}, over the input padded by {@code padding}.
+   * Windows of {@code kernel x kernel} every {@code stride}, over the input padded by {@code
+   * padding}.
    *
    * @throws IllegalArgumentException if the kernel or stride is not positive, or the padding is
    *     negative or more than half the kernel

@@ -40,11 +40,26 @@ public abstract class BatchNorm extends Layer {
    * A layer named {@code name} for inputs of {@code minRank} to {@code maxRank} dimensions, which
    * {@code ranks} describes in messages.
    */
-  BatchNorm(String name, int minRank, int maxRank, String ranks, int numFeatures, double eps, double momentum,
-      boolean affine, Device device) {
+  BatchNorm(
+      String name,
+      int minRank,
+      int maxRank,
+      String ranks,
+      int numFeatures,
+      double eps,
+      double momentum,
+      boolean affine,
+      Device device) {
     if (numFeatures <= 0 || !(eps > 0) || !(momentum >= 0 && momentum <= 1)) {
-      throw new IllegalArgumentException(name + ": numFeatures must be positive, eps positive and momentum in"
-          + " [0, 1], got numFeatures=" + numFeatures + ", eps=" + eps + ", momentum=" + momentum);
+      throw new IllegalArgumentException(
+          name
+              + ": numFeatures must be positive, eps positive and momentum in"
+              + " [0, 1], got numFeatures="
+              + numFeatures
+              + ", eps="
+              + eps
+              + ", momentum="
+              + momentum);
     }
     this.name = name;
     this.minRank = minRank;
@@ -86,8 +101,8 @@ public abstract class BatchNorm extends Layer {
   }
 
   /**
-   * Normalises {@code x} per channel (dimension 1), with batch statistics in training mode and
-   * the running ones in evaluation mode.
+   * Normalises {@code x} per channel (dimension 1), with batch statistics in training mode and the
+   * running ones in evaluation mode.
    *
    * @throws IllegalArgumentException on a rank the layer does not accept, a channel count other
    *     than {@code numFeatures}, or a single value per channel in training mode
@@ -95,11 +110,17 @@ public abstract class BatchNorm extends Layer {
   @Override
   public Tensor forward(Tensor x) {
     if (x.dim() < minRank || x.dim() > maxRank) {
-      throw new IllegalArgumentException(name + ": expected a " + ranks + " input, got shape " + x.shape());
+      throw new IllegalArgumentException(
+          name + ": expected a " + ranks + " input, got shape " + x.shape());
     }
     if (x.size(1) != numFeatures) {
-      throw new IllegalArgumentException(name + ": expected " + numFeatures + " channels (dimension 1), got an"
-          + " input of shape " + x.shape());
+      throw new IllegalArgumentException(
+          name
+              + ": expected "
+              + numFeatures
+              + " channels (dimension 1), got an"
+              + " input of shape "
+              + x.shape());
     }
     int[] dims = new int[x.dim() - 1];
     long[] perChannel = new long[x.dim()];
@@ -113,24 +134,35 @@ public abstract class BatchNorm extends Layer {
     if (isTraining()) {
       long count = x.numel() / numFeatures;
       if (count <= 1) {
-        throw new IllegalArgumentException(name + ": expected more than 1 value per channel when training, got"
-            + " an input of shape " + x.shape());
+        throw new IllegalArgumentException(
+            name
+                + ": expected more than 1 value per channel when training, got"
+                + " an input of shape "
+                + x.shape());
       }
       Tensor mean = x.mean(dims, true);
       Tensor var = x.var(dims, false, true);
       track(mean, var, count);
       normalized = x.sub(mean).mul(var.add(eps).rsqrt());
     } else {
-      normalized = x.sub(runningMean.view(perChannel)).mul(runningVar.view(perChannel).add(eps).rsqrt());
+      normalized =
+          x.sub(runningMean.view(perChannel)).mul(runningVar.view(perChannel).add(eps).rsqrt());
     }
-    return weight == null ? normalized : normalized.mul(weight.view(perChannel)).add(bias.view(perChannel));
+    return weight == null
+        ? normalized
+        : normalized.mul(weight.view(perChannel)).add(bias.view(perChannel));
   }
 
-  /** Updates the running statistics with a batch's mean and biased variance over {@code count} values. */
+  /**
+   * Updates the running statistics with a batch's mean and biased variance over {@code count}
+   * values.
+   */
   private void track(Tensor mean, Tensor biasedVar, long count) {
     try (Autograd.Scope ignored = Autograd.noGrad()) {
       runningMean.muli(1 - momentum).addi(mean.reshape(numFeatures), momentum);
-      runningVar.muli(1 - momentum).addi(biasedVar.reshape(numFeatures), momentum * count / (count - 1));
+      runningVar
+          .muli(1 - momentum)
+          .addi(biasedVar.reshape(numFeatures), momentum * count / (count - 1));
       numBatchesTracked.addi(1);
     }
   }

@@ -25,6 +25,15 @@ public class BatchNorm1d extends BatchNorm {
    * @param affine whether to learn a per-channel weight and bias
    */
   public BatchNorm1d(int numFeatures, double eps, double momentum, boolean affine, Device device) {
-    super("BatchNorm1d", 2, 3, "2-d [N, C] or 3-d [N, C, L]", numFeatures, eps, momentum, affine, device);
+    super(
+        "BatchNorm1d",
+        2,
+        3,
+        "2-d [N, C] or 3-d [N, C, L]",
+        numFeatures,
+        eps,
+        momentum,
+        affine,
+        device);
   }
 }

@@ -24,7 +24,8 @@ public class BceWithLogitsLoss extends Loss {
   /**
    * The loss of the logits {@code input} against the probabilities {@code target}, of one shape.
    *
-   * @throws IllegalArgumentException naming the shapes if they differ or a dtype is not floating-point
+   * @throws IllegalArgumentException naming the shapes if they differ or a dtype is not
+   *     floating-point
    * @throws dev.ondevice.DeviceMismatchException if the target is on another device
    */
   @Override

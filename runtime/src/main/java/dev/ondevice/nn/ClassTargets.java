@@ -6,9 +6,8 @@ import dev.ondevice.Tensor;
 import java.util.Arrays;
 
 /**
- * The class-index targets of {@link CrossEntropyLoss} and {@link NllLoss}: an input of class
- * scores {@code [N, C, d1, ...]} (or {@code [C]}) against int64 classes {@code [N, d1, ...]} (or
- * 0-dim).
+ * The class-index targets of {@link CrossEntropyLoss} and {@link NllLoss}: an input of class scores
+ * {@code [N, C, d1, ...]} (or {@code [C]}) against int64 classes {@code [N, d1, ...]} (or 0-dim).
  */
 final class ClassTargets {
   private ClassTargets() {}
@@ -27,16 +26,31 @@ final class ClassTargets {
    */
   static void check(String loss, Tensor input, Tensor target) {
     if (input.dim() == 0 || !input.dtype().isFloatingPoint()) {
-      throw new IllegalArgumentException(loss + ": input must be floating-point class scores [N, C, ...] or [C],"
-          + " got " + input.dtype() + " of shape " + input.shape() + " (target shape " + target.shape() + ")");
+      throw new IllegalArgumentException(
+          loss
+              + ": input must be floating-point class scores [N, C, ...] or [C],"
+              + " got "
+              + input.dtype()
+              + " of shape "
+              + input.shape()
+              + " (target shape "
+              + target.shape()
+              + ")");
     }
     if (!target.device().equals(input.device())) {
       throw new DeviceMismatchException(input.device(), target.device(), "target", loss);
     }
     if (target.dtype() != DType.INT64) {
-      throw new IllegalArgumentException(loss + ": target must hold int64 class indices, got " + target.dtype()
-          + " (input shape " + input.shape() + ", target shape " + target.shape() + "); class probabilities as"
-          + " targets are not supported");
+      throw new IllegalArgumentException(
+          loss
+              + ": target must hold int64 class indices, got "
+              + target.dtype()
+              + " (input shape "
+              + input.shape()
+              + ", target shape "
+              + target.shape()
+              + "); class probabilities as"
+              + " targets are not supported");
     }
     long[] in = input.shape().toArray();
     long[] expected = new long[in.length - 1];
@@ -47,13 +61,26 @@ final class ClassTargets {
       }
     }
     if (Arrays.equals(in, target.shape().toArray())) {
-      throw new IllegalArgumentException(loss + ": target has the input's shape " + input.shape() + ", as class"
-          + " probabilities or one-hot targets would; they are not supported: pass the class indices, shape "
-          + Arrays.toString(expected) + " (target.argmax(" + c + ", false) of a one-hot target)");
+      throw new IllegalArgumentException(
+          loss
+              + ": target has the input's shape "
+              + input.shape()
+              + ", as class"
+              + " probabilities or one-hot targets would; they are not supported: pass the class indices, shape "
+              + Arrays.toString(expected)
+              + " (target.argmax("
+              + c
+              + ", false) of a one-hot target)");
     }
     if (!Arrays.equals(expected, target.shape().toArray())) {
-      throw new IllegalArgumentException(loss + ": target shape " + target.shape() + " does not match input shape "
-          + input.shape() + "; expected target shape " + Arrays.toString(expected));
+      throw new IllegalArgumentException(
+          loss
+              + ": target shape "
+              + target.shape()
+              + " does not match input shape "
+              + input.shape()
+              + "; expected target shape "
+              + Arrays.toString(expected));
     }
   }
 
@@ -69,8 +96,15 @@ final class ClassTargets {
       return logProbabilities.gather(c, target.unsqueeze(c)).squeeze(c).neg();
     } catch (IndexOutOfBoundsException e) {
       long classes = logProbabilities.size(c);
-      throw new IndexOutOfBoundsException(loss + ": a target is out of bounds for " + classes + " classes; targets"
-          + " must be class indices in [0, " + classes + ") (ignore_index is not supported): " + e.getMessage());
+      throw new IndexOutOfBoundsException(
+          loss
+              + ": a target is out of bounds for "
+              + classes
+              + " classes; targets"
+              + " must be class indices in [0, "
+              + classes
+              + ") (ignore_index is not supported): "
+              + e.getMessage());
     }
   }
 }

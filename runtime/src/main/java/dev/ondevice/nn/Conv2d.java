@@ -25,7 +25,8 @@ public class Conv2d extends Layer {
   }
 
   /** A layer created on the CPU. */
-  public Conv2d(int inChannels, int outChannels, int kernel, int stride, int padding, boolean bias) {
+  public Conv2d(
+      int inChannels, int outChannels, int kernel, int stride, int padding, boolean bias) {
     this(inChannels, outChannels, kernel, stride, padding, bias, Device.cpu());
   }
 
@@ -35,14 +36,32 @@ public class Conv2d extends Layer {
    * @throws IllegalArgumentException if a channel count, the kernel or the stride is not positive,
    *     or the padding is negative
    */
-  public Conv2d(int inChannels, int outChannels, int kernel, int stride, int padding, boolean bias, Device device) {
+  public Conv2d(
+      int inChannels,
+      int outChannels,
+      int kernel,
+      int stride,
+      int padding,
+      boolean bias,
+      Device device) {
     if (inChannels <= 0 || outChannels <= 0 || kernel <= 0 || stride <= 0 || padding < 0) {
-      throw new IllegalArgumentException("Conv2d: channel counts, kernel and stride must be positive and padding"
-          + " non-negative, got in=" + inChannels + ", out=" + outChannels + ", kernel=" + kernel + ", stride="
-          + stride + ", padding=" + padding);
+      throw new IllegalArgumentException(
+          "Conv2d: channel counts, kernel and stride must be positive and padding"
+              + " non-negative, got in="
+              + inChannels
+              + ", out="
+              + outChannels
+              + ", kernel="
+              + kernel
+              + ", stride="
+              + stride
+              + ", padding="
+              + padding);
     }
     double bound = 1 / Math.sqrt((double) inChannels * kernel * kernel);
-    this.weight = new Parameter(Init.uniform(Shape.of(outChannels, inChannels, kernel, kernel), bound, device));
+    this.weight =
+        new Parameter(
+            Init.uniform(Shape.of(outChannels, inChannels, kernel, kernel), bound, device));
     this.bias = bias ? new Parameter(Init.uniform(Shape.of(outChannels), bound, device)) : null;
     this.stride = stride;
     this.padding = padding;
@@ -66,7 +85,16 @@ public class Conv2d extends Layer {
 
   @Override
   protected String describe() {
-    return weight.shape().get(1) + ", " + weight.shape().get(0) + ", kernel_size=" + weight.shape().get(2) + ", stride=" + stride
-        + ", padding=" + padding + ", bias=" + (bias != null);
+    return weight.shape().get(1)
+        + ", "
+        + weight.shape().get(0)
+        + ", kernel_size="
+        + weight.shape().get(2)
+        + ", stride="
+        + stride
+        + ", padding="
+        + padding
+        + ", bias="
+        + (bias != null);
   }
 }

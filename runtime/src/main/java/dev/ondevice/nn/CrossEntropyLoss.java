@@ -33,8 +33,8 @@ public class CrossEntropyLoss extends Loss {
   public CrossEntropyLoss(Reduction reduction, double labelSmoothing) {
     super(reduction);
     if (!(labelSmoothing >= 0 && labelSmoothing <= 1)) {
-      throw new IllegalArgumentException("CrossEntropyLoss: labelSmoothing must be between 0 and 1, got "
-          + labelSmoothing);
+      throw new IllegalArgumentException(
+          "CrossEntropyLoss: labelSmoothing must be between 0 and 1, got " + labelSmoothing);
     }
     this.labelSmoothing = labelSmoothing;
   }

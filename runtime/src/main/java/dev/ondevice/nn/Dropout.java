@@ -3,9 +3,9 @@ package dev.ondevice.nn;
 import dev.ondevice.Tensor;
 
 /**
- * Zeroes each element with probability {@code p} in training mode and scales the others by {@code
- * 1 / (1 - p)}, so that expectations are unchanged: PyTorch's {@code nn.Dropout}. In evaluation
- * mode it returns its input. The mask is drawn with {@link Tensor#bernoulli(Tensor)} in the input's
+ * Zeroes each element with probability {@code p} in training mode and scales the others by {@code 1
+ * / (1 - p)}, so that expectations are unchanged: PyTorch's {@code nn.Dropout}. In evaluation mode
+ * it returns its input. The mask is drawn with {@link Tensor#bernoulli(Tensor)} in the input's
  * dtype, on the input's device, from the default generator.
  */
 public class Dropout extends Layer {
@@ -23,7 +23,8 @@ public class Dropout extends Layer {
    */
   public Dropout(double p) {
     if (!(p >= 0 && p <= 1)) {
-      throw new IllegalArgumentException("Dropout: probability p must be between 0 and 1, got " + p);
+      throw new IllegalArgumentException(
+          "Dropout: probability p must be between 0 and 1, got " + p);
     }
     this.p = p;
   }
@@ -33,7 +34,10 @@ public class Dropout extends Layer {
     return p;
   }
 
-  /** {@code x} with elements dropped and the rest scaled in training mode; {@code x} itself in evaluation mode. */
+  /**
+   * {@code x} with elements dropped and the rest scaled in training mode; {@code x} itself in
+   * evaluation mode.
+   */
   @Override
   public Tensor forward(Tensor x) {
     if (!isTraining() || p == 0) {

@@ -27,8 +27,11 @@ public class Embedding extends Layer {
    */
   public Embedding(int numEmbeddings, int embeddingDim, Device device) {
     if (numEmbeddings <= 0 || embeddingDim <= 0) {
-      throw new IllegalArgumentException("Embedding: sizes must be positive, got numEmbeddings=" + numEmbeddings
-          + ", embeddingDim=" + embeddingDim);
+      throw new IllegalArgumentException(
+          "Embedding: sizes must be positive, got numEmbeddings="
+              + numEmbeddings
+              + ", embeddingDim="
+              + embeddingDim);
     }
     this.weight = new Parameter(Init.normal(Shape.of(numEmbeddings, embeddingDim), device));
   }
@@ -49,8 +52,12 @@ public class Embedding extends Layer {
   @Override
   public Tensor forward(Tensor indices) {
     if (indices.dtype() != DType.INT64) {
-      throw new IllegalArgumentException("Embedding: indices must be int64, got " + indices.dtype() + " (shape "
-          + indices.shape() + ")");
+      throw new IllegalArgumentException(
+          "Embedding: indices must be int64, got "
+              + indices.dtype()
+              + " (shape "
+              + indices.shape()
+              + ")");
     }
     long[] shape = Arrays.copyOf(indices.shape().toArray(), indices.dim() + 1);
     shape[indices.dim()] = weight.size(1);

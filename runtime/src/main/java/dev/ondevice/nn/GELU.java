@@ -3,10 +3,10 @@ package dev.ondevice.nn;
 import dev.ondevice.Tensor;
 
 /**
- * The Gaussian error linear unit {@code x * Phi(x)}, Phi the standard normal distribution
- * function: PyTorch's {@code nn.GELU}. By default the exact form {@code 0.5 * x * (1 + erf(x /
- * sqrt(2)))}, PyTorch's default; with {@link Approximation#TANH}, PyTorch's {@code
- * approximate='tanh'}: {@code 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))}.
+ * The Gaussian error linear unit {@code x * Phi(x)}, Phi the standard normal distribution function:
+ * PyTorch's {@code nn.GELU}. By default the exact form {@code 0.5 * x * (1 + erf(x / sqrt(2)))},
+ * PyTorch's default; with {@link Approximation#TANH}, PyTorch's {@code approximate='tanh'}: {@code
+ * 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))}.
  */
 public class GELU extends Layer {
   /** How Phi is computed. */
@@ -35,9 +35,10 @@ public class GELU extends Layer {
   /** The activation of {@code x}. */
   @Override
   public Tensor forward(Tensor x) {
-    Tensor twoPhiMinusOne = approximation == Approximation.TANH
-        ? x.add(x.pow(3.0).mul(0.044715)).mul(SQRT_TWO_OVER_PI).tanh()
-        : x.mul(SQRT_HALF).erf();
+    Tensor twoPhiMinusOne =
+        approximation == Approximation.TANH
+            ? x.add(x.pow(3.0).mul(0.044715)).mul(SQRT_TWO_OVER_PI).tanh()
+            : x.mul(SQRT_HALF).erf();
     return x.mul(twoPhiMinusOne.add(1.0)).mul(0.5);
   }
 

@@ -16,7 +16,9 @@ final class Init {
    * biases.
    */
   static Tensor uniform(Shape shape, double bound, Device device) {
-    return Tensor.rand(shape, DType.FLOAT32, device, Generator.defaultGenerator()).mul(2 * bound).sub(bound);
+    return Tensor.rand(shape, DType.FLOAT32, device, Generator.defaultGenerator())
+        .mul(2 * bound)
+        .sub(bound);
   }
 
   /** float32 standard-normal values, as PyTorch initialises Embedding. */

@@ -6,8 +6,8 @@ import dev.ondevice.Shape;
 import dev.ondevice.Tensor;
 
 /**
- * Layer normalisation over the trailing dimensions: PyTorch's {@code nn.LayerNorm}. Each input
- * is normalised with the mean and biased variance of its last {@code normalizedShape.rank()}
+ * Layer normalisation over the trailing dimensions: PyTorch's {@code nn.LayerNorm}. Each input is
+ * normalised with the mean and biased variance of its last {@code normalizedShape.rank()}
  * dimensions, which must equal {@code normalizedShape}, then scaled by {@code weight} (ones) and
  * shifted by {@code bias} (zeros), both of {@code normalizedShape}, when elementwise-affine. The
  * same computation in training and evaluation mode.
@@ -18,7 +18,10 @@ public class LayerNorm extends Layer {
   private final Shape normalizedShape;
   private final double eps;
 
-  /** Normalises over the last dimension, of size {@code normalizedSize}, with PyTorch's defaults, on the CPU. */
+  /**
+   * Normalises over the last dimension, of size {@code normalizedSize}, with PyTorch's defaults, on
+   * the CPU.
+   */
   public LayerNorm(int normalizedSize) {
     this(Shape.of(normalizedSize), 1e-5, true, Device.cpu());
   }
@@ -37,8 +40,12 @@ public class LayerNorm extends Layer {
    */
   public LayerNorm(Shape normalizedShape, double eps, boolean elementwiseAffine, Device device) {
     if (normalizedShape.rank() == 0 || normalizedShape.numel() == 0 || !(eps > 0)) {
-      throw new IllegalArgumentException("LayerNorm: normalizedShape must have at least one dimension and no zero"
-          + " size, and eps must be positive, got " + normalizedShape + " and eps=" + eps);
+      throw new IllegalArgumentException(
+          "LayerNorm: normalizedShape must have at least one dimension and no zero"
+              + " size, and eps must be positive, got "
+              + normalizedShape
+              + " and eps="
+              + eps);
     }
     this.normalizedShape = normalizedShape;
     this.eps = eps;
@@ -59,14 +66,20 @@ public class LayerNorm extends Layer {
   /**
    * Normalises {@code x} over its trailing dimensions.
    *
-   * @throws IllegalArgumentException if the trailing shape of {@code x} is not {@code normalizedShape}
+   * @throws IllegalArgumentException if the trailing shape of {@code x} is not {@code
+   *     normalizedShape}
    */
   @Override
   public Tensor forward(Tensor x) {
     int k = normalizedShape.rank();
     if (!trailingShapeMatches(x)) {
-      throw new IllegalArgumentException("LayerNorm: expected an input whose last " + k + " dimension(s) are "
-          + normalizedShape + ", got shape " + x.shape());
+      throw new IllegalArgumentException(
+          "LayerNorm: expected an input whose last "
+              + k
+              + " dimension(s) are "
+              + normalizedShape
+              + ", got shape "
+              + x.shape());
     }
     int[] dims = new int[k];
     for (int i = 0; i < k; i++) {

@@ -6,8 +6,8 @@ import dev.ondevice.Shape;
 import dev.ondevice.Tensor;
 
 /**
- * {@code y = x W^T + b}: PyTorch's {@code nn.Linear}, initialised as PyTorch does (weights and
- * bias uniform on {@code [-1/sqrt(in), 1/sqrt(in)]}).
+ * {@code y = x W^T + b}: PyTorch's {@code nn.Linear}, initialised as PyTorch does (weights and bias
+ * uniform on {@code [-1/sqrt(in), 1/sqrt(in)]}).
  */
 public class Linear extends Layer {
   final Parameter weight;
@@ -26,8 +26,8 @@ public class Linear extends Layer {
   /** A layer created directly on {@code device}. */
   public Linear(int inFeatures, int outFeatures, boolean bias, Device device) {
     if (inFeatures <= 0 || outFeatures <= 0) {
-      throw new IllegalArgumentException("Linear: feature counts must be positive, got in=" + inFeatures
-          + ", out=" + outFeatures);
+      throw new IllegalArgumentException(
+          "Linear: feature counts must be positive, got in=" + inFeatures + ", out=" + outFeatures);
     }
     double bound = 1 / Math.sqrt(inFeatures);
     this.weight = new Parameter(Init.uniform(Shape.of(outFeatures, inFeatures), bound, device));
@@ -52,6 +52,11 @@ public class Linear extends Layer {
 
   @Override
   protected String describe() {
-    return "in_features=" + weight.shape().get(1) + ", out_features=" + weight.shape().get(0) + ", bias=" + (bias != null);
+    return "in_features="
+        + weight.shape().get(1)
+        + ", out_features="
+        + weight.shape().get(0)
+        + ", bias="
+        + (bias != null);
   }
 }

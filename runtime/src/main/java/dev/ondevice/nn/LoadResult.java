@@ -2,7 +2,10 @@ package dev.ondevice.nn;
 
 import java.util.List;
 
-/** What a non-strict {@link Model#loadStateDict} left out: keys the model has and the state lacks, and the reverse. */
+/**
+ * What a non-strict {@link Model#loadStateDict} left out: keys the model has and the state lacks,
+ * and the reverse.
+ */
 public final class LoadResult {
   private final List<String> missingKeys;
   private final List<String> unexpectedKeys;

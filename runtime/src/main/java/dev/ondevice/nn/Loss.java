@@ -4,10 +4,10 @@ import dev.ondevice.Tensor;
 import dev.ondevice.annotations.SameDevice;
 
 /**
- * A loss function of an input (the model's output) and a target, with a {@link Reduction}.
- * Losses are not models: they hold no state to move. Input and target must be on one device: a
- * target left on the CPU beside an input on a GPU is a {@link dev.ondevice.DeviceMismatchException}
- * from the first op that meets both; nothing is moved silently.
+ * A loss function of an input (the model's output) and a target, with a {@link Reduction}. Losses
+ * are not models: they hold no state to move. Input and target must be on one device: a target left
+ * on the CPU beside an input on a GPU is a {@link dev.ondevice.DeviceMismatchException} from the
+ * first op that meets both; nothing is moved silently.
  */
 @SameDevice
 public abstract class Loss {
@@ -15,7 +15,8 @@ public abstract class Loss {
 
   Loss(Reduction reduction) {
     if (reduction == null) {
-      throw new IllegalArgumentException(getClass().getSimpleName() + ": reduction must not be null");
+      throw new IllegalArgumentException(
+          getClass().getSimpleName() + ": reduction must not be null");
     }
     this.reduction = reduction;
   }

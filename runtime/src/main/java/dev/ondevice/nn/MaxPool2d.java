@@ -14,7 +14,8 @@ public class MaxPool2d extends Pool2d {
   }
 
   /**
-   * Windows of {@code kernel x kernel} every {@code stride}, over the input padded by {@code padding}.
+   * Windows of {@code kernel x kernel} every {@code stride}, over the input padded by {@code
+   * padding}.
    *
    * @throws IllegalArgumentException if the kernel or stride is not positive, or the padding is
    *     negative or more than half the kernel

@@ -1,10 +1,10 @@
 package dev.ondevice.nn;
 
-import dev.ondevice.annotations.InPlace;
-import dev.ondevice.annotations.ReturnsDevice;
 import dev.ondevice.Device;
 import dev.ondevice.Parameter;
 import dev.ondevice.Tensor;
+import dev.ondevice.annotations.InPlace;
+import dev.ondevice.annotations.ReturnsDevice;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -44,26 +44,31 @@ public abstract class Model {
   @InPlace
   public void toDevice(Device device) {
     Device target = device.resolved();
-    code().visit(this, "", new StateVisitor() {
-      @Override
-      public void parameter(String name, Parameter p) {
-        if (p != null) {
-          p.moveTo(target);
-        }
-      }
+    code()
+        .visit(
+            this,
+            "",
+            new StateVisitor() {
+              @Override
+              public void parameter(String name, Parameter p) {
+                if (p != null) {
+                  p.moveTo(target);
+                }
+              }
 
-      @Override
-      public Tensor buffer(String name, Tensor value, boolean persistent, boolean pinnedToCpu) {
-        return value == null || pinnedToCpu ? value : value.to(target);
-      }
+              @Override
+              public Tensor buffer(
+                  String name, Tensor value, boolean persistent, boolean pinnedToCpu) {
+                return value == null || pinnedToCpu ? value : value.to(target);
+              }
 
-      @Override
-      public void submodule(String name, Model m) {
-        if (m != null) {
-          m.toDevice(target);
-        }
-      }
-    });
+              @Override
+              public void submodule(String name, Model m) {
+                if (m != null) {
+                  m.toDevice(target);
+                }
+              }
+            });
   }
 
   /**
@@ -82,14 +87,19 @@ public abstract class Model {
    */
   @Override
   public String toString() {
-    String name = getClass().getSimpleName().isEmpty() ? getClass().getName() : getClass().getSimpleName();
+    String name =
+        getClass().getSimpleName().isEmpty() ? getClass().getName() : getClass().getSimpleName();
     Map<String, Model> children;
     try {
       children = printedChildren();
     } catch (IllegalStateException e) {
       boolean local = getClass().isAnonymousClass() || getClass().isLocalClass();
-      return name + "(<no generated code: " + (local ? "a local or anonymous model class"
-          : "compiled without the ondevice annotation processor") + ">)";
+      return name
+          + "(<no generated code: "
+          + (local
+              ? "a local or anonymous model class"
+              : "compiled without the ondevice annotation processor")
+          + ">)";
     }
     String settings = describe();
     if (children.isEmpty()) {
@@ -108,7 +118,8 @@ public abstract class Model {
         i++;
         continue;
       }
-      // The elements of a list or map field, grouped under the field as PyTorch prints a ModuleList.
+      // The elements of a list or map field, grouped under the field as PyTorch prints a
+      // ModuleList.
       String field = key.substring(0, dot + 1);
       int end = i;
       boolean indexed = true;
@@ -127,7 +138,11 @@ public abstract class Model {
   }
 
   private static void appendChild(StringBuilder sb, String indent, String name, Model child) {
-    sb.append('\n').append(indent).append('(').append(name).append("): ")
+    sb.append('\n')
+        .append(indent)
+        .append('(')
+        .append(name)
+        .append("): ")
         .append(String.valueOf(child).replace("\n", "\n" + indent));
   }
 
@@ -146,7 +161,8 @@ public abstract class Model {
   /** {@code children} with {@code prefix} taken off the names that start with it. */
   static Map<String, Model> withoutPrefix(Map<String, Model> children, String prefix) {
     Map<String, Model> out = new LinkedHashMap<>();
-    children.forEach((name, m) -> out.put(name.startsWith(prefix) ? name.substring(prefix.length()) : name, m));
+    children.forEach(
+        (name, m) -> out.put(name.startsWith(prefix) ? name.substring(prefix.length()) : name, m));
     return out;
   }
 
@@ -167,43 +183,51 @@ public abstract class Model {
   public Map<String, Parameter> namedParameters() {
     Map<String, Parameter> out = new LinkedHashMap<>();
     Set<Object> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-    walk("", new Collector() {
-      @Override
-      public void parameter(String name, Parameter p) {
-        if (p != null && seen.add(p)) {
-          out.put(name, p);
-        }
-      }
-    });
+    walk(
+        "",
+        new Collector() {
+          @Override
+          public void parameter(String name, Parameter p) {
+            if (p != null && seen.add(p)) {
+              out.put(name, p);
+            }
+          }
+        });
     return out;
   }
 
   /** The buffers by dotted name, persistent or not, in declaration order. */
   public Map<String, Tensor> namedBuffers() {
     Map<String, Tensor> out = new LinkedHashMap<>();
-    walk("", new Collector() {
-      @Override
-      public Tensor buffer(String name, Tensor value, boolean persistent, boolean pinnedToCpu) {
-        if (value != null) {
-          out.put(name, value);
-        }
-        return value;
-      }
-    });
+    walk(
+        "",
+        new Collector() {
+          @Override
+          public Tensor buffer(String name, Tensor value, boolean persistent, boolean pinnedToCpu) {
+            if (value != null) {
+              out.put(name, value);
+            }
+            return value;
+          }
+        });
     return out;
   }
 
   /** This model's direct submodules by field name (list and map elements as {@code layers.0}). */
   public Map<String, Model> namedChildren() {
     Map<String, Model> out = new LinkedHashMap<>();
-    code().visit(this, "", new Collector() {
-      @Override
-      public void submodule(String name, Model m) {
-        if (m != null) {
-          out.put(name, m);
-        }
-      }
-    });
+    code()
+        .visit(
+            this,
+            "",
+            new Collector() {
+              @Override
+              public void submodule(String name, Model m) {
+                if (m != null) {
+                  out.put(name, m);
+                }
+              }
+            });
     return out;
   }
 
@@ -227,9 +251,8 @@ public abstract class Model {
   }
 
   /**
-   * Calls {@code fn} on every submodule and then on this model, as PyTorch's {@code
-   * apply(fn)}: the place for a custom initialisation ({@code net.apply(m -> { if (m instanceof
-   * Linear l) ... })}).
+   * Calls {@code fn} on every submodule and then on this model, as PyTorch's {@code apply(fn)}: the
+   * place for a custom initialisation ({@code net.apply(m -> { if (m instanceof Linear l) ... })}).
    */
   public void apply(Consumer<? super Model> fn) {
     apply(this, fn, Collections.newSetFromMap(new IdentityHashMap<>()));
@@ -252,22 +275,24 @@ public abstract class Model {
    */
   public Map<String, Tensor> stateDict() {
     Map<String, Tensor> out = new LinkedHashMap<>();
-    walk("", new Collector() {
-      @Override
-      public void parameter(String name, Parameter p) {
-        if (p != null) {
-          out.put(name, p.detach());
-        }
-      }
+    walk(
+        "",
+        new Collector() {
+          @Override
+          public void parameter(String name, Parameter p) {
+            if (p != null) {
+              out.put(name, p.detach());
+            }
+          }
 
-      @Override
-      public Tensor buffer(String name, Tensor value, boolean persistent, boolean pinnedToCpu) {
-        if (value != null && persistent) {
-          out.put(name, value.detach());
-        }
-        return value;
-      }
-    });
+          @Override
+          public Tensor buffer(String name, Tensor value, boolean persistent, boolean pinnedToCpu) {
+            if (value != null && persistent) {
+              out.put(name, value.detach());
+            }
+            return value;
+          }
+        });
     return out;
   }
 
@@ -285,7 +310,10 @@ public abstract class Model {
     return StateLoader.load(this, state, strict);
   }
 
-  /** Puts this model and its submodules in training mode (Dropout drops, BatchNorm uses batch statistics). */
+  /**
+   * Puts this model and its submodules in training mode (Dropout drops, BatchNorm uses batch
+   * statistics).
+   */
   public void train() {
     train(true);
   }
@@ -298,14 +326,18 @@ public abstract class Model {
   /** Sets training mode on this model and, recursively, its submodules. */
   public void train(boolean mode) {
     training = mode;
-    code().visit(this, "", new Collector() {
-      @Override
-      public void submodule(String name, Model m) {
-        if (m != null) {
-          m.train(mode);
-        }
-      }
-    });
+    code()
+        .visit(
+            this,
+            "",
+            new Collector() {
+              @Override
+              public void submodule(String name, Model m) {
+                if (m != null) {
+                  m.train(mode);
+                }
+              }
+            });
   }
 
   /** Whether this model is in training mode (the default). */
@@ -338,25 +370,30 @@ public abstract class Model {
 
   /** Visits the whole tree of state with dotted names. */
   void walk(String prefix, StateVisitor visitor) {
-    code().visit(this, prefix, new StateVisitor() {
-      @Override
-      public void parameter(String name, Parameter p) {
-        visitor.parameter(name, p);
-      }
+    code()
+        .visit(
+            this,
+            prefix,
+            new StateVisitor() {
+              @Override
+              public void parameter(String name, Parameter p) {
+                visitor.parameter(name, p);
+              }
 
-      @Override
-      public Tensor buffer(String name, Tensor value, boolean persistent, boolean pinnedToCpu) {
-        return visitor.buffer(name, value, persistent, pinnedToCpu);
-      }
+              @Override
+              public Tensor buffer(
+                  String name, Tensor value, boolean persistent, boolean pinnedToCpu) {
+                return visitor.buffer(name, value, persistent, pinnedToCpu);
+              }
 
-      @Override
-      public void submodule(String name, Model m) {
-        visitor.submodule(name, m);
-        if (m != null) {
-          m.walk(name + ".", visitor);
-        }
-      }
-    });
+              @Override
+              public void submodule(String name, Model m) {
+                visitor.submodule(name, m);
+                if (m != null) {
+                  m.walk(name + ".", visitor);
+                }
+              }
+            });
   }
 
   @SuppressWarnings("unchecked")

@@ -3,9 +3,9 @@ package dev.ondevice.nn;
 import dev.ondevice.Tensor;
 
 /**
- * The squared error {@code (input - target)^2} per element: PyTorch's {@code nn.MSELoss}. Input
- * and target are floating-point of one shape (PyTorch would broadcast with a warning; here
- * different shapes are an error).
+ * The squared error {@code (input - target)^2} per element: PyTorch's {@code nn.MSELoss}. Input and
+ * target are floating-point of one shape (PyTorch would broadcast with a warning; here different
+ * shapes are an error).
  */
 public class MseLoss extends Loss {
   /** The mean squared error. */
@@ -21,7 +21,8 @@ public class MseLoss extends Loss {
   /**
    * The loss of {@code input} against {@code target}.
    *
-   * @throws IllegalArgumentException naming the shapes if they differ or a dtype is not floating-point
+   * @throws IllegalArgumentException naming the shapes if they differ or a dtype is not
+   *     floating-point
    * @throws dev.ondevice.DeviceMismatchException if the target is on another device
    */
   @Override

@@ -19,8 +19,15 @@ abstract class Pool2d extends Layer {
    */
   Pool2d(String name, int kernel, int stride, int padding) {
     if (kernel < 1 || stride < 1 || padding < 0 || 2 * padding > kernel) {
-      throw new IllegalArgumentException(name + ": kernel and stride must be positive and padding between 0 and half"
-          + " the kernel, got kernel=" + kernel + ", stride=" + stride + ", padding=" + padding);
+      throw new IllegalArgumentException(
+          name
+              + ": kernel and stride must be positive and padding between 0 and half"
+              + " the kernel, got kernel="
+              + kernel
+              + ", stride="
+              + stride
+              + ", padding="
+              + padding);
     }
     this.kernel = kernel;
     this.stride = stride;

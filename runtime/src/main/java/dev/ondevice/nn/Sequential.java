@@ -27,7 +27,8 @@ public class Sequential extends Layer {
     Objects.requireNonNull(layers, "Sequential: the array of layers is null");
     for (int i = 0; i < layers.length; i++) {
       if (layers[i] == null) {
-        throw new NullPointerException("Sequential: layer " + i + " of " + layers.length + " is null");
+        throw new NullPointerException(
+            "Sequential: layer " + i + " of " + layers.length + " is null");
       }
     }
     this.layers = List.of(layers);

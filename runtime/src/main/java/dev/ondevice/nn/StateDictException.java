@@ -5,19 +5,25 @@ import java.util.List;
 /**
  * Thrown when a state dict does not fit a model: missing keys and unexpected keys (when loading
  * strictly; a non-strict load skips them, and they are not listed) and keys whose shapes differ.
- * Nothing is copied when it is thrown. The message lists the first 20 keys of each
- * kind (a checkpoint of 200,000 unrelated tensors must not make a message of millions of
- * characters); the getters return every key.
+ * Nothing is copied when it is thrown. The message lists the first 20 keys of each kind (a
+ * checkpoint of 200,000 unrelated tensors must not make a message of millions of characters); the
+ * getters return every key.
  */
 public final class StateDictException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
+
   /** How many keys of each kind the message lists; the getters return them all. */
   static final int LISTED = 20;
+
   private final List<String> missingKeys;
   private final List<String> unexpectedKeys;
   private final List<String> mismatchedKeys;
 
-  StateDictException(String modelName, List<String> missing, List<String> unexpected, List<String> mismatched,
+  StateDictException(
+      String modelName,
+      List<String> missing,
+      List<String> unexpected,
+      List<String> mismatched,
       List<String> mismatchDetails) {
     super(message(modelName, missing, unexpected, mismatchDetails));
     this.missingKeys = List.copyOf(missing);
@@ -25,9 +31,10 @@ public final class StateDictException extends IllegalArgumentException {
     this.mismatchedKeys = List.copyOf(mismatched);
   }
 
-  private static String message(String modelName, List<String> missing, List<String> unexpected,
-      List<String> details) {
-    StringBuilder sb = new StringBuilder("Error(s) in loading the state dict of " + modelName + ":");
+  private static String message(
+      String modelName, List<String> missing, List<String> unexpected, List<String> details) {
+    StringBuilder sb =
+        new StringBuilder("Error(s) in loading the state dict of " + modelName + ":");
     if (!missing.isEmpty()) {
       sb.append("\n\tMissing key(s): ").append(listed(missing));
     }
@@ -46,7 +53,10 @@ public final class StateDictException extends IllegalArgumentException {
     return sb.toString();
   }
 
-  /** The first {@value #LISTED} of {@code keys}, then how many more there are (all are in the getters). */
+  /**
+   * The first {@value #LISTED} of {@code keys}, then how many more there are (all are in the
+   * getters).
+   */
   private static String listed(List<String> keys) {
     String shown = String.join(", ", keys.subList(0, Math.min(LISTED, keys.size())));
     return keys.size() > LISTED ? shown + ", ... (" + keys.size() + " in all)" : shown;

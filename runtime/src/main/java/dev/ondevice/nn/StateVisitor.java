@@ -28,14 +28,16 @@ public interface StateVisitor {
   void submodule(String name, Model m);
 
   /**
-   * The submodules of a map field, each handed to {@link #submodule} as {@code prefix + key}: in the
-   * map's own order where it has one (a {@link LinkedHashMap}'s insertion order, as PyTorch's
+   * The submodules of a map field, each handed to {@link #submodule} as {@code prefix + key}: in
+   * the map's own order where it has one (a {@link LinkedHashMap}'s insertion order, as PyTorch's
    * {@code ModuleDict}, or a {@link SortedMap}'s), else in key order, so that the names and the
    * order of the parameters, which an optimizer's saved state relies on, are the same in every run.
    */
   default void submodules(String prefix, Map<String, ? extends Model> models) {
-    Map<String, ? extends Model> ordered = models instanceof LinkedHashMap || models instanceof SortedMap
-        ? models : new TreeMap<>(models);
+    Map<String, ? extends Model> ordered =
+        models instanceof LinkedHashMap || models instanceof SortedMap
+            ? models
+            : new TreeMap<>(models);
     for (Map.Entry<String, ? extends Model> e : ordered.entrySet()) {
       submodule(prefix + e.getKey(), e.getValue());
     }

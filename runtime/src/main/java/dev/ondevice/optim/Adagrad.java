@@ -9,8 +9,8 @@ import java.util.Set;
 
 /**
  * Adagrad: PyTorch's {@code torch.optim.Adagrad}, with its defaults (learning rate 0.01, no
- * learning-rate decay, no weight decay, initial accumulator 0, {@code eps} 1e-10) and its update
- * at this parameter's step {@code t} (counted from 1):
+ * learning-rate decay, no weight decay, initial accumulator 0, {@code eps} 1e-10) and its update at
+ * this parameter's step {@code t} (counted from 1):
  *
  * <pre>
  * g ← grad + weightDecay · p
@@ -19,8 +19,8 @@ import java.util.Set;
  * p ← p − γ · g / (√s + eps)
  * </pre>
  *
- * Its state lives on each parameter's device, as every optimizer's here; the update never reads
- * a value on the host.
+ * Its state lives on each parameter's device, as every optimizer's here; the update never reads a
+ * value on the host.
  */
 public final class Adagrad extends Optimizer {
   /** The sum of the squared gradients in {@link #state(int)}, PyTorch's name. */
@@ -93,7 +93,8 @@ public final class Adagrad extends Optimizer {
     return this;
   }
 
-  private void configure(double lrDecay, double weightDecay, double initialAccumulatorValue, double eps) {
+  private void configure(
+      double lrDecay, double weightDecay, double initialAccumulatorValue, double eps) {
     HyperParameters.nonNegative(NAME, "lr decay", lrDecay);
     HyperParameters.nonNegative(NAME, "weight decay", weightDecay);
     HyperParameters.nonNegative(NAME, "initial accumulator value", initialAccumulatorValue);
@@ -119,7 +120,10 @@ public final class Adagrad extends Optimizer {
     return Set.of(SUM);
   }
 
-  /** {@code lr_decay}, {@code weight_decay}, {@code initial_accumulator_value} and {@code eps}, PyTorch's names. */
+  /**
+   * {@code lr_decay}, {@code weight_decay}, {@code initial_accumulator_value} and {@code eps},
+   * PyTorch's names.
+   */
   @Override
   protected Map<String, String> hyperParameters() {
     Map<String, String> out = new LinkedHashMap<>();
@@ -133,7 +137,10 @@ public final class Adagrad extends Optimizer {
   /** Restores the values of {@link #hyperParameters()}, checked together before any is set. */
   @Override
   protected void setHyperParameters(Map<String, String> values) {
-    configure(HyperParameters.number(values, NAME, "lr_decay"), HyperParameters.number(values, NAME, "weight_decay"),
-        HyperParameters.number(values, NAME, "initial_accumulator_value"), HyperParameters.number(values, NAME, "eps"));
+    configure(
+        HyperParameters.number(values, NAME, "lr_decay"),
+        HyperParameters.number(values, NAME, "weight_decay"),
+        HyperParameters.number(values, NAME, "initial_accumulator_value"),
+        HyperParameters.number(values, NAME, "eps"));
   }
 }

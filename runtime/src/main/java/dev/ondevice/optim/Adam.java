@@ -52,8 +52,14 @@ public final class Adam extends AdamBase<Adam> {
    *
    * @throws IllegalArgumentException for a beta outside {@code [0, 1)} or a negative value
    */
-  public Adam(Collection<Parameter> parameters, double learningRate, double beta1, double beta2, double eps,
-      double weightDecay, boolean amsgrad) {
+  public Adam(
+      Collection<Parameter> parameters,
+      double learningRate,
+      double beta1,
+      double beta2,
+      double eps,
+      double weightDecay,
+      boolean amsgrad) {
     super(parameters, learningRate, beta1, beta2, eps, weightDecay, amsgrad, false);
   }
 }

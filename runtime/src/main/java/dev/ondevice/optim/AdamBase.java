@@ -17,9 +17,13 @@ import java.util.Set;
 abstract class AdamBase<S extends AdamBase<S>> extends Optimizer {
   /** The name of the first moment estimate {@code m} in the state, as in PyTorch. */
   public static final String EXP_AVG = "exp_avg";
+
   /** The name of the second moment estimate {@code v} in the state, as in PyTorch. */
   public static final String EXP_AVG_SQ = "exp_avg_sq";
-  /** The name of the running maximum of {@code v} in the state, with AMSGrad only, as in PyTorch. */
+
+  /**
+   * The name of the running maximum of {@code v} in the state, with AMSGrad only, as in PyTorch.
+   */
   public static final String MAX_EXP_AVG_SQ = "max_exp_avg_sq";
 
   private final boolean decoupledDecay;
@@ -36,8 +40,15 @@ abstract class AdamBase<S extends AdamBase<S>> extends Optimizer {
    * @throws IllegalArgumentException for an empty collection, a repeated parameter, a beta outside
    *     {@code [0, 1)} or a negative value
    */
-  AdamBase(Collection<Parameter> parameters, double learningRate, double beta1, double beta2, double eps,
-      double weightDecay, boolean amsgrad, boolean decoupledDecay) {
+  AdamBase(
+      Collection<Parameter> parameters,
+      double learningRate,
+      double beta1,
+      double beta2,
+      double eps,
+      double weightDecay,
+      boolean amsgrad,
+      boolean decoupledDecay) {
     super(parameters, learningRate);
     this.decoupledDecay = decoupledDecay;
     configure(beta1, beta2, eps, weightDecay, amsgrad);
@@ -120,14 +131,19 @@ abstract class AdamBase<S extends AdamBase<S>> extends Optimizer {
     return self;
   }
 
-  /** The record of the fused update at this parameter's step {@code step}, as the backends receive it. */
+  /**
+   * The record of the fused update at this parameter's step {@code step}, as the backends receive
+   * it.
+   */
   final AdamStep stepAt(long step) {
-    return new AdamStep(learningRate(), beta1, beta2, eps, weightDecay, decoupledDecay, amsgrad, step);
+    return new AdamStep(
+        learningRate(), beta1, beta2, eps, weightDecay, decoupledDecay, amsgrad, step);
   }
 
   /**
    * One step of {@code p} in a single fused pass, the weight decay included: creates the moments on
-   * the first step (zeros on the parameter's device), then updates {@code p} and its moments in place.
+   * the first step (zeros on the parameter's device), then updates {@code p} and its moments in
+   * place.
    */
   @Override
   protected final void update(Parameter p, Tensor grad, Map<String, Tensor> state, long step) {
@@ -143,7 +159,9 @@ abstract class AdamBase<S extends AdamBase<S>> extends Optimizer {
     return amsgrad ? Set.of(EXP_AVG, EXP_AVG_SQ, MAX_EXP_AVG_SQ) : Set.of(EXP_AVG, EXP_AVG_SQ);
   }
 
-  /** {@code betas} (as {@code 0.9,0.999}), {@code eps}, {@code weight_decay} and {@code amsgrad}. */
+  /**
+   * {@code betas} (as {@code 0.9,0.999}), {@code eps}, {@code weight_decay} and {@code amsgrad}.
+   */
   @Override
   protected final Map<String, String> hyperParameters() {
     Map<String, String> out = new LinkedHashMap<>();
@@ -159,7 +177,11 @@ abstract class AdamBase<S extends AdamBase<S>> extends Optimizer {
   protected final void setHyperParameters(Map<String, String> values) {
     String name = getClass().getSimpleName();
     double[] betas = HyperParameters.pair(values, name, "betas");
-    configure(betas[0], betas[1], HyperParameters.number(values, name, "eps"),
-        HyperParameters.number(values, name, "weight_decay"), HyperParameters.flag(values, name, "amsgrad"));
+    configure(
+        betas[0],
+        betas[1],
+        HyperParameters.number(values, name, "eps"),
+        HyperParameters.number(values, name, "weight_decay"),
+        HyperParameters.flag(values, name, "amsgrad"));
   }
 }

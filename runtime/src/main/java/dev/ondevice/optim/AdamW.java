@@ -6,8 +6,8 @@ import java.util.Collection;
 /**
  * AdamW, Adam with decoupled weight decay (Loshchilov and Hutter), optionally with AMSGrad:
  * PyTorch's {@code torch.optim.AdamW}, whose update it follows exactly. For a parameter {@code θ}
- * with gradient {@code g} at this parameter's step {@code t} (counted from 1), learning rate
- * {@code γ}, betas {@code β1, β2}, {@code ε} and weight decay {@code λ} (default 1e-2):
+ * with gradient {@code g} at this parameter's step {@code t} (counted from 1), learning rate {@code
+ * γ}, betas {@code β1, β2}, {@code ε} and weight decay {@code λ} (default 1e-2):
  *
  * <pre>
  * θ ← θ (1 − γ λ)                               the decay, not added to g
@@ -53,8 +53,14 @@ public final class AdamW extends AdamBase<AdamW> {
    *
    * @throws IllegalArgumentException for a beta outside {@code [0, 1)} or a negative value
    */
-  public AdamW(Collection<Parameter> parameters, double learningRate, double beta1, double beta2, double eps,
-      double weightDecay, boolean amsgrad) {
+  public AdamW(
+      Collection<Parameter> parameters,
+      double learningRate,
+      double beta1,
+      double beta2,
+      double eps,
+      double weightDecay,
+      boolean amsgrad) {
     super(parameters, learningRate, beta1, beta2, eps, weightDecay, amsgrad, true);
   }
 }

@@ -32,7 +32,8 @@ public final class CosineAnnealingLr extends LrScheduler {
       throw new IllegalArgumentException("CosineAnnealingLr: tMax must be >= 1, got " + tMax);
     }
     if (!(etaMin >= 0) || Double.isInfinite(etaMin)) {
-      throw new IllegalArgumentException("CosineAnnealingLr: etaMin must be a finite number >= 0, got " + etaMin);
+      throw new IllegalArgumentException(
+          "CosineAnnealingLr: etaMin must be a finite number >= 0, got " + etaMin);
     }
     this.tMax = tMax;
     this.etaMin = etaMin;

@@ -9,9 +9,9 @@ import java.util.List;
 
 /**
  * Gradient clipping, between {@code backward()} and the optimizer's {@code step()}: PyTorch's
- * {@code torch.nn.utils.clip_grad_norm_} and {@code clip_grad_value_}. Both work on the
- * parameters' devices and never wait for them: the total norm is returned as a 0-dim tensor, read
- * it with {@code item()} only when you need the number.
+ * {@code torch.nn.utils.clip_grad_norm_} and {@code clip_grad_value_}. Both work on the parameters'
+ * devices and never wait for them: the total norm is returned as a 0-dim tensor, read it with
+ * {@code item()} only when you need the number.
  */
 public final class Gradients {
   /** Added to the norm before dividing, as PyTorch does, so that a zero gradient stays zero. */
@@ -20,14 +20,14 @@ public final class Gradients {
   private Gradients() {}
 
   /**
-   * Scales the gradients of {@code parameters} in place so that their total 2-norm (the norm of
-   * all of them concatenated) is at most {@code maxNorm}; gradients whose total norm is already
-   * within it are left as they are (the scale is {@code min(1, maxNorm / (norm + 1e-6))}).
-   * Parameters without a gradient are skipped. As in PyTorch, {@code maxNorm} may be 0 (every
-   * gradient becomes 0) or infinite (nothing is clipped: a way to measure the norm).
+   * Scales the gradients of {@code parameters} in place so that their total 2-norm (the norm of all
+   * of them concatenated) is at most {@code maxNorm}; gradients whose total norm is already within
+   * it are left as they are (the scale is {@code min(1, maxNorm / (norm + 1e-6))}). Parameters
+   * without a gradient are skipped. As in PyTorch, {@code maxNorm} may be 0 (every gradient becomes
+   * 0) or infinite (nothing is clipped: a way to measure the norm).
    *
-   * @return the total norm before clipping, a 0-dim tensor on the device of the first gradient
-   *     (0 on the CPU when no parameter has one)
+   * @return the total norm before clipping, a 0-dim tensor on the device of the first gradient (0
+   *     on the CPU when no parameter has one)
    * @throws IllegalArgumentException if {@code maxNorm} is negative or NaN
    */
   public static Tensor clipNorm(Iterable<? extends Parameter> parameters, double maxNorm) {
@@ -62,7 +62,8 @@ public final class Gradients {
    */
   public static void clipValue(Iterable<? extends Parameter> parameters, double clip) {
     if (!(clip >= 0)) {
-      throw new IllegalArgumentException("clipValue: clip must be a non-negative number, got " + clip);
+      throw new IllegalArgumentException(
+          "clipValue: clip must be a non-negative number, got " + clip);
     }
     try (Autograd.Scope ignored = Autograd.noGrad()) {
       for (Tensor g : gradients(parameters)) {

@@ -29,10 +29,12 @@ public final class LinearWarmup extends LrScheduler {
   public LinearWarmup(Optimizer optimizer, double startFactor, long warmupSteps) {
     super(optimizer);
     if (!(startFactor > 0 && startFactor <= 1)) {
-      throw new IllegalArgumentException("LinearWarmup: startFactor must be in (0, 1], got " + startFactor);
+      throw new IllegalArgumentException(
+          "LinearWarmup: startFactor must be in (0, 1], got " + startFactor);
     }
     if (warmupSteps < 1) {
-      throw new IllegalArgumentException("LinearWarmup: warmupSteps must be >= 1, got " + warmupSteps);
+      throw new IllegalArgumentException(
+          "LinearWarmup: warmupSteps must be >= 1, got " + warmupSteps);
     }
     this.startFactor = startFactor;
     this.warmupSteps = warmupSteps;

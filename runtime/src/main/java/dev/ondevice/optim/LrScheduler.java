@@ -25,7 +25,8 @@ import java.util.Objects;
  * warm-up of so many steps). An "epoch" below is whatever is counted. Closed forms make the rate
  * depend only on the count, so resuming from {@link #stateDict()} gives the same rates.
  */
-public abstract sealed class LrScheduler permits StepLr, CosineAnnealingLr, LinearWarmup, LambdaLr, SequentialLr {
+public abstract sealed class LrScheduler
+    permits StepLr, CosineAnnealingLr, LinearWarmup, LambdaLr, SequentialLr {
   private static final String TYPE = "type";
   private static final String BASE_LEARNING_RATE = "base_lr";
   private static final String LAST_EPOCH = "last_epoch";
@@ -41,8 +42,8 @@ public abstract sealed class LrScheduler permits StepLr, CosineAnnealingLr, Line
 
   /**
    * Takes the base rate and sets the rate of epoch 0: each constructor calls it last, once its
-   * arguments are checked, so that a scheduler rejected for its arguments leaves the optimizer as it
-   * was (its initial rate included).
+   * arguments are checked, so that a scheduler rejected for its arguments leaves the optimizer as
+   * it was (its initial rate included).
    */
   final void start() {
     baseLearningRate = optimizer.initialLearningRate();
@@ -96,8 +97,8 @@ public abstract sealed class LrScheduler permits StepLr, CosineAnnealingLr, Line
   public final void loadStateDict(Map<String, String> saved) {
     String name = getClass().getSimpleName();
     if (!name.equals(saved.get(TYPE))) {
-      throw new IllegalArgumentException("loadStateDict: the state is of a " + saved.get(TYPE) + " scheduler, this is a "
-          + name);
+      throw new IllegalArgumentException(
+          "loadStateDict: the state is of a " + saved.get(TYPE) + " scheduler, this is a " + name);
     }
     double base;
     long epoch;
@@ -105,12 +106,27 @@ public abstract sealed class LrScheduler permits StepLr, CosineAnnealingLr, Line
       base = Double.parseDouble(String.valueOf(saved.get(BASE_LEARNING_RATE)));
       epoch = Long.parseLong(String.valueOf(saved.get(LAST_EPOCH)));
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("loadStateDict: the " + name + " state needs a number '"
-          + BASE_LEARNING_RATE + "' and a whole number '" + LAST_EPOCH + "', got " + saved, e);
+      throw new IllegalArgumentException(
+          "loadStateDict: the "
+              + name
+              + " state needs a number '"
+              + BASE_LEARNING_RATE
+              + "' and a whole number '"
+              + LAST_EPOCH
+              + "', got "
+              + saved,
+          e);
     }
     if (!(base >= 0) || Double.isInfinite(base) || epoch < 0) {
-      throw new IllegalArgumentException("loadStateDict: the " + name + " state needs a finite " + BASE_LEARNING_RATE
-          + " >= 0 and a " + LAST_EPOCH + " >= 0: " + saved);
+      throw new IllegalArgumentException(
+          "loadStateDict: the "
+              + name
+              + " state needs a finite "
+              + BASE_LEARNING_RATE
+              + " >= 0 and a "
+              + LAST_EPOCH
+              + " >= 0: "
+              + saved);
     }
     apply(base, epoch);
   }
@@ -119,7 +135,10 @@ public abstract sealed class LrScheduler permits StepLr, CosineAnnealingLr, Line
     apply(baseLearningRate, epoch);
   }
 
-  /** Sets the rate of {@code epoch} from {@code base}; nothing changes when the optimizer rejects it. */
+  /**
+   * Sets the rate of {@code epoch} from {@code base}; nothing changes when the optimizer rejects
+   * it.
+   */
   private void apply(double base, long epoch) {
     double rate = learningRateAt(base, epoch);
     optimizer.setLearningRate(rate);

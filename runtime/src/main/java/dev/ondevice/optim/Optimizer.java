@@ -13,8 +13,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The base of optimizers: a list of parameters, a learning rate, and per-parameter state that
- * lives on each parameter's device.
+ * The base of optimizers: a list of parameters, a learning rate, and per-parameter state that lives
+ * on each parameter's device.
  *
  * <p>Parameters keep their identity when a model moves ({@code model.toDevice}), so an optimizer
  * built before the move still updates them; its state follows with one call, {@link
@@ -30,6 +30,7 @@ public abstract class Optimizer {
   private final List<Map<String, Tensor>> state;
   private final long[] parameterSteps;
   private double learningRate;
+
   /** The rate when the first scheduler was attached (PyTorch's {@code initial_lr}); NaN before. */
   private double initialLearningRate = Double.NaN;
 
@@ -41,13 +42,15 @@ public abstract class Optimizer {
    */
   protected Optimizer(Collection<Parameter> parameters, double learningRate) {
     if (parameters.isEmpty()) {
-      throw new IllegalArgumentException(getClass().getSimpleName() + ": the parameter list is empty");
+      throw new IllegalArgumentException(
+          getClass().getSimpleName() + ": the parameter list is empty");
     }
     Set<Parameter> seen = Collections.newSetFromMap(new IdentityHashMap<>());
     for (Parameter p : parameters) {
       if (!seen.add(p)) {
-        throw new IllegalArgumentException(getClass().getSimpleName()
-            + ": a parameter appears more than once; pass model.parameters(), which lists each once");
+        throw new IllegalArgumentException(
+            getClass().getSimpleName()
+                + ": a parameter appears more than once; pass model.parameters(), which lists each once");
       }
     }
     this.parameters = List.copyOf(parameters);
@@ -88,7 +91,8 @@ public abstract class Optimizer {
    *     turns every parameter into NaN at the next step)
    */
   public final void setLearningRate(double learningRate) {
-    this.learningRate = HyperParameters.nonNegative(getClass().getSimpleName(), "the learning rate", learningRate);
+    this.learningRate =
+        HyperParameters.nonNegative(getClass().getSimpleName(), "the learning rate", learningRate);
   }
 
   /**
@@ -128,9 +132,17 @@ public abstract class Optimizer {
   private void checkStateDevice(int i, Parameter p) {
     for (Map.Entry<String, Tensor> e : state.get(i).entrySet()) {
       if (!e.getValue().device().equals(p.device())) {
-        throw new IllegalStateException(getClass().getSimpleName() + ": state '" + e.getKey() + "' of parameter "
-            + i + " is on " + e.getValue().device() + " but the parameter is on " + p.device()
-            + "; call followParameters() after moving the model");
+        throw new IllegalStateException(
+            getClass().getSimpleName()
+                + ": state '"
+                + e.getKey()
+                + "' of parameter "
+                + i
+                + " is on "
+                + e.getValue().device()
+                + " but the parameter is on "
+                + p.device()
+                + "; call followParameters() after moving the model");
       }
     }
   }
@@ -175,7 +187,10 @@ public abstract class Optimizer {
     return Collections.unmodifiableMap(state.get(index));
   }
 
-  /** The type, hyper-parameters, step counts and state tensors, to save. Tensors are shared, not copied. */
+  /**
+   * The type, hyper-parameters, step counts and state tensors, to save. Tensors are shared, not
+   * copied.
+   */
   public final OptimizerState stateDict() {
     Map<String, Tensor> tensors = new LinkedHashMap<>();
     Map<String, String> metadata = new LinkedHashMap<>();
@@ -195,34 +210,42 @@ public abstract class Optimizer {
    * Restores a state saved by {@link #stateDict()} of the same type with the same parameters,
    * strictly: every state tensor is checked (name, shape and dtype against its parameter) and
    * copied onto its parameter's device. A parameter saved after its first step must have exactly
-   * the state tensors {@link #stateNames()} lists under the saved hyper-parameters, one saved before
-   * it none: a missing moment would silently restart at zero, an unknown one would be kept and
-   * saved again.
+   * the state tensors {@link #stateNames()} lists under the saved hyper-parameters, one saved
+   * before it none: a missing moment would silently restart at zero, an unknown one would be kept
+   * and saved again.
    *
    * @throws IllegalArgumentException naming what does not match (type, parameter count, a missing
-   *     or unexpected state tensor, a state tensor's shape or dtype, a hyper-parameter that is not a
-   *     finite number); nothing is changed then
+   *     or unexpected state tensor, a state tensor's shape or dtype, a hyper-parameter that is not
+   *     a finite number); nothing is changed then
    */
   public final void loadStateDict(OptimizerState saved) {
     String type = saved.metadata().get(TYPE);
     String name = getClass().getSimpleName();
     if (!name.equals(type)) {
-      throw new IllegalArgumentException("loadStateDict: the state is of a " + type + " optimizer, this is a " + name);
+      throw new IllegalArgumentException(
+          "loadStateDict: the state is of a " + type + " optimizer, this is a " + name);
     }
     double savedLearningRate = parseNumber(saved.metadata(), LEARNING_RATE);
-    HyperParameters.nonNegative("loadStateDict: " + name, "the saved learning rate", savedLearningRate);
+    HyperParameters.nonNegative(
+        "loadStateDict: " + name, "the saved learning rate", savedLearningRate);
     long[] steps = new long[parameters.size()];
     for (int i = 0; i < parameters.size(); i++) {
       String key = "state." + i + "." + STEPS;
       if (!saved.metadata().containsKey(key)) {
-        throw new IllegalArgumentException("loadStateDict: the state has no entry for parameter " + i + " of "
-            + parameters.size() + "; was it saved from an optimizer of other parameters?");
+        throw new IllegalArgumentException(
+            "loadStateDict: the state has no entry for parameter "
+                + i
+                + " of "
+                + parameters.size()
+                + "; was it saved from an optimizer of other parameters?");
       }
       steps[i] = parseCount(saved.metadata().get(key), key);
     }
     if (saved.metadata().containsKey("state." + parameters.size() + "." + STEPS)) {
-      throw new IllegalArgumentException("loadStateDict: the state has more parameters than the "
-          + parameters.size() + " of this optimizer");
+      throw new IllegalArgumentException(
+          "loadStateDict: the state has more parameters than the "
+              + parameters.size()
+              + " of this optimizer");
     }
     Map<String, String> current = hyperParameters();
     setHyperParameters(saved.metadata());
@@ -248,7 +271,8 @@ public abstract class Optimizer {
     try {
       return Double.parseDouble(value);
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("loadStateDict: '" + key + "' is not a number: " + value, e);
+      throw new IllegalArgumentException(
+          "loadStateDict: '" + key + "' is not a number: " + value, e);
     }
   }
 
@@ -261,6 +285,7 @@ public abstract class Optimizer {
     } catch (NumberFormatException e) {
       // reported below
     }
-    throw new IllegalArgumentException("loadStateDict: '" + key + "' must be a whole number >= 0, got " + value);
+    throw new IllegalArgumentException(
+        "loadStateDict: '" + key + "' must be a whole number >= 0, got " + value);
   }
 }

@@ -6,9 +6,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * An optimizer's state, ready to save: its tensors (momentum buffers, moment estimates) by name,
- * as {@code state.<parameter index>.<name>}, and its metadata (the optimizer's type,
- * hyper-parameters and step counts) as strings.
+ * An optimizer's state, ready to save: its tensors (momentum buffers, moment estimates) by name, as
+ * {@code state.<parameter index>.<name>}, and its metadata (the optimizer's type, hyper-parameters
+ * and step counts) as strings.
  */
 public final class OptimizerState {
   private final Map<String, Tensor> tensors;

@@ -5,10 +5,10 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Lowers the learning rate when a metric stops improving: PyTorch's {@code ReduceLROnPlateau},
- * with its defaults and its relative threshold. Unlike the closed-form {@link LrScheduler}s it
- * follows a measured value, given once per epoch as a number: read the validation loss with
- * {@code item()} after the epoch, where one host read per epoch costs nothing.
+ * Lowers the learning rate when a metric stops improving: PyTorch's {@code ReduceLROnPlateau}, with
+ * its defaults and its relative threshold. Unlike the closed-form {@link LrScheduler}s it follows a
+ * measured value, given once per epoch as a number: read the validation loss with {@code item()}
+ * after the epoch, where one host read per epoch costs nothing.
  *
  * <pre>{@code
  * ReduceLrOnPlateau plateau = new ReduceLrOnPlateau(sgd, ReduceLrOnPlateau.Mode.MIN, 0.1, 10);
@@ -20,8 +20,8 @@ import java.util.Objects;
  *
  * <p>After {@code patience} epochs in a row without an improvement, the rate becomes {@code
  * max(rate · factor, minLearningRate)}, and the next {@code cooldown} epochs do not count. An
- * improvement is a value below {@code best · (1 - threshold)} ({@code MIN}) or above {@code best
- * · (1 + threshold)} ({@code MAX}).
+ * improvement is a value below {@code best · (1 - threshold)} ({@code MIN}) or above {@code best ·
+ * (1 + threshold)} ({@code MAX}).
  */
 public final class ReduceLrOnPlateau {
   /** Whether the metric should go down (a loss) or up (an accuracy). */
@@ -32,6 +32,7 @@ public final class ReduceLrOnPlateau {
 
   /** Rate changes smaller than this are not made, as PyTorch's {@code eps}. */
   private static final double EPS = 1e-8;
+
   private static final String TYPE = "type";
 
   private final Optimizer optimizer;
@@ -46,8 +47,8 @@ public final class ReduceLrOnPlateau {
   private int cooldownLeft;
 
   /**
-   * A scheduler for {@code optimizer} with PyTorch's threshold (1e-4, relative), no cooldown and
-   * no minimum rate.
+   * A scheduler for {@code optimizer} with PyTorch's threshold (1e-4, relative), no cooldown and no
+   * minimum rate.
    *
    * @throws IllegalArgumentException for a factor outside {@code (0, 1)} or a negative patience
    */
@@ -61,8 +62,14 @@ public final class ReduceLrOnPlateau {
    * @throws IllegalArgumentException for a factor outside {@code (0, 1)}, a negative patience,
    *     threshold, cooldown or minimum rate
    */
-  public ReduceLrOnPlateau(Optimizer optimizer, Mode mode, double factor, int patience, double threshold,
-      int cooldown, double minLearningRate) {
+  public ReduceLrOnPlateau(
+      Optimizer optimizer,
+      Mode mode,
+      double factor,
+      int patience,
+      double threshold,
+      int cooldown,
+      double minLearningRate) {
     this.optimizer = Objects.requireNonNull(optimizer, "optimizer");
     check(factor, patience, threshold, cooldown, minLearningRate);
     this.mode = Objects.requireNonNull(mode, "mode");
@@ -74,14 +81,28 @@ public final class ReduceLrOnPlateau {
     this.best = mode == Mode.MIN ? Double.POSITIVE_INFINITY : Double.NEGATIVE_INFINITY;
   }
 
-  private static void check(double factor, int patience, double threshold, int cooldown, double minLearningRate) {
+  private static void check(
+      double factor, int patience, double threshold, int cooldown, double minLearningRate) {
     if (!(factor > 0 && factor < 1)) {
-      throw new IllegalArgumentException("ReduceLrOnPlateau: factor must be in (0, 1), got " + factor);
+      throw new IllegalArgumentException(
+          "ReduceLrOnPlateau: factor must be in (0, 1), got " + factor);
     }
-    if (patience < 0 || cooldown < 0 || !(threshold >= 0) || !(minLearningRate >= 0) || Double.isInfinite(threshold)
+    if (patience < 0
+        || cooldown < 0
+        || !(threshold >= 0)
+        || !(minLearningRate >= 0)
+        || Double.isInfinite(threshold)
         || Double.isInfinite(minLearningRate)) {
-      throw new IllegalArgumentException("ReduceLrOnPlateau: patience, threshold, cooldown and minLearningRate"
-          + " must be finite and not negative, got " + patience + ", " + threshold + ", " + cooldown + ", " + minLearningRate);
+      throw new IllegalArgumentException(
+          "ReduceLrOnPlateau: patience, threshold, cooldown and minLearningRate"
+              + " must be finite and not negative, got "
+              + patience
+              + ", "
+              + threshold
+              + ", "
+              + cooldown
+              + ", "
+              + minLearningRate);
     }
   }
 
@@ -150,8 +171,10 @@ public final class ReduceLrOnPlateau {
    */
   public void loadStateDict(Map<String, String> saved) {
     if (!getClass().getSimpleName().equals(saved.get(TYPE))) {
-      throw new IllegalArgumentException("loadStateDict: the state is of a " + saved.get(TYPE)
-          + " scheduler, this is a ReduceLrOnPlateau");
+      throw new IllegalArgumentException(
+          "loadStateDict: the state is of a "
+              + saved.get(TYPE)
+              + " scheduler, this is a ReduceLrOnPlateau");
     }
     Mode m;
     double f;
@@ -173,8 +196,11 @@ public final class ReduceLrOnPlateau {
       bad = Integer.parseInt(String.valueOf(saved.get("num_bad_epochs")));
       cool = Integer.parseInt(String.valueOf(saved.get("cooldown_counter")));
     } catch (IllegalArgumentException e) { // NumberFormatException, or no such mode
-      throw new IllegalArgumentException("loadStateDict: the ReduceLrOnPlateau state needs its mode, its settings,"
-          + " 'best', 'num_bad_epochs' and 'cooldown_counter', got " + saved, e);
+      throw new IllegalArgumentException(
+          "loadStateDict: the ReduceLrOnPlateau state needs its mode, its settings,"
+              + " 'best', 'num_bad_epochs' and 'cooldown_counter', got "
+              + saved,
+          e);
     }
     check(f, p, t, c, min);
     if (Double.isNaN(b) || bad < 0 || cool < 0) {

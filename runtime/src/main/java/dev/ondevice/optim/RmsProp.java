@@ -21,14 +21,16 @@ import java.util.TreeSet;
  * p ← p − lr · g / d                         otherwise
  * </pre>
  *
- * Its state lives on each parameter's device, as every optimizer's here; the update never reads
- * a value on the host.
+ * Its state lives on each parameter's device, as every optimizer's here; the update never reads a
+ * value on the host.
  */
 public final class RmsProp extends Optimizer {
   /** The running average of the squared gradient in {@link #state(int)}, PyTorch's name. */
   public static final String SQUARE_AVG = "square_avg";
+
   /** The running average of the gradient, when centered. */
   public static final String GRAD_AVG = "grad_avg";
+
   /** The momentum buffer, when the momentum is positive. */
   public static final String MOMENTUM_BUFFER = "momentum_buffer";
 
@@ -99,13 +101,17 @@ public final class RmsProp extends Optimizer {
     return this;
   }
 
-  /** Normalises by the estimated variance of the gradient instead of its second moment; returns this. */
+  /**
+   * Normalises by the estimated variance of the gradient instead of its second moment; returns
+   * this.
+   */
   public RmsProp centered(boolean centered) {
     configure(alpha, eps, momentum, weightDecay, centered);
     return this;
   }
 
-  private void configure(double alpha, double eps, double momentum, double weightDecay, boolean centered) {
+  private void configure(
+      double alpha, double eps, double momentum, double weightDecay, boolean centered) {
     HyperParameters.nonNegative(NAME, "alpha", alpha);
     HyperParameters.nonNegative(NAME, "eps", eps);
     HyperParameters.nonNegative(NAME, "momentum", momentum);
@@ -153,7 +159,10 @@ public final class RmsProp extends Optimizer {
     return names;
   }
 
-  /** {@code alpha}, {@code eps}, {@code momentum}, {@code weight_decay} and {@code centered}, PyTorch's names. */
+  /**
+   * {@code alpha}, {@code eps}, {@code momentum}, {@code weight_decay} and {@code centered},
+   * PyTorch's names.
+   */
   @Override
   protected Map<String, String> hyperParameters() {
     Map<String, String> out = new LinkedHashMap<>();
@@ -168,8 +177,11 @@ public final class RmsProp extends Optimizer {
   /** Restores the values of {@link #hyperParameters()}, checked together before any is set. */
   @Override
   protected void setHyperParameters(Map<String, String> values) {
-    configure(HyperParameters.number(values, NAME, "alpha"), HyperParameters.number(values, NAME, "eps"),
-        HyperParameters.number(values, NAME, "momentum"), HyperParameters.number(values, NAME, "weight_decay"),
+    configure(
+        HyperParameters.number(values, NAME, "alpha"),
+        HyperParameters.number(values, NAME, "eps"),
+        HyperParameters.number(values, NAME, "momentum"),
+        HyperParameters.number(values, NAME, "weight_decay"),
         HyperParameters.flag(values, NAME, "centered"));
   }
 }

@@ -6,8 +6,8 @@ import java.util.Objects;
 
 /**
  * Schedules run one after another: PyTorch's {@code SequentialLR(optimizer, schedulers,
- * milestones)}. Schedule {@code i} sets the rate from milestone {@code i - 1} (0 for the first)
- * to milestone {@code i}, counting its own epochs from 0 there; the last one runs on.
+ * milestones)}. Schedule {@code i} sets the rate from milestone {@code i - 1} (0 for the first) to
+ * milestone {@code i}, counting its own epochs from 0 there; the last one runs on.
  *
  * <pre>{@code
  * LrScheduler warmup = new LinearWarmup(adamW, 0.01, 500);
@@ -39,18 +39,26 @@ public final class SequentialLr extends LrScheduler {
     }
     for (LrScheduler s : schedulers) {
       if (Objects.requireNonNull(s, "SequentialLr: a scheduler is null").optimizer() != optimizer) {
-        throw new IllegalArgumentException("SequentialLr: a " + s.getClass().getSimpleName()
-            + " of another optimizer; every scheduler must be of the optimizer given");
+        throw new IllegalArgumentException(
+            "SequentialLr: a "
+                + s.getClass().getSimpleName()
+                + " of another optimizer; every scheduler must be of the optimizer given");
       }
     }
     if (milestones.length != schedulers.size() - 1) {
-      throw new IllegalArgumentException("SequentialLr: " + schedulers.size() + " schedulers need "
-          + (schedulers.size() - 1) + " milestones, got " + milestones.length);
+      throw new IllegalArgumentException(
+          "SequentialLr: "
+              + schedulers.size()
+              + " schedulers need "
+              + (schedulers.size() - 1)
+              + " milestones, got "
+              + milestones.length);
     }
     for (int i = 0; i < milestones.length; i++) {
       if (milestones[i] < 1 || (i > 0 && milestones[i] <= milestones[i - 1])) {
-        throw new IllegalArgumentException("SequentialLr: milestones must be positive and increasing, got "
-            + Arrays.toString(milestones));
+        throw new IllegalArgumentException(
+            "SequentialLr: milestones must be positive and increasing, got "
+                + Arrays.toString(milestones));
       }
     }
     this.schedulers = List.copyOf(schedulers);

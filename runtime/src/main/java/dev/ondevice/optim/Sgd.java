@@ -1,9 +1,9 @@
 package dev.ondevice.optim;
 
 import dev.ondevice.OptimizerSteps;
+import dev.ondevice.OptimizerSteps.SgdStep;
 import dev.ondevice.Parameter;
 import dev.ondevice.Tensor;
-import dev.ondevice.OptimizerSteps.SgdStep;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -61,8 +61,13 @@ public final class Sgd extends Optimizer {
    * @throws IllegalArgumentException for a negative value, or Nesterov momentum without a positive
    *     momentum and zero dampening
    */
-  public Sgd(Collection<Parameter> parameters, double learningRate, double momentum, double dampening,
-      double weightDecay, boolean nesterov) {
+  public Sgd(
+      Collection<Parameter> parameters,
+      double learningRate,
+      double momentum,
+      double dampening,
+      double weightDecay,
+      boolean nesterov) {
     super(parameters, learningRate);
     configure(momentum, dampening, weightDecay, nesterov);
   }
@@ -133,8 +138,14 @@ public final class Sgd extends Optimizer {
     HyperParameters.nonNegative(NAME, "dampening", dampening);
     HyperParameters.nonNegative(NAME, "weight decay", weightDecay);
     if (nesterov && (momentum <= 0 || dampening != 0)) {
-      throw new IllegalArgumentException(NAME + ": Nesterov momentum requires a momentum > 0 and zero dampening, got"
-          + " momentum " + momentum + " and dampening " + dampening + " (set the momentum before nesterov)");
+      throw new IllegalArgumentException(
+          NAME
+              + ": Nesterov momentum requires a momentum > 0 and zero dampening, got"
+              + " momentum "
+              + momentum
+              + " and dampening "
+              + dampening
+              + " (set the momentum before nesterov)");
     }
     this.momentum = momentum;
     this.dampening = dampening;
@@ -142,7 +153,9 @@ public final class Sgd extends Optimizer {
     this.nesterov = nesterov;
   }
 
-  /** One SGD step of {@code p}, fused into one pass over the parameter, its gradient and its buffer. */
+  /**
+   * One SGD step of {@code p}, fused into one pass over the parameter, its gradient and its buffer.
+   */
   @Override
   protected void update(Parameter p, Tensor grad, Map<String, Tensor> state, long step) {
     Tensor buffer = momentum == 0 ? null : state.get(MOMENTUM_BUFFER);
@@ -150,8 +163,11 @@ public final class Sgd extends Optimizer {
     if (first) {
       buffer = Tensor.emptyLike(p);
     }
-    OptimizerSteps.sgd(p, grad, buffer, new SgdStep(learningRate(), momentum, dampening, weightDecay, nesterov,
-        first));
+    OptimizerSteps.sgd(
+        p,
+        grad,
+        buffer,
+        new SgdStep(learningRate(), momentum, dampening, weightDecay, nesterov, first));
     if (first) {
       state.put(MOMENTUM_BUFFER, buffer);
     }
@@ -163,7 +179,10 @@ public final class Sgd extends Optimizer {
     return momentum == 0 ? Set.of() : Set.of(MOMENTUM_BUFFER);
   }
 
-  /** {@code momentum}, {@code dampening}, {@code weight_decay} and {@code nesterov}, PyTorch's names. */
+  /**
+   * {@code momentum}, {@code dampening}, {@code weight_decay} and {@code nesterov}, PyTorch's
+   * names.
+   */
   @Override
   protected Map<String, String> hyperParameters() {
     Map<String, String> out = new LinkedHashMap<>();
@@ -177,7 +196,10 @@ public final class Sgd extends Optimizer {
   /** Restores the values of {@link #hyperParameters()}, checked together before any is set. */
   @Override
   protected void setHyperParameters(Map<String, String> values) {
-    configure(HyperParameters.number(values, NAME, "momentum"), HyperParameters.number(values, NAME, "dampening"),
-        HyperParameters.number(values, NAME, "weight_decay"), HyperParameters.flag(values, NAME, "nesterov"));
+    configure(
+        HyperParameters.number(values, NAME, "momentum"),
+        HyperParameters.number(values, NAME, "dampening"),
+        HyperParameters.number(values, NAME, "weight_decay"),
+        HyperParameters.flag(values, NAME, "nesterov"));
   }
 }

@@ -10,6 +10,7 @@ import java.util.OptionalDouble;
  * @param epoch the epoch, counted from 1
  * @param batches the batches trained so far in this epoch, this one included
  * @param samples the samples trained so far in this epoch, this batch's included
- * @param runningLoss the mean loss of the epoch's first batches, as last read; empty before the first read
+ * @param runningLoss the mean loss of the epoch's first batches, as last read; empty before the
+ *     first read
  */
 public record BatchStats(int epoch, int batches, long samples, OptionalDouble runningLoss) {}

@@ -12,10 +12,12 @@ public record EpochStart(int epoch, int epochs, long plannedSamples) {
   /** Checks the values: {@code 1 <= epoch <= epochs} and {@code plannedSamples >= 1}. */
   public EpochStart {
     if (epochs < 1 || epoch < 1 || epoch > epochs) {
-      throw new IllegalArgumentException("EpochStart: epoch must be in [1, " + epochs + "], got " + epoch);
+      throw new IllegalArgumentException(
+          "EpochStart: epoch must be in [1, " + epochs + "], got " + epoch);
     }
     if (plannedSamples < 1) {
-      throw new IllegalArgumentException("EpochStart: plannedSamples must be at least 1, got " + plannedSamples);
+      throw new IllegalArgumentException(
+          "EpochStart: plannedSamples must be at least 1, got " + plannedSamples);
     }
   }
 }

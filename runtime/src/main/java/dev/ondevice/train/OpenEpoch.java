@@ -38,7 +38,14 @@ final class OpenEpoch {
   /** The epoch's metrics, its summed loss read as {@code lossTotal}, now that it ends. */
   EpochMetrics end(double lossTotal, OptionalDouble accuracy) {
     double seconds = (nanoTime.getAsLong() - nanosAtStart) / 1e9;
-    return new EpochMetrics(epoch, loss.batches(), samples, lossTotal / loss.batches(), accuracy, seconds,
-        DeviceStats.of(device).syncs() - syncsAtStart, loss.reads());
+    return new EpochMetrics(
+        epoch,
+        loss.batches(),
+        samples,
+        lossTotal / loss.batches(),
+        accuracy,
+        seconds,
+        DeviceStats.of(device).syncs() - syncsAtStart,
+        loss.reads());
   }
 }

@@ -12,10 +12,10 @@ import java.util.OptionalDouble;
  * <p>{@link #add} adds each loss, detached, to the sum on its device: no host synchronisation.
  * Every {@code readEvery} batches, unless a copy is still on its way, it starts a non-blocking copy
  * of the sum to the host; {@link #latest()} reads a copy once it has arrived ({@link
- * Tensor#isReady()}), so on a GPU the host never waits, and the mean shown lags a little behind.
- * On the CPU there is nothing to copy: the sum is read at the {@code readEvery}-th batch where it is,
- * and each such read counts in the CPU's {@code DeviceStats.syncs()}; {@link #reads()} says how many.
- * The epoch's total is {@link #total()}, for one read at the end of the epoch.
+ * Tensor#isReady()}), so on a GPU the host never waits, and the mean shown lags a little behind. On
+ * the CPU there is nothing to copy: the sum is read at the {@code readEvery}-th batch where it is,
+ * and each such read counts in the CPU's {@code DeviceStats.syncs()}; {@link #reads()} says how
+ * many. The epoch's total is {@link #total()}, for one read at the end of the epoch.
  */
 public final class RunningLoss {
   private final int readEvery;
@@ -33,7 +33,8 @@ public final class RunningLoss {
    */
   public RunningLoss(int readEvery) {
     if (readEvery < 1) {
-      throw new IllegalArgumentException("RunningLoss: readEvery must be at least 1, got " + readEvery);
+      throw new IllegalArgumentException(
+          "RunningLoss: readEvery must be at least 1, got " + readEvery);
     }
     this.readEvery = readEvery;
   }
@@ -46,7 +47,8 @@ public final class RunningLoss {
    */
   public void add(Tensor loss) {
     if (loss.numel() != 1) {
-      throw new IllegalArgumentException("RunningLoss: a loss has one element, got shape " + loss.shape());
+      throw new IllegalArgumentException(
+          "RunningLoss: a loss has one element, got shape " + loss.shape());
     }
     Tensor value = loss.detach().reshape();
     total = total == null ? value.clone() : total.add(value);

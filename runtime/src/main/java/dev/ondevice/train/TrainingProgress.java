@@ -52,7 +52,12 @@ public final class TrainingProgress {
     this(device, epochs, readEvery, Arrays.asList(listeners), System::nanoTime);
   }
 
-  TrainingProgress(Device device, int epochs, int readEvery, List<TrainingListener> listeners, LongSupplier nanoTime) {
+  TrainingProgress(
+      Device device,
+      int epochs,
+      int readEvery,
+      List<TrainingListener> listeners,
+      LongSupplier nanoTime) {
     requireAtLeastOne("epochs", epochs);
     requireAtLeastOne("readEvery", readEvery);
     for (int i = 0; i < listeners.size(); i++) {
@@ -66,14 +71,16 @@ public final class TrainingProgress {
   }
 
   /**
-   * Begins the next epoch, which plans to train {@code plannedSamples} samples, and tells the listeners.
+   * Begins the next epoch, which plans to train {@code plannedSamples} samples, and tells the
+   * listeners.
    *
    * @throws IllegalArgumentException if {@code plannedSamples} is below 1
    * @throws IllegalStateException if an epoch is under way, or every epoch has ended
    */
   public void startEpoch(long plannedSamples) {
     if (open != null) {
-      throw new IllegalStateException("TrainingProgress: epoch " + open.epoch + " has not ended; call endEpoch() first");
+      throw new IllegalStateException(
+          "TrainingProgress: epoch " + open.epoch + " has not ended; call endEpoch() first");
     }
     if (history.size() == epochs) {
       throw new IllegalStateException("TrainingProgress: all " + epochs + " epochs have ended");
@@ -87,15 +94,19 @@ public final class TrainingProgress {
    * Records a trained batch of {@code batchSize} samples and its {@code loss}, a one-element tensor
    * on the device, and tells the listeners. Never waits for the device.
    *
-   * @throws IllegalArgumentException if {@code batchSize} is below 1, or the loss is not one element on the device
+   * @throws IllegalArgumentException if {@code batchSize} is below 1, or the loss is not one
+   *     element on the device
    * @throws IllegalStateException if no epoch is under way
    */
   public void batchEnd(Tensor loss, long batchSize) {
     requireEpoch("batchEnd");
     requireAtLeastOne("batchSize", batchSize);
     if (!loss.device().resolved().equals(device)) {
-      throw new IllegalArgumentException("TrainingProgress: the loss is on " + loss.device().resolved()
-          + ", but the progress counts the host synchronisations of " + device);
+      throw new IllegalArgumentException(
+          "TrainingProgress: the loss is on "
+              + loss.device().resolved()
+              + ", but the progress counts the host synchronisations of "
+              + device);
     }
     BatchStats stats = open.add(loss, batchSize);
     listeners.forEach(l -> l.onBatchEnd(stats));
@@ -124,14 +135,17 @@ public final class TrainingProgress {
     requireBatches("endEpoch");
     requireAtLeastOne("evaluated", evaluated);
     if (correct.numel() != 1) {
-      throw new IllegalArgumentException("TrainingProgress: correct is a count of one element, got shape "
-          + correct.shape());
+      throw new IllegalArgumentException(
+          "TrainingProgress: correct is a count of one element, got shape " + correct.shape());
     }
-    double[] read = Tensor.stack(List.of(open.loss.total().to(DType.FLOAT64),
-        correct.reshape().to(DType.FLOAT64)), 0).toDoubleArray();
+    double[] read =
+        Tensor.stack(
+                List.of(open.loss.total().to(DType.FLOAT64), correct.reshape().to(DType.FLOAT64)),
+                0)
+            .toDoubleArray();
     if (read[1] > evaluated) {
-      throw new IllegalArgumentException("TrainingProgress: " + (long) read[1] + " correct of " + evaluated
-          + " evaluated");
+      throw new IllegalArgumentException(
+          "TrainingProgress: " + (long) read[1] + " correct of " + evaluated + " evaluated");
     }
     return finish(read[0], OptionalDouble.of(read[1] / evaluated));
   }
@@ -151,7 +165,8 @@ public final class TrainingProgress {
 
   private void requireEpoch(String call) {
     if (open == null) {
-      throw new IllegalStateException("TrainingProgress: " + call + " outside an epoch; call startEpoch() first");
+      throw new IllegalStateException(
+          "TrainingProgress: " + call + " outside an epoch; call startEpoch() first");
     }
   }
 
@@ -164,7 +179,8 @@ public final class TrainingProgress {
 
   private static void requireAtLeastOne(String name, long value) {
     if (value < 1) {
-      throw new IllegalArgumentException("TrainingProgress: " + name + " must be at least 1, got " + value);
+      throw new IllegalArgumentException(
+          "TrainingProgress: " + name + " must be at least 1, got " + value);
     }
   }
 }

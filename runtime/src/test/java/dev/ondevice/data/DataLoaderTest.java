@@ -37,8 +37,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The DataLoader: batch sizes, dropLast, shuffling per seed and epoch, every example once,
- * prefetch errors, threads that end, pinned batches and their asynchronous copies.
+ * The DataLoader: batch sizes, dropLast, shuffling per seed and epoch, every example once, prefetch
+ * errors, threads that end, pinned batches and their asynchronous copies.
  */
 class DataLoaderTest {
   private static final String THREAD_PREFIX = "ondevice-dataloader-";
@@ -70,13 +70,16 @@ class DataLoaderTest {
 
   private static long liveLoaderThreads() {
     return Thread.getAllStackTraces().keySet().stream()
-        .filter(t -> t.getName().startsWith(THREAD_PREFIX) && t.isAlive()).count();
+        .filter(t -> t.getName().startsWith(THREAD_PREFIX) && t.isAlive())
+        .count();
   }
 
   private static void awaitNoLoaderThreads(boolean collect) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (liveLoaderThreads() > 0) {
-      assertTrue(System.nanoTime() < deadline, "a DataLoader thread is still running: " + liveLoaderThreads());
+      assertTrue(
+          System.nanoTime() < deadline,
+          "a DataLoader thread is still running: " + liveLoaderThreads());
       if (collect) {
         System.gc();
       }
@@ -93,7 +96,8 @@ class DataLoaderTest {
     assertEquals(4, loader.numBatches());
     List<Batch> batches = epoch(loader.iterator());
     assertArrayEquals(new int[] {3, 3, 3, 1}, sizes(batches));
-    assertArrayEquals(new long[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, visited(batches), "without shuffling, in order");
+    assertArrayEquals(
+        new long[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, visited(batches), "without shuffling, in order");
     assertEquals(Shape.of(3, 2), batches.get(0).inputs().shape());
     assertEquals(Shape.of(1, 2), batches.get(3).inputs().shape());
     assertArrayEquals(new float[] {9, 9.5f}, batches.get(3).inputs().toFloatArray());
@@ -120,7 +124,8 @@ class DataLoaderTest {
 
   @Test
   void defaultsToBatchesOfOneAndAnEmptyDatasetHasNoBatches() {
-    assertArrayEquals(new int[] {1, 1, 1}, sizes(epoch(DataLoader.builder(dataset(3)).build().iterator())));
+    assertArrayEquals(
+        new int[] {1, 1, 1}, sizes(epoch(DataLoader.builder(dataset(3)).build().iterator())));
     TensorDataset empty = new TensorDataset(Tensor.zeros(0, 2), Tensor.of(new long[0]));
     Iterator<Batch> it = DataLoader.builder(empty).batchSize(4).build().iterator();
     assertFalse(it.hasNext());
@@ -157,17 +162,19 @@ class DataLoaderTest {
 
   @Test
   void aGenericDatasetIsStackedExampleByExample() {
-    Dataset squares = new Dataset() {
-      @Override
-      public int size() {
-        return 5;
-      }
+    Dataset squares =
+        new Dataset() {
+          @Override
+          public int size() {
+            return 5;
+          }
 
-      @Override
-      public Example get(int index) {
-        return new Example(Tensor.full(Shape.of(2, 2), index * index), Tensor.scalar((long) index));
-      }
-    };
+          @Override
+          public Example get(int index) {
+            return new Example(
+                Tensor.full(Shape.of(2, 2), index * index), Tensor.scalar((long) index));
+          }
+        };
     List<Batch> batches = epoch(DataLoader.builder(squares).batchSize(2).build().iterator());
     assertArrayEquals(new int[] {2, 2, 1}, sizes(batches));
     assertEquals(Shape.of(2, 2, 2), batches.get(0).inputs().shape());
@@ -191,11 +198,13 @@ class DataLoaderTest {
     assertFalse(Arrays.equals(a0, a1), "a new permutation each epoch");
     assertFalse(Arrays.equals(a0, IntStream.range(0, 40).asLongStream().toArray()), "shuffled");
 
-    long[] other = visited(epoch(DataLoader.builder(dataset(40)).batchSize(8).shuffle(99).build().iterator()));
+    long[] other =
+        visited(epoch(DataLoader.builder(dataset(40)).batchSize(8).shuffle(99).build().iterator()));
     assertFalse(Arrays.equals(a0, other), "another seed, another order");
 
     DataLoader resumed = DataLoader.builder(dataset(40)).batchSize(8).shuffle(1234).build();
-    assertArrayEquals(a1, visited(epoch(resumed.iterator(1))), "iterator(epoch) resumes at that epoch");
+    assertArrayEquals(
+        a1, visited(epoch(resumed.iterator(1))), "iterator(epoch) resumes at that epoch");
     assertEquals(2, resumed.nextEpoch());
   }
 
@@ -222,7 +231,8 @@ class DataLoaderTest {
       Arrays.sort(sorted);
       assertArrayEquals(IntStream.range(0, 103).asLongStream().toArray(), sorted, "epoch " + e);
     }
-    DataLoader dropping = DataLoader.builder(dataset(103)).batchSize(10).shuffle(7).dropLast(true).build();
+    DataLoader dropping =
+        DataLoader.builder(dataset(103)).batchSize(10).shuffle(7).dropLast(true).build();
     long[] seen = visited(epoch(dropping.iterator()));
     assertEquals(100, seen.length);
     assertEquals(100, Arrays.stream(seen).distinct().count(), "no example twice");
@@ -250,9 +260,11 @@ class DataLoaderTest {
 
   @ParameterizedTest
   @ValueSource(ints = {0, 1, 3})
-  void anExceptionWhileBuildingABatchReachesTheLoopWithItsCause(int prefetch) throws InterruptedException {
+  void anExceptionWhileBuildingABatchReachesTheLoopWithItsCause(int prefetch)
+      throws InterruptedException {
     Failing data = new Failing();
-    DataLoader.BatchIterator it = DataLoader.builder(data).batchSize(2).prefetch(prefetch).build().iterator();
+    DataLoader.BatchIterator it =
+        DataLoader.builder(data).batchSize(2).prefetch(prefetch).build().iterator();
     for (int b = 0; b < 3; b++) {
       assertEquals(2, it.next().size(), "batches before the failing one arrive");
     }
@@ -308,21 +320,23 @@ class DataLoaderTest {
   void theProducerIsBoundedByThePrefetchDepth() throws InterruptedException {
     AtomicInteger built = new AtomicInteger();
     CountDownLatch third = new CountDownLatch(1);
-    Dataset counting = new Dataset() {
-      @Override
-      public int size() {
-        return 100;
-      }
+    Dataset counting =
+        new Dataset() {
+          @Override
+          public int size() {
+            return 100;
+          }
 
-      @Override
-      public Example get(int index) {
-        if (built.incrementAndGet() == 3) {
-          third.countDown();
-        }
-        return new Example(Tensor.scalar((double) index), Tensor.scalar((long) index));
-      }
-    };
-    try (DataLoader.BatchIterator it = DataLoader.builder(counting).prefetch(2).build().iterator()) {
+          @Override
+          public Example get(int index) {
+            if (built.incrementAndGet() == 3) {
+              third.countDown();
+            }
+            return new Example(Tensor.scalar((double) index), Tensor.scalar((long) index));
+          }
+        };
+    try (DataLoader.BatchIterator it =
+        DataLoader.builder(counting).prefetch(2).build().iterator()) {
       assertTrue(third.await(20, TimeUnit.SECONDS));
       Thread.sleep(200);
       assertEquals(3, built.get(), "two batches queued and one waiting to be queued, no more");
@@ -339,10 +353,16 @@ class DataLoaderTest {
     assertThrows(IllegalArgumentException.class, () -> b.prefetch(-1));
     assertThrows(IllegalArgumentException.class, () -> b.build().iterator(-1));
     assertThrows(NullPointerException.class, () -> DataLoader.builder(null));
-    IllegalArgumentException lengths = assertThrows(IllegalArgumentException.class,
-        () -> new TensorDataset(Tensor.zeros(3, 2), Tensor.arange(4)));
-    assertTrue(lengths.getMessage().contains("3 examples") && lengths.getMessage().contains("4"), lengths.getMessage());
-    assertThrows(IllegalArgumentException.class, () -> new TensorDataset(Tensor.scalar(1.0), Tensor.arange(1)));
+    IllegalArgumentException lengths =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> new TensorDataset(Tensor.zeros(3, 2), Tensor.arange(4)));
+    assertTrue(
+        lengths.getMessage().contains("3 examples") && lengths.getMessage().contains("4"),
+        lengths.getMessage());
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new TensorDataset(Tensor.scalar(1.0), Tensor.arange(1)));
     assertThrows(IndexOutOfBoundsException.class, () -> dataset(3).get(3));
   }
 
@@ -376,13 +396,17 @@ class DataLoaderTest {
       }
     }
     assertEquals(0b111111, seen, "every example once");
-    IndexOutOfBoundsException none = assertThrows(IndexOutOfBoundsException.class,
-        () -> loader.iterator().next().tensor(3));
-    assertEquals("Batch: no tensor 3; this batch holds 3 tensors (indices 0 to 2)", none.getMessage());
-    IllegalArgumentException lengthsDiffer = assertThrows(IllegalArgumentException.class,
-        () -> new TensorDataset(x, y, Tensor.arange(5)));
-    assertEquals("TensorDataset: inputs hold 6 examples (shape [6, 2]) but tensor 2 holds 5 (shape [5]);"
-        + " the first dimensions must be equal", lengthsDiffer.getMessage());
+    IndexOutOfBoundsException none =
+        assertThrows(IndexOutOfBoundsException.class, () -> loader.iterator().next().tensor(3));
+    assertEquals(
+        "Batch: no tensor 3; this batch holds 3 tensors (indices 0 to 2)", none.getMessage());
+    IllegalArgumentException lengthsDiffer =
+        assertThrows(
+            IllegalArgumentException.class, () -> new TensorDataset(x, y, Tensor.arange(5)));
+    assertEquals(
+        "TensorDataset: inputs hold 6 examples (shape [6, 2]) but tensor 2 holds 5 (shape [5]);"
+            + " the first dimensions must be equal",
+        lengthsDiffer.getMessage());
   }
 
   @Test
@@ -391,66 +415,86 @@ class DataLoaderTest {
     Batch b = DataLoader.builder(data).batchSize(5).build().iterator().next();
     assertArrayEquals(new long[] {0, 2, 4, 6, 8}, b.inputs().select(1, 0).toLongArray());
     IllegalStateException noTargets = assertThrows(IllegalStateException.class, b::targets);
-    assertTrue(noTargets.getMessage().startsWith("This batch has inputs only"), noTargets.getMessage());
+    assertTrue(
+        noTargets.getMessage().startsWith("This batch has inputs only"), noTargets.getMessage());
     assertThrows(IllegalStateException.class, () -> data.get(0).target());
     assertThrows(IllegalArgumentException.class, TensorDataset::new);
   }
 
   @Test
   void theDefaultGetBatchStacksEveryTensorOfTheExamples() {
-    Dataset triples = new Dataset() {
-      @Override
-      public int size() {
-        return 4;
-      }
+    Dataset triples =
+        new Dataset() {
+          @Override
+          public int size() {
+            return 4;
+          }
 
-      @Override
-      public Example get(int index) {
-        return new Example(List.of(Tensor.full(Shape.of(2), index), Tensor.of((long) index),
-            Tensor.full(Shape.of(1), -index)));
-      }
-    };
+          @Override
+          public Example get(int index) {
+            return new Example(
+                List.of(
+                    Tensor.full(Shape.of(2), index),
+                    Tensor.of((long) index),
+                    Tensor.full(Shape.of(1), -index)));
+          }
+        };
     Batch b = triples.getBatch(new int[] {2, 0});
     assertEquals(Shape.of(2, 2), b.inputs().shape());
     assertArrayEquals(new long[] {2, 0}, b.targets().toLongArray());
     assertArrayEquals(new float[] {-2, 0}, b.tensor(2).reshape(-1).toFloatArray());
-    Dataset ragged = new Dataset() {
-      @Override
-      public int size() {
-        return 2;
-      }
+    Dataset ragged =
+        new Dataset() {
+          @Override
+          public int size() {
+            return 2;
+          }
 
-      @Override
-      public Example get(int index) {
-        return index == 0 ? new Example(Tensor.zeros(2), Tensor.of(0L))
-            : new Example(List.of(Tensor.zeros(2), Tensor.of(1L), Tensor.zeros(1)));
-      }
-    };
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ragged.getBatch(new int[] {0, 1}));
-    assertEquals("getBatch: example 1 holds 3 tensors but example 0 holds 2; every example of a dataset must hold"
-        + " the same tensors", e.getMessage());
+          @Override
+          public Example get(int index) {
+            return index == 0
+                ? new Example(Tensor.zeros(2), Tensor.of(0L))
+                : new Example(List.of(Tensor.zeros(2), Tensor.of(1L), Tensor.zeros(1)));
+          }
+        };
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> ragged.getBatch(new int[] {0, 1}));
+    assertEquals(
+        "getBatch: example 1 holds 3 tensors but example 0 holds 2; every example of a dataset must hold"
+            + " the same tensors",
+        e.getMessage());
   }
 
   @Test
   @SuppressWarnings("CreateThenMove") // deliberate: CUDA tensors where CPU tensors belong
   void datasetsAndBatchesStayOnTheCpu() {
-    assumeTrue(Cuda.deviceCount() >= 1, "needs an emulated cuda:0 (-Dondevice.emulatedCudaDevices=2)");
+    assumeTrue(
+        Cuda.deviceCount() >= 1, "needs an emulated cuda:0 (-Dondevice.emulatedCudaDevices=2)");
     Device cuda = Device.cuda(0);
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> new TensorDataset(Tensor.zeros(3, 2).to(cuda), Tensor.arange(3)));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> new TensorDataset(Tensor.zeros(3, 2).to(cuda), Tensor.arange(3)));
     assertTrue(e.getMessage().contains("cuda:0"), e.getMessage());
-    assertThrows(IllegalArgumentException.class, () -> new Batch(Tensor.zeros(3, 2), Tensor.arange(3).to(cuda)));
-    IllegalArgumentException example = assertThrows(IllegalArgumentException.class,
-        () -> new Example(Tensor.zeros(2).to(cuda), Tensor.of(1L)));
-    assertEquals("Example: tensor 0 is on cuda:0; a dataset gives examples on the CPU, and the training loop moves"
-        + " each batch to its device", example.getMessage());
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new Batch(Tensor.zeros(3, 2), Tensor.arange(3).to(cuda)));
+    IllegalArgumentException example =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> new Example(Tensor.zeros(2).to(cuda), Tensor.of(1L)));
+    assertEquals(
+        "Example: tensor 0 is on cuda:0; a dataset gives examples on the CPU, and the training loop moves"
+            + " each batch to its device",
+        example.getMessage());
   }
 
   // ---------------------------------------------------------------- pinned memory
 
   @Test
   void pinnedLoadersGivePinnedBatches() {
-    DataLoader loader = DataLoader.builder(dataset(10)).batchSize(4).pinMemory(true).shuffle(5).build();
+    DataLoader loader =
+        DataLoader.builder(dataset(10)).batchSize(4).pinMemory(true).shuffle(5).build();
     List<Batch> batches = epoch(loader.iterator());
     assertEquals(3, batches.size());
     for (Batch b : batches) {
@@ -464,9 +508,11 @@ class DataLoaderTest {
   @Test
   @SuppressWarnings("HostSyncInLoop") // deliberate: the test reads every batch back
   void nonBlockingCopiesOfPinnedBatchesToCudaAreCorrect() {
-    assumeTrue(Cuda.deviceCount() >= 1, "needs an emulated cuda:0 (-Dondevice.emulatedCudaDevices=2)");
+    assumeTrue(
+        Cuda.deviceCount() >= 1, "needs an emulated cuda:0 (-Dondevice.emulatedCudaDevices=2)");
     Device cuda = Device.cuda(0);
-    DataLoader loader = DataLoader.builder(dataset(37)).batchSize(8).shuffle(11).pinMemory(true).build();
+    DataLoader loader =
+        DataLoader.builder(dataset(37)).batchSize(8).shuffle(11).pinMemory(true).build();
     for (int e = 0; e < 2; e++) {
       for (Batch b : loader) {
         Tensor xb = b.inputs().to(cuda, true);
@@ -485,21 +531,28 @@ class DataLoaderTest {
 
   @Test
   void aPinnedBatchIsCopiedAsynchronouslyAndAPageableOneIsNot() throws Exception {
-    assumeTrue(Cuda.deviceCount() >= 1, "needs an emulated cuda:0 (-Dondevice.emulatedCudaDevices=2)");
+    assumeTrue(
+        Cuda.deviceCount() >= 1, "needs an emulated cuda:0 (-Dondevice.emulatedCudaDevices=2)");
     Device cuda = Device.cuda(0);
-    Batch pinned = DataLoader.builder(dataset(6)).batchSize(6).pinMemory(true).build().iterator().next();
+    Batch pinned =
+        DataLoader.builder(dataset(6)).batchSize(6).pinMemory(true).build().iterator().next();
     Batch pageable = DataLoader.builder(dataset(6)).batchSize(6).build().iterator().next();
     ExecutorService worker = Executors.newSingleThreadExecutor();
     CountDownLatch open = new CountDownLatch(1);
     try {
       holdStream(cuda, open);
-      Tensor xb = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> pinned.inputs().to(cuda, true),
-          "a non-blocking copy from pinned memory only queues the copy");
+      Tensor xb =
+          assertTimeoutPreemptively(
+              Duration.ofSeconds(20),
+              () -> pinned.inputs().to(cuda, true),
+              "a non-blocking copy from pinned memory only queues the copy");
       Future<Tensor> blocking = worker.submit(() -> pageable.inputs().to(cuda, true));
       Thread.sleep(300);
       assertFalse(blocking.isDone(), "a copy from pageable memory waits for the device");
       open.countDown();
-      assertArrayEquals(pageable.inputs().toFloatArray(), blocking.get(20, TimeUnit.SECONDS).cpu().toFloatArray());
+      assertArrayEquals(
+          pageable.inputs().toFloatArray(),
+          blocking.get(20, TimeUnit.SECONDS).cpu().toFloatArray());
       assertArrayEquals(pinned.inputs().toFloatArray(), xb.cpu().toFloatArray());
     } finally {
       open.countDown();
@@ -508,26 +561,33 @@ class DataLoaderTest {
   }
 
   /** Queues, on {@code device}'s stream, work that waits until {@code open} is counted down. */
-  private static void holdStream(Device device, CountDownLatch open) throws ReflectiveOperationException {
+  private static void holdStream(Device device, CountDownLatch open)
+      throws ReflectiveOperationException {
     Method enqueue = HostBackend.class.getDeclaredMethod("enqueue", Runnable.class);
     enqueue.setAccessible(true);
-    enqueue.invoke(Backends.of(new DeviceId(device.type().label(), device.index())), (Runnable) () -> {
-      while (true) {
-        try {
-          open.await();
-          return;
-        } catch (InterruptedException e) {
-          // The stream is ours to hold until the latch opens.
-        }
-      }
-    });
+    enqueue.invoke(
+        Backends.of(new DeviceId(device.type().label(), device.index())),
+        (Runnable)
+            () -> {
+              while (true) {
+                try {
+                  open.await();
+                  return;
+                } catch (InterruptedException e) {
+                  // The stream is ours to hold until the latch opens.
+                }
+              }
+            });
   }
 
   @Test
   void differentSeedsGiveDifferentFirstBatches() {
-    try (DataLoader.BatchIterator a = DataLoader.builder(dataset(64)).batchSize(8).shuffle(0).build().iterator();
-        DataLoader.BatchIterator b = DataLoader.builder(dataset(64)).batchSize(8).shuffle(1).build().iterator()) {
-      assertNotEquals(Arrays.toString(a.next().targets().toLongArray()),
+    try (DataLoader.BatchIterator a =
+            DataLoader.builder(dataset(64)).batchSize(8).shuffle(0).build().iterator();
+        DataLoader.BatchIterator b =
+            DataLoader.builder(dataset(64)).batchSize(8).shuffle(1).build().iterator()) {
+      assertNotEquals(
+          Arrays.toString(a.next().targets().toLongArray()),
           Arrays.toString(b.next().targets().toLongArray()));
     }
   }

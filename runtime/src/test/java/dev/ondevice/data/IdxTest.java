@@ -23,8 +23,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** IDX files written byte by byte here, plain and gzipped: every element type, and bad files. */
 class IdxTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   /** The header of an IDX file: two zero bytes, the type, the rank, then the sizes, big-endian. */
   static byte[] header(int type, int... dims) {
@@ -78,7 +77,8 @@ class IdxTest {
 
   @Test
   void unsignedBytesBecomeInt64From0To255() throws IOException {
-    byte[] file = concat(header(0x08, 2, 3), new byte[] {0, 1, 127, (byte) 128, (byte) 200, (byte) 255});
+    byte[] file =
+        concat(header(0x08, 2, 3), new byte[] {0, 1, 127, (byte) 128, (byte) 200, (byte) 255});
     for (Tensor t : readBoth(file)) {
       assertEquals(DType.INT64, t.dtype());
       assertEquals(Shape.of(2, 3), t.shape());
@@ -97,7 +97,12 @@ class IdxTest {
 
   @Test
   void shortsAreBigEndian() throws IOException {
-    ByteBuffer d = data(8).putShort((short) -32768).putShort((short) -2).putShort((short) 258).putShort((short) 32767);
+    ByteBuffer d =
+        data(8)
+            .putShort((short) -32768)
+            .putShort((short) -2)
+            .putShort((short) 258)
+            .putShort((short) 32767);
     for (Tensor t : readBoth(concat(header(0x0B, 2, 2), bytesOf(d)))) {
       assertEquals(DType.INT64, t.dtype());
       assertArrayEquals(new long[] {-32768, -2, 258, 32767}, t.toLongArray());
@@ -110,13 +115,16 @@ class IdxTest {
     for (Tensor t : readBoth(concat(header(0x0C, 3, 1), bytesOf(d)))) {
       assertEquals(DType.INT64, t.dtype());
       assertEquals(Shape.of(3, 1), t.shape());
-      assertArrayEquals(new long[] {Integer.MIN_VALUE, 0x01020304, Integer.MAX_VALUE}, t.toLongArray());
+      assertArrayEquals(
+          new long[] {Integer.MIN_VALUE, 0x01020304, Integer.MAX_VALUE}, t.toLongArray());
     }
   }
 
   @Test
   void floatsBecomeFloat32() throws IOException {
-    float[] values = {1.5f, -0f, Float.MIN_VALUE, Float.MAX_VALUE, Float.NEGATIVE_INFINITY, Float.NaN};
+    float[] values = {
+      1.5f, -0f, Float.MIN_VALUE, Float.MAX_VALUE, Float.NEGATIVE_INFINITY, Float.NaN
+    };
     ByteBuffer d = data(4 * values.length);
     for (float v : values) {
       d.putFloat(v);
@@ -158,7 +166,8 @@ class IdxTest {
   private void assertBad(byte[] bytes, String... fragments) throws IOException {
     Path file = write("bad-" + Arrays.hashCode(bytes) + ".idx", bytes);
     IdxFormatException e = assertThrows(IdxFormatException.class, () -> Idx.read(file));
-    assertTrue(e.getMessage().startsWith(file.toString() + ": "), "names the file: " + e.getMessage());
+    assertTrue(
+        e.getMessage().startsWith(file.toString() + ": "), "names the file: " + e.getMessage());
     assertEquals(file, e.file());
     for (String f : fragments) {
       assertTrue(e.getMessage().contains(f), "'" + f + "' in: " + e.getMessage());
@@ -169,7 +178,8 @@ class IdxTest {
   void anEmptyOrShortFileHasATruncatedHeader() throws IOException {
     assertBad(new byte[0], "truncated header", "magic");
     assertBad(new byte[] {0, 0, 8}, "truncated header", "only 3");
-    assertBad(Arrays.copyOf(header(0x08, 60000, 28, 28), 10), "truncated header", "3 dimension sizes");
+    assertBad(
+        Arrays.copyOf(header(0x08, 60000, 28, 28), 10), "truncated header", "3 dimension sizes");
   }
 
   @Test
@@ -183,7 +193,11 @@ class IdxTest {
   @ValueSource(booleans = {false, true})
   void truncatedDataIsReported(boolean gzipped) throws IOException {
     byte[] file = concat(header(0x0C, 2, 3), new byte[20]);
-    assertBad(gzipped ? gzip(file) : file, "truncated", "sizes [2, 3] of type 0x0C (int)", "24 bytes of data",
+    assertBad(
+        gzipped ? gzip(file) : file,
+        "truncated",
+        "sizes [2, 3] of type 0x0C (int)",
+        "24 bytes of data",
         "only 20 follow");
   }
 

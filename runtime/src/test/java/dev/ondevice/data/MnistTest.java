@@ -20,13 +20,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * MNIST from IDX files: small files written here, and the real files when the data folder is
- * there ({@code -Dondevice.mnist.dir}, or {@code shared/data/mnist} in a folder above the working
+ * MNIST from IDX files: small files written here, and the real files when the data folder is there
+ * ({@code -Dondevice.mnist.dir}, or {@code shared/data/mnist} in a folder above the working
  * directory); without it those tests are skipped, not passed.
  */
 class MnistTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   /** The real MNIST folder, or null. */
   private static Path realMnist() {
@@ -71,17 +70,27 @@ class MnistTest {
     assertEquals(7, test.targets().get(0).itemAsLong(), "the first test label is a 7");
   }
 
-  private void writeSet(String prefix, byte[] images, byte[] labels, boolean gzipped) throws IOException {
-    Files.write(dir.resolve(prefix + "-images-idx3-ubyte" + (gzipped ? ".gz" : "")), gzipped ? gzip(images) : images);
-    Files.write(dir.resolve(prefix + "-labels-idx1-ubyte" + (gzipped ? ".gz" : "")), gzipped ? gzip(labels) : labels);
+  private void writeSet(String prefix, byte[] images, byte[] labels, boolean gzipped)
+      throws IOException {
+    Files.write(
+        dir.resolve(prefix + "-images-idx3-ubyte" + (gzipped ? ".gz" : "")),
+        gzipped ? gzip(images) : images);
+    Files.write(
+        dir.resolve(prefix + "-labels-idx1-ubyte" + (gzipped ? ".gz" : "")),
+        gzipped ? gzip(labels) : labels);
   }
 
   @Test
   void imagesAreScaledTo0To1AndGetAChannel() throws IOException {
-    byte[] images = concat(header(0x08, 3, 2, 2),
-        new byte[] {0, (byte) 255, 51, 102, 1, 2, 3, 4, (byte) 128, 0, 0, (byte) 254});
+    byte[] images =
+        concat(
+            header(0x08, 3, 2, 2),
+            new byte[] {0, (byte) 255, 51, 102, 1, 2, 3, 4, (byte) 128, 0, 0, (byte) 254});
     writeSet("train", images, concat(header(0x08, 3), new byte[] {5, 0, 9}), true);
-    writeSet("t10k", concat(header(0x08, 1, 2, 2), new byte[] {7, 7, 7, 7}), concat(header(0x08, 1), new byte[] {7}),
+    writeSet(
+        "t10k",
+        concat(header(0x08, 1, 2, 2), new byte[] {7, 7, 7, 7}),
+        concat(header(0x08, 1), new byte[] {7}),
         false);
 
     TensorDataset train = Mnist.load(dir, true);
@@ -101,20 +110,34 @@ class MnistTest {
 
   @Test
   void imagesAndLabelsMustAgree() throws IOException {
-    writeSet("train", concat(header(0x08, 2, 1, 1), new byte[] {1, 2}), concat(header(0x08, 3), new byte[] {1, 2, 3}),
+    writeSet(
+        "train",
+        concat(header(0x08, 2, 1, 1), new byte[] {1, 2}),
+        concat(header(0x08, 3), new byte[] {1, 2, 3}),
         false);
     IdxFormatException e = assertThrows(IdxFormatException.class, () -> Mnist.load(dir, true));
-    assertTrue(e.getMessage().contains("3 labels") && e.getMessage().contains("2 images"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("3 labels") && e.getMessage().contains("2 images"), e.getMessage());
     assertTrue(e.getMessage().contains("train-labels-idx1-ubyte"), e.getMessage());
   }
 
   @Test
   void filesOfTheWrongTypeOrRankAreRejected() throws IOException {
-    writeSet("train", concat(header(0x08, 2, 2), new byte[4]), concat(header(0x08, 2), new byte[2]), false);
+    writeSet(
+        "train",
+        concat(header(0x08, 2, 2), new byte[4]),
+        concat(header(0x08, 2), new byte[2]),
+        false);
     IdxFormatException rank = assertThrows(IdxFormatException.class, () -> Mnist.load(dir, true));
-    assertTrue(rank.getMessage().contains("train-images-idx3-ubyte: expected MNIST images"), rank.getMessage());
+    assertTrue(
+        rank.getMessage().contains("train-images-idx3-ubyte: expected MNIST images"),
+        rank.getMessage());
 
-    writeSet("train", concat(header(0x08, 2, 1, 1), new byte[2]), concat(header(0x0C, 2), new byte[8]), false);
+    writeSet(
+        "train",
+        concat(header(0x08, 2, 1, 1), new byte[2]),
+        concat(header(0x0C, 2), new byte[8]),
+        false);
     IdxFormatException type = assertThrows(IdxFormatException.class, () -> Mnist.load(dir, true));
     assertTrue(type.getMessage().contains("0x0C (int)"), type.getMessage());
   }

@@ -40,15 +40,26 @@ class SubsetTest {
     List<Subset> parts = Subset.randomSplit(numbered(), 42, 7, 3);
     assertEquals(7, parts.get(0).size());
     assertEquals(3, parts.get(1).size());
-    int[] together = IntStream.concat(Arrays.stream(parts.get(0).indices()), Arrays.stream(parts.get(1).indices()))
-        .sorted().toArray();
-    assertArrayEquals(IntStream.range(0, 10).toArray(), together, "every example in exactly one part");
-    assertArrayEquals(parts.get(0).indices(), Subset.randomSplit(numbered(), 42, 7, 3).get(0).indices());
-    assertArrayEquals(DataLoader.order(10, true, 42, 0), IntStream.concat(Arrays.stream(parts.get(0).indices()),
-        Arrays.stream(parts.get(1).indices())).toArray(), "the permutation of a loader shuffled with the seed");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> Subset.randomSplit(numbered(), 1, 8, 3));
-    assertEquals("randomSplit: the sizes [8, 3] add up to 11, but the dataset has 10 examples", e.getMessage());
+    int[] together =
+        IntStream.concat(
+                Arrays.stream(parts.get(0).indices()), Arrays.stream(parts.get(1).indices()))
+            .sorted()
+            .toArray();
+    assertArrayEquals(
+        IntStream.range(0, 10).toArray(), together, "every example in exactly one part");
+    assertArrayEquals(
+        parts.get(0).indices(), Subset.randomSplit(numbered(), 42, 7, 3).get(0).indices());
+    assertArrayEquals(
+        DataLoader.order(10, true, 42, 0),
+        IntStream.concat(
+                Arrays.stream(parts.get(0).indices()), Arrays.stream(parts.get(1).indices()))
+            .toArray(),
+        "the permutation of a loader shuffled with the seed");
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> Subset.randomSplit(numbered(), 1, 8, 3));
+    assertEquals(
+        "randomSplit: the sizes [8, 3] add up to 11, but the dataset has 10 examples",
+        e.getMessage());
     assertThrows(IllegalArgumentException.class, () -> Subset.randomSplit(numbered(), 1, 11, -1));
   }
 }

@@ -32,8 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 class BoundedReadsTest {
   private static final int MB = 1 << 20;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private static byte[] idxHeader(int type, int... dims) {
     ByteBuffer b = ByteBuffer.allocate(4 + 4 * dims.length).order(ByteOrder.BIG_ENDIAN);
@@ -46,7 +45,9 @@ class BoundedReadsTest {
 
   private static long directMemoryUsed() {
     return ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
-        .filter(p -> p.getName().equals("direct")).mapToLong(BufferPoolMXBean::getMemoryUsed).sum();
+        .filter(p -> p.getName().equals("direct"))
+        .mapToLong(BufferPoolMXBean::getMemoryUsed)
+        .sum();
   }
 
   @Test
@@ -54,16 +55,22 @@ class BoundedReadsTest {
     Path huge = dir.resolve("huge.idx");
     Files.write(huge, ByteBuffer.allocate(16).put(idxHeader(0x08, Integer.MAX_VALUE - 8)).array());
     IdxFormatException e = assertThrows(IdxFormatException.class, () -> Idx.read(huge));
-    assertEquals(huge + ": sizes [2147483639] of type 0x08 (unsigned byte) make a int64 tensor of 17179869112 bytes,"
-        + " more than a tensor of this runtime can hold (2 GiB)", e.getMessage());
+    assertEquals(
+        huge
+            + ": sizes [2147483639] of type 0x08 (unsigned byte) make a int64 tensor of 17179869112 bytes,"
+            + " more than a tensor of this runtime can hold (2 GiB)",
+        e.getMessage());
 
     Path declared = dir.resolve("declared.idx");
     byte[] file = new byte[100_000];
     System.arraycopy(idxHeader(0x0D, 1 << 28), 0, file, 0, 8);
     Files.write(declared, file);
     e = assertThrows(IdxFormatException.class, () -> Idx.read(declared));
-    assertEquals(declared + ": truncated: the header declares sizes [268435456] of type 0x0D (float), 1073741824 bytes"
-        + " of data, but only 99992 follow", e.getMessage());
+    assertEquals(
+        declared
+            + ": truncated: the header declares sizes [268435456] of type 0x0D (float), 1073741824 bytes"
+            + " of data, but only 99992 follow",
+        e.getMessage());
   }
 
   @Test
@@ -75,9 +82,14 @@ class BoundedReadsTest {
     }
     long before = directMemoryUsed();
     IdxFormatException e = assertThrows(IdxFormatException.class, () -> Idx.read(gz));
-    assertEquals(gz + ": truncated: the header declares sizes [268435456] of type 0x0D (float), 1073741824 bytes of"
-        + " data, but only 100000 follow", e.getMessage());
-    assertTrue(directMemoryUsed() - before < MB, "no direct memory kept: " + (directMemoryUsed() - before));
+    assertEquals(
+        gz
+            + ": truncated: the header declares sizes [268435456] of type 0x0D (float), 1073741824 bytes of"
+            + " data, but only 100000 follow",
+        e.getMessage());
+    assertTrue(
+        directMemoryUsed() - before < MB,
+        "no direct memory kept: " + (directMemoryUsed() - before));
   }
 
   @Test
@@ -95,7 +107,9 @@ class BoundedReadsTest {
     long before = directMemoryUsed();
     Tensor t = Idx.read(file);
     long kept = directMemoryUsed() - before;
-    assertTrue(kept < 4L * n + 4 * MB, "the tensor's " + 4L * n + " bytes and no hidden copy; kept " + kept);
+    assertTrue(
+        kept < 4L * n + 4 * MB,
+        "the tensor's " + 4L * n + " bytes and no hidden copy; kept " + kept);
     assertEquals(Shape.of(n), t.shape());
     assertEquals(n - 1f, t.toFloatArray()[n - 1]);
   }
@@ -109,7 +123,9 @@ class BoundedReadsTest {
     long before = directMemoryUsed();
     Safetensors.Contents c = Safetensors.load(file);
     long kept = directMemoryUsed() - before;
-    assertTrue(kept < 4L * n + 4 * MB, "the tensor's " + 4L * n + " bytes and no hidden copy; kept " + kept);
+    assertTrue(
+        kept < 4L * n + 4 * MB,
+        "the tensor's " + 4L * n + " bytes and no hidden copy; kept " + kept);
     assertArrayEquals(big.toFloatArray(), c.tensors().get("w").toFloatArray());
   }
 }

@@ -42,8 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  * map location, restored strictly.
  */
 class CheckpointTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   /** A tiny model: one layer and a persistent buffer. */
   static class TinyNet extends Model {
@@ -134,7 +133,8 @@ class CheckpointTest {
 
     TinyNet restored = new TinyNet();
     Momentum restoredOptimizer = new Momentum(restored.parameters(), 0.5, 0.1);
-    Checkpoint c = Checkpoint.restore(file, restored, restoredOptimizer, MapLocation.to(Device.cpu()));
+    Checkpoint c =
+        Checkpoint.restore(file, restored, restoredOptimizer, MapLocation.to(Device.cpu()));
     assertEquals(file, c.file());
     assertSameState(model.stateDict(), restored.stateDict());
     assertEquals(2f, restored.seen.item(), "buffers too");
@@ -160,7 +160,13 @@ class CheckpointTest {
     Checkpoint.save(file, model, optimizer);
 
     Safetensors.Contents c = Safetensors.load(file);
-    assertEquals(List.of("fc.bias", "fc.weight", "optimizer/state.0.momentum", "optimizer/state.1.momentum", "seen"),
+    assertEquals(
+        List.of(
+            "fc.bias",
+            "fc.weight",
+            "optimizer/state.0.momentum",
+            "optimizer/state.1.momentum",
+            "seen"),
         c.tensors().keySet().stream().sorted().collect(Collectors.toList()));
     Map<String, String> m = c.metadata();
     assertEquals("pt", m.get("format"));
@@ -172,7 +178,8 @@ class CheckpointTest {
     assertEquals("0.25", m.get("optimizer/lr"));
     assertEquals("0.5", m.get("optimizer/momentum"));
     assertEquals("1", m.get("optimizer/state.1.steps"));
-    assertArrayEquals(model.fc.weight().toFloatArray(), c.tensors().get("fc.weight").toFloatArray());
+    assertArrayEquals(
+        model.fc.weight().toFloatArray(), c.tensors().get("fc.weight").toFloatArray());
   }
 
   @Test
@@ -187,9 +194,13 @@ class CheckpointTest {
     TinyNet other = new TinyNet();
     Momentum optimizer = new Momentum(other.parameters(), 0.1, 0.9);
     float[] before = other.fc.weight().toFloatArray();
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> Checkpoint.restore(file, other, optimizer, MapLocation.to(Device.cpu())));
-    assertTrue(e.getMessage().startsWith(file + ": ") && e.getMessage().contains("no optimizer state"), e.getMessage());
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> Checkpoint.restore(file, other, optimizer, MapLocation.to(Device.cpu())));
+    assertTrue(
+        e.getMessage().startsWith(file + ": ") && e.getMessage().contains("no optimizer state"),
+        e.getMessage());
     assertArrayEquals(before, other.fc.weight().toFloatArray(), "nothing restored");
 
     Checkpoint.restore(file, other, null, MapLocation.to(Device.cpu()));
@@ -204,8 +215,10 @@ class CheckpointTest {
     partial.remove("seen");
     partial.put("extra", Tensor.ones(2));
     Checkpoint.save(file, partial, null);
-    StateDictException e = assertThrows(StateDictException.class,
-        () -> Checkpoint.restore(file, new TinyNet(), null, MapLocation.to(Device.cpu())));
+    StateDictException e =
+        assertThrows(
+            StateDictException.class,
+            () -> Checkpoint.restore(file, new TinyNet(), null, MapLocation.to(Device.cpu())));
     assertEquals(List.of("seen"), e.missingKeys());
     assertEquals(List.of("extra"), e.unexpectedKeys());
   }
@@ -219,20 +232,28 @@ class CheckpointTest {
     Checkpoint.save(file, model, optimizer);
     TinyNet other = new TinyNet();
     Momentum onlyWeights = new Momentum(List.of(other.fc.weight()), 0.1, 0.9);
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> Checkpoint.restore(file, other, onlyWeights, MapLocation.to(Device.cpu())));
-    assertTrue(e.getMessage().startsWith(file + ": the optimizer's state does not fit Momentum"), e.getMessage());
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> Checkpoint.restore(file, other, onlyWeights, MapLocation.to(Device.cpu())));
+    assertTrue(
+        e.getMessage().startsWith(file + ": the optimizer's state does not fit Momentum"),
+        e.getMessage());
   }
 
   @Test
   void loadsAStateDictWrittenByPyTorch() throws IOException {
-    // As safetensors.torch.save_file(model.state_dict(), path, metadata={"format": "pt"}) writes it.
-    String json = "{\"__metadata__\":{\"format\":\"pt\"},"
-        + "\"fc.weight\":{\"dtype\":\"F32\",\"shape\":[2,3],\"data_offsets\":[0,24]},"
-        + "\"fc.bias\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[24,32]},"
-        + "\"seen\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[32,36]}}";
-    Path file = Files.write(dir.resolve("torch.safetensors"),
-        handMade(padded(json), f32(1, 2, 3, 4, 5, 6), f32(-1, -2), f32(7)));
+    // As safetensors.torch.save_file(model.state_dict(), path, metadata={"format": "pt"}) writes
+    // it.
+    String json =
+        "{\"__metadata__\":{\"format\":\"pt\"},"
+            + "\"fc.weight\":{\"dtype\":\"F32\",\"shape\":[2,3],\"data_offsets\":[0,24]},"
+            + "\"fc.bias\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[24,32]},"
+            + "\"seen\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[32,36]}}";
+    Path file =
+        Files.write(
+            dir.resolve("torch.safetensors"),
+            handMade(padded(json), f32(1, 2, 3, 4, 5, 6), f32(-1, -2), f32(7)));
     TinyNet model = new TinyNet();
     Checkpoint c = Checkpoint.restore(file, model, null, MapLocation.to(Device.cpu()));
     assertFalse(c.optimizerState().isPresent());
@@ -240,14 +261,17 @@ class CheckpointTest {
     assertArrayEquals(new float[] {-1, -2}, model.fc.bias().toFloatArray());
     assertEquals(7f, model.seen.item());
     // Without device entries, tensors count as saved on the CPU, which maps to itself.
-    Checkpoint remapped = Checkpoint.load(file, MapLocation.remap(Map.of(Device.cuda(0), Device.cpu())));
+    Checkpoint remapped =
+        Checkpoint.load(file, MapLocation.remap(Map.of(Device.cuda(0), Device.cpu())));
     assertEquals(Device.cpu(), remapped.stateDict().get("fc.weight").device());
   }
 
   // ---------------------------------------------------------------- map locations
 
   private static void requireTwoDevices() {
-    assumeTrue(Cuda.deviceCount() >= 2, "needs emulated cuda:0 and cuda:1 (-Dondevice.emulatedCudaDevices=2)");
+    assumeTrue(
+        Cuda.deviceCount() >= 2,
+        "needs emulated cuda:0 and cuda:1 (-Dondevice.emulatedCudaDevices=2)");
   }
 
   /** Saves a model trained on {@code device}, with its optimizer; returns the model. */
@@ -274,9 +298,11 @@ class CheckpointTest {
     for (Tensor t : c.optimizerState().orElseThrow().tensors().values()) {
       assertEquals(Device.cpu(), t.device());
     }
-    assertArrayEquals(model.fc.weight().toFloatArray(), c.stateDict().get("fc.weight").toFloatArray());
+    assertArrayEquals(
+        model.fc.weight().toFloatArray(), c.stateDict().get("fc.weight").toFloatArray());
 
-    Checkpoint mapped = Checkpoint.load(file, MapLocation.remap(Map.of(Device.cuda(0), Device.cpu())));
+    Checkpoint mapped =
+        Checkpoint.load(file, MapLocation.remap(Map.of(Device.cuda(0), Device.cpu())));
     assertEquals(Device.cpu(), mapped.stateDict().get("fc.bias").device());
     assertEquals(Device.cpu(), mapped.stateDict().get("seen").device());
   }
@@ -294,10 +320,12 @@ class CheckpointTest {
     assertEquals(Device.cuda(0), state.tensors().get("state.0.momentum").device());
     assertSameState(model.stateDict(), c.stateDict());
 
-    // Restoring into a model on the CPU: parameters keep their device, the optimizer state follows them.
+    // Restoring into a model on the CPU: parameters keep their device, the optimizer state follows
+    // them.
     TinyNet onCpu = new TinyNet();
     Momentum optimizer = new Momentum(onCpu.parameters(), 0.3, 0.3);
-    Checkpoint.restore(file, onCpu, optimizer, MapLocation.remap(Map.of(Device.cuda(1), Device.cpu())));
+    Checkpoint.restore(
+        file, onCpu, optimizer, MapLocation.remap(Map.of(Device.cuda(1), Device.cpu())));
     assertEquals(Device.cpu(), onCpu.fc.weight().device());
     assertEquals(Device.cpu(), optimizer.state(0).get("momentum").device());
     assertSameState(model.stateDict(), onCpu.stateDict());
@@ -308,20 +336,27 @@ class CheckpointTest {
     requireTwoDevices();
     Path file = dir.resolve("cuda1.safetensors");
     savedOn(Device.cuda(1), file);
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> Checkpoint.load(file, MapLocation.remap(Map.of(Device.cuda(0), Device.cpu()))));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> Checkpoint.load(file, MapLocation.remap(Map.of(Device.cuda(0), Device.cpu()))));
     assertTrue(e.getMessage().startsWith(file + ": tensor '"), e.getMessage());
     assertTrue(e.getMessage().contains("was saved on cuda:1"), e.getMessage());
-    assertTrue(e.getMessage().contains("does not say where tensors saved on cuda:1 go"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("does not say where tensors saved on cuda:1 go"), e.getMessage());
   }
 
   @Test
   void aMapLocationOntoAMissingDeviceIsAnError() throws IOException {
     Path file = dir.resolve("cpu.safetensors");
     Checkpoint.save(file, new TinyNet(), null);
-    IllegalStateException e = assertThrows(IllegalStateException.class,
-        () -> Checkpoint.load(file, MapLocation.to(Device.cuda(7))));
-    assertTrue(e.getMessage().startsWith(file + ": to(cuda:7) puts tensors on cuda:7, which does not exist here"),
+    IllegalStateException e =
+        assertThrows(
+            IllegalStateException.class,
+            () -> Checkpoint.load(file, MapLocation.to(Device.cuda(7))));
+    assertTrue(
+        e.getMessage()
+            .startsWith(file + ": to(cuda:7) puts tensors on cuda:7, which does not exist here"),
         e.getMessage());
     assertThrows(NullPointerException.class, () -> Checkpoint.load(file, null));
     assertThrows(IllegalArgumentException.class, () -> MapLocation.remap(Map.of()));
@@ -330,11 +365,14 @@ class CheckpointTest {
   @Test
   void mapLocationsResolveTheCurrentCudaDevice() {
     assertEquals(Device.cuda(0), MapLocation.to(Device.cuda()).target(Device.cuda(1)));
-    MapLocation m = MapLocation.remap(Map.of(Device.cuda(), Device.cpu(), Device.cpu(), Device.cuda(1)));
+    MapLocation m =
+        MapLocation.remap(Map.of(Device.cuda(), Device.cpu(), Device.cpu(), Device.cuda(1)));
     assertEquals(Device.cpu(), m.target(Device.cuda(0)));
-    assertEquals(Device.cuda(1), m.target(Device.cpu()), "the CPU maps elsewhere when the mapping says so");
+    assertEquals(
+        Device.cuda(1), m.target(Device.cpu()), "the CPU maps elsewhere when the mapping says so");
     assertThrows(IllegalArgumentException.class, () -> m.target(Device.cuda(2)));
-    assertTrue(m.toString().startsWith("remap(") && m.toString().contains("cuda:0=cpu"), m.toString());
+    assertTrue(
+        m.toString().startsWith("remap(") && m.toString().contains("cuda:0=cpu"), m.toString());
   }
 
   // ---------------------------------------------------------------- atomicity and corruption
@@ -355,14 +393,16 @@ class CheckpointTest {
     Map<String, Tensor> state = new LinkedHashMap<>();
     state.put("a", Tensor.randn(1000, 100));
     state.put("z", unreadable);
-    SafetensorsException e = assertThrows(SafetensorsException.class, () -> Checkpoint.save(file, state, null));
+    SafetensorsException e =
+        assertThrows(SafetensorsException.class, () -> Checkpoint.save(file, state, null));
     assertTrue(e.getMessage().startsWith(file + ": "), e.getMessage());
     assertTrue(e.getMessage().contains("reading tensor 'z'"), e.getMessage());
     assertArrayEquals(before, Files.readAllBytes(file), "the previous checkpoint is untouched");
     assertEquals(List.of("ckpt.safetensors"), listDir(), "no temporary file is left");
 
     // A failure before writing (a reserved name) leaves everything as it was too.
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> Checkpoint.save(file, Map.of("optimizer/x", Tensor.ones(1)), null));
     assertArrayEquals(before, Files.readAllBytes(file));
     assertEquals(List.of("ckpt.safetensors"), listDir());
@@ -371,15 +411,24 @@ class CheckpointTest {
     TinyNet other = new TinyNet();
     Checkpoint.save(file, other, null);
     assertEquals(List.of("ckpt.safetensors"), listDir());
-    assertArrayEquals(other.fc.weight().toFloatArray(),
-        Checkpoint.load(file, MapLocation.to(Device.cpu())).stateDict().get("fc.weight").toFloatArray());
+    assertArrayEquals(
+        other.fc.weight().toFloatArray(),
+        Checkpoint.load(file, MapLocation.to(Device.cpu()))
+            .stateDict()
+            .get("fc.weight")
+            .toFloatArray());
   }
 
   @Test
   void savingIntoAMissingFolderFailsWithoutLeavingAnything() {
     Path file = dir.resolve("missing/ckpt.safetensors");
-    NoSuchFileException e = assertThrows(NoSuchFileException.class, () -> Checkpoint.save(file, new TinyNet(), null));
-    assertEquals(file + ": the folder " + file.toAbsolutePath().getParent() + " does not exist; create it first",
+    NoSuchFileException e =
+        assertThrows(NoSuchFileException.class, () -> Checkpoint.save(file, new TinyNet(), null));
+    assertEquals(
+        file
+            + ": the folder "
+            + file.toAbsolutePath().getParent()
+            + " does not exist; create it first",
         e.getMessage());
     assertFalse(Files.exists(dir.resolve("missing")));
   }
@@ -391,15 +440,22 @@ class CheckpointTest {
     Path blocker = dir.resolve("blocked");
     Files.writeString(blocker, "a file, not a folder");
     Path inside = blocker.resolve("ckpt.safetensors");
-    NoSuchFileException notAFolder = assertThrows(NoSuchFileException.class,
-        () -> Checkpoint.save(inside, new TinyNet(), null));
+    NoSuchFileException notAFolder =
+        assertThrows(NoSuchFileException.class, () -> Checkpoint.save(inside, new TinyNet(), null));
     assertTrue(notAFolder.getMessage().startsWith(inside.toString()), notAFolder.getMessage());
     Path folderAsTarget = Files.createDirectory(dir.resolve("taken.safetensors"));
     Files.writeString(folderAsTarget.resolve("x"), "keeps the folder from being replaced");
-    IOException taken = assertThrows(IOException.class, () -> Checkpoint.save(folderAsTarget, new TinyNet(), null));
-    assertTrue(taken.getMessage().startsWith(folderAsTarget + ": not written ("), taken.getMessage());
-    assertTrue(taken.getMessage().endsWith("; the file there before, if any, is untouched"), taken.getMessage());
-    assertEquals(List.of("blocked", "ckpt.safetensors", "taken.safetensors"), listDir(), "no temporary file left");
+    IOException taken =
+        assertThrows(IOException.class, () -> Checkpoint.save(folderAsTarget, new TinyNet(), null));
+    assertTrue(
+        taken.getMessage().startsWith(folderAsTarget + ": not written ("), taken.getMessage());
+    assertTrue(
+        taken.getMessage().endsWith("; the file there before, if any, is untouched"),
+        taken.getMessage());
+    assertEquals(
+        List.of("blocked", "ckpt.safetensors", "taken.safetensors"),
+        listDir(),
+        "no temporary file left");
   }
 
   @Test
@@ -409,33 +465,42 @@ class CheckpointTest {
     Checkpoint.save(file, model, new Momentum(model.parameters(), 0.1, 0.9));
     byte[] good = Files.readAllBytes(file);
 
-    Path truncated = Files.write(dir.resolve("truncated.safetensors"), Arrays.copyOf(good, good.length - 3));
-    SafetensorsException cut = assertThrows(SafetensorsException.class,
-        () -> Checkpoint.load(truncated, MapLocation.to(Device.cpu())));
+    Path truncated =
+        Files.write(dir.resolve("truncated.safetensors"), Arrays.copyOf(good, good.length - 3));
+    SafetensorsException cut =
+        assertThrows(
+            SafetensorsException.class,
+            () -> Checkpoint.load(truncated, MapLocation.to(Device.cpu())));
     assertTrue(cut.getMessage().startsWith(truncated + ": truncated"), cut.getMessage());
 
     byte[] flipped = good.clone();
     flipped[8] = '[';
     Path corrupt = Files.write(dir.resolve("corrupt.safetensors"), flipped);
-    SafetensorsException bad = assertThrows(SafetensorsException.class,
-        () -> Checkpoint.load(corrupt, MapLocation.to(Device.cpu())));
+    SafetensorsException bad =
+        assertThrows(
+            SafetensorsException.class,
+            () -> Checkpoint.load(corrupt, MapLocation.to(Device.cpu())));
     assertTrue(bad.getMessage().startsWith(corrupt + ": invalid header"), bad.getMessage());
 
     Path empty = Files.write(dir.resolve("empty.safetensors"), new byte[0]);
-    assertThrows(SafetensorsException.class, () -> Checkpoint.load(empty, MapLocation.to(Device.cpu())));
+    assertThrows(
+        SafetensorsException.class, () -> Checkpoint.load(empty, MapLocation.to(Device.cpu())));
   }
 
   @Test
   void badDeviceEntriesAndNewerLayoutsAreReported() throws IOException {
     Path file = dir.resolve("odd.safetensors");
-    Safetensors.save(Map.of("w", Tensor.ones(2)), Map.of("ondevice/checkpoint", "1", "device/w", "gpu:0"), file);
-    SafetensorsException device = assertThrows(SafetensorsException.class,
-        () -> Checkpoint.load(file, MapLocation.to(Device.cpu())));
+    Safetensors.save(
+        Map.of("w", Tensor.ones(2)), Map.of("ondevice/checkpoint", "1", "device/w", "gpu:0"), file);
+    SafetensorsException device =
+        assertThrows(
+            SafetensorsException.class, () -> Checkpoint.load(file, MapLocation.to(Device.cpu())));
     assertTrue(device.getMessage().contains("device/w=gpu:0 is not a device"), device.getMessage());
 
     Safetensors.save(Map.of("w", Tensor.ones(2)), Map.of("ondevice/checkpoint", "2"), file);
-    SafetensorsException version = assertThrows(SafetensorsException.class,
-        () -> Checkpoint.load(file, MapLocation.to(Device.cpu())));
+    SafetensorsException version =
+        assertThrows(
+            SafetensorsException.class, () -> Checkpoint.load(file, MapLocation.to(Device.cpu())));
     assertTrue(version.getMessage().contains("layout version 2"), version.getMessage());
   }
 }

@@ -36,11 +36,11 @@ import org.junit.jupiter.api.io.TempDir;
 class FuzzTest {
   private static final long SEED = 23;
   private static final int CASES = 400;
+
   /** The time bound of each file's cases; fewer run on a slow machine, never more. */
   private static final long BUDGET_NANOS = 8_000_000_000L;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   /** What the cases of one file gave. */
   static final class Figures {
@@ -53,8 +53,18 @@ class FuzzTest {
 
     @Override
     public String toString() {
-      return cases + " cases: " + (named + checksum) + " named errors (" + checksum + " of them checksum errors), "
-          + identical + " identical loads, " + silent + " silent differences, " + unnamed.size() + " unnamed errors";
+      return cases
+          + " cases: "
+          + (named + checksum)
+          + " named errors ("
+          + checksum
+          + " of them checksum errors), "
+          + identical
+          + " identical loads, "
+          + silent
+          + " silent differences, "
+          + unnamed.size()
+          + " unnamed errors";
     }
   }
 
@@ -76,7 +86,8 @@ class FuzzTest {
         case 1 -> b = Arrays.copyOf(b, random.nextInt(b.length)); // a truncation
         case 2 -> { // a header byte replaced by a printable character or a digit
           int at = random.nextInt(headerEnd);
-          b[at] = (byte) (random.nextBoolean() ? '0' + random.nextInt(10) : 32 + random.nextInt(95));
+          b[at] =
+              (byte) (random.nextBoolean() ? '0' + random.nextInt(10) : 32 + random.nextInt(95));
         }
         default -> { // a bit flip in the header
           int at = random.nextInt(headerEnd);
@@ -88,8 +99,9 @@ class FuzzTest {
     return out;
   }
 
-  private Figures fuzz(String name, byte[] original, int headerEnd, Reader reader,
-      Class<? extends Exception> named) throws IOException {
+  private Figures fuzz(
+      String name, byte[] original, int headerEnd, Reader reader, Class<? extends Exception> named)
+      throws IOException {
     Path file = dir.resolve(name);
     Files.write(file, original);
     String expected = reader.read(file);
@@ -111,8 +123,10 @@ class FuzzTest {
         boolean names = e.getMessage() != null && e.getMessage().startsWith(file + ": ");
         if (names && e.getMessage().contains("checksum mismatch")) {
           f.checksum++;
-        } else if (names && (named.isInstance(e) || e instanceof IllegalArgumentException
-            || e instanceof IllegalStateException)) {
+        } else if (names
+            && (named.isInstance(e)
+                || e instanceof IllegalArgumentException
+                || e instanceof IllegalStateException)) {
           f.named++;
         } else {
           f.unnamed.add(e.toString());
@@ -125,16 +139,35 @@ class FuzzTest {
     return f;
   }
 
-  /** A checkpoint's content as text: every tensor's name, dtype, shape and bits, and the optimizer's metadata. */
+  /**
+   * A checkpoint's content as text: every tensor's name, dtype, shape and bits, and the optimizer's
+   * metadata.
+   */
   private static String describe(Checkpoint c) {
     StringBuilder sb = new StringBuilder();
-    c.stateDict().forEach((k, t) -> sb.append(k).append(' ').append(t.dtype()).append(t.shape())
-        .append(Arrays.toString(t.toDoubleArray())).append('\n'));
-    c.optimizerState().ifPresent(s -> {
-      s.tensors().forEach((k, t) -> sb.append(k).append(' ').append(t.dtype()).append(t.shape())
-          .append(Arrays.toString(t.toDoubleArray())).append('\n'));
-      sb.append(s.metadata());
-    });
+    c.stateDict()
+        .forEach(
+            (k, t) ->
+                sb.append(k)
+                    .append(' ')
+                    .append(t.dtype())
+                    .append(t.shape())
+                    .append(Arrays.toString(t.toDoubleArray()))
+                    .append('\n'));
+    c.optimizerState()
+        .ifPresent(
+            s -> {
+              s.tensors()
+                  .forEach(
+                      (k, t) ->
+                          sb.append(k)
+                              .append(' ')
+                              .append(t.dtype())
+                              .append(t.shape())
+                              .append(Arrays.toString(t.toDoubleArray()))
+                              .append('\n'));
+              sb.append(s.metadata());
+            });
     return sb.toString();
   }
 
@@ -153,14 +186,21 @@ class FuzzTest {
     Checkpoint.save(file, fc.stateDict(), adam.stateDict());
     byte[] bytes = Files.readAllBytes(file);
     int headerEnd = 8 + (int) ByteBuffer.wrap(bytes, 0, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
-    Figures f = fuzz("ckpt.safetensors", bytes, headerEnd,
-        p -> describe(Checkpoint.load(p, MapLocation.to(Device.cpu()))), SafetensorsException.class);
+    Figures f =
+        fuzz(
+            "ckpt.safetensors",
+            bytes,
+            headerEnd,
+            p -> describe(Checkpoint.load(p, MapLocation.to(Device.cpu()))),
+            SafetensorsException.class);
     assertEquals(0, f.silent, "with a checksum, no silent difference: " + f);
     assertTrue(f.checksum > 0, "some cases were caught by the checksum alone: " + f);
 
-    // The strict restore accepts every identical load: an optimizer restored from the original works.
+    // The strict restore accepts every identical load: an optimizer restored from the original
+    // works.
     Adam restored = new Adam(new Linear(4, 3).parameters(), 0.5);
-    OptimizerState state = Checkpoint.load(file, MapLocation.to(Device.cpu())).optimizerState().orElseThrow();
+    OptimizerState state =
+        Checkpoint.load(file, MapLocation.to(Device.cpu())).optimizerState().orElseThrow();
     restored.loadStateDict(state);
     assertEquals(0.01, restored.learningRate());
   }
@@ -193,7 +233,8 @@ class FuzzTest {
     }
     byte[] bytes = gz.toByteArray();
     // gzip's own header is 10 bytes; its CRC-32 guards the rest.
-    Figures f = fuzz("gzipped.idx.gz", bytes, 10, p -> describe(Idx.read(p)), IdxFormatException.class);
+    Figures f =
+        fuzz("gzipped.idx.gz", bytes, 10, p -> describe(Idx.read(p)), IdxFormatException.class);
     assertEquals(0, f.silent, "gzip's CRC-32 leaves no silent difference: " + f);
   }
 }

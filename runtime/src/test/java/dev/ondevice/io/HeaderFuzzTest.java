@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 class HeaderFuzzTest {
   private static final long SEED = 22;
   private static final int CASES = 4000;
+
   /** Characters that change JSON's structure, and some that break it. */
   private static final byte[] ALPHABET = "{}[]\":,-.0123456789eE \\u\tntf_aF\u00ff".getBytes(UTF_8);
 
@@ -57,7 +58,8 @@ class HeaderFuzzTest {
   }
 
   private static byte[] file(byte[] header, byte[] data) {
-    ByteBuffer b = ByteBuffer.allocate(8 + header.length + data.length).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer b =
+        ByteBuffer.allocate(8 + header.length + data.length).order(ByteOrder.LITTLE_ENDIAN);
     return b.putLong(header.length).put(header).put(data).array();
   }
 
@@ -89,7 +91,8 @@ class HeaderFuzzTest {
         other.add("case " + i + ": " + e);
       }
     }
-    System.out.println("header fuzz: " + CASES + " cases, " + loaded + " loaded, " + rejected + " rejected");
+    System.out.println(
+        "header fuzz: " + CASES + " cases, " + loaded + " loaded, " + rejected + " rejected");
     assertEquals(List.of(), other, "exceptions other than SafetensorsException");
     assertEquals(CASES, loaded + rejected);
     assertTrue(loaded > 0 && rejected > 0, loaded + " loaded, " + rejected + " rejected");

@@ -10,7 +10,8 @@ class JsonStringsTest {
   void writesStringsAsSerdeJson() {
     StringBuilder sb = new StringBuilder();
     JsonStrings.append(sb, "a\"b\\c/\b\f\n\r\t\u0000\u001f\u007f\u00e9\uD83D\uDE00");
-    assertEquals("\"a\\\"b\\\\c/\\b\\f\\n\\r\\t\\u0000\\u001f\u007f\u00e9\uD83D\uDE00\"", sb.toString());
+    assertEquals(
+        "\"a\\\"b\\\\c/\\b\\f\\n\\r\\t\\u0000\\u001f\u007f\u00e9\uD83D\uDE00\"", sb.toString());
   }
 
   @Test

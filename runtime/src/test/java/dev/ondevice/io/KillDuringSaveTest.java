@@ -31,11 +31,13 @@ import org.junit.jupiter.api.io.TempDir;
 class KillDuringSaveTest {
   /** Kills always made. */
   private static final int KILLS = 3;
-  /** Kills made at most, while none has yet landed mid-write: timing varies from machine to machine. */
+
+  /**
+   * Kills made at most, while none has yet landed mid-write: timing varies from machine to machine.
+   */
   private static final int MAX_KILLS = 15;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void aKilledSaveLeavesACompleteFileAndTheNextSaveRemovesItsLeftover() throws Exception {
@@ -44,11 +46,19 @@ class KillDuringSaveTest {
     int leftovers = 0;
     int kill = 0;
     for (; kill < KILLS || (leftovers == 0 && kill < MAX_KILLS); kill++) {
-      Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-          System.getProperty("java.class.path"), SaveLoop.class.getName(), file.toString())
-          .redirectErrorStream(true).start();
+      Process child =
+          new ProcessBuilder(
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  SaveLoop.class.getName(),
+                  file.toString())
+              .redirectErrorStream(true)
+              .start();
       try {
-        BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+        BufferedReader out =
+            new BufferedReader(
+                new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
         assertEquals("ready", firstLineNotAWarning(out), "the child started");
         Thread.sleep(200 + random.nextInt(400));
       } finally {
@@ -61,12 +71,14 @@ class KillDuringSaveTest {
       List<Path> left = temporaries(file);
       assertTrue(left.size() <= 1, "one save at a time leaves at most one temporary file: " + left);
       leftovers += left.size();
-      // A leftover is kept while it could still be a save in progress (younger than the threshold) ...
+      // A leftover is kept while it could still be a save in progress (younger than the threshold)
+      // ...
       Safetensors.save(Map.of("weight", Tensor.zeros(1)), Map.of("round", "-1"), file);
       assertEquals(left, temporaries(file), "a fresh leftover is kept");
       // ... and removed once stale, since its writer's lock died with the writer.
       for (Path p : left) {
-        Files.setLastModifiedTime(p, FileTime.from(Instant.now().minus(TemporaryFile.STALE_AFTER).minusSeconds(1)));
+        Files.setLastModifiedTime(
+            p, FileTime.from(Instant.now().minus(TemporaryFile.STALE_AFTER).minusSeconds(1)));
       }
       Safetensors.save(Map.of("weight", Tensor.zeros(1)), Map.of("round", "-1"), file);
       assertEquals(List.of(), temporaries(file), "stale leftovers are removed");
@@ -95,7 +107,10 @@ class KillDuringSaveTest {
     assertTrue(Files.exists(other), "another target's name is not touched");
   }
 
-  /** The child's first line other than the JVM's warnings (JDK 22+ warns when the native libraries load). */
+  /**
+   * The child's first line other than the JVM's warnings (JDK 22+ warns when the native libraries
+   * load).
+   */
   private static String firstLineNotAWarning(BufferedReader out) throws IOException {
     String line = out.readLine();
     while (line != null && (line.startsWith("WARNING") || line.isBlank())) {
@@ -119,7 +134,8 @@ class KillDuringSaveTest {
 
   private static List<Path> temporaries(Path file) throws IOException {
     try (Stream<Path> s = Files.list(file.getParent())) {
-      return s.filter(p -> TemporaryFile.isTemporaryOf(p, file.getFileName().toString())).sorted()
+      return s.filter(p -> TemporaryFile.isTemporaryOf(p, file.getFileName().toString()))
+          .sorted()
           .collect(Collectors.toList());
     }
   }

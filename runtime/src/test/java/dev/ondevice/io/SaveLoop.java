@@ -30,7 +30,8 @@ public final class SaveLoop {
     System.out.println("ready");
     System.out.flush();
     for (int round = 0; ; round++) {
-      Safetensors.save(Map.of("weight", parity[round % 2]), Map.of("round", Integer.toString(round)), file);
+      Safetensors.save(
+          Map.of("weight", parity[round % 2]), Map.of("round", Integer.toString(round)), file);
     }
   }
 }

@@ -20,8 +20,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Dropout, Embedding, Flatten, Sequential and LayerList. Layers without state need no move to work
- * on a device; the tests that apply them to device tensors suppress ModelNotMoved, which the
- * device analysis reports for any model that was never moved.
+ * on a device; the tests that apply them to device tensors suppress ModelNotMoved, which the device
+ * analysis reports for any model that was never moved.
  */
 class LayersTest {
   private static final String DEVICES = "dev.ondevice.TestDevices#all";
@@ -32,7 +32,10 @@ class LayersTest {
   @SuppressWarnings("ModelNotMoved")
   void dropoutZeroesAboutPAndScalesTheRestInTrainingOnly(Device device) {
     Dropout dropout = new Dropout(0.25);
-    Tensor x = Tensor.rand(Shape.of(40, 50), DType.FLOAT64, device, new Generator(3)).add(1.0).requiresGrad(true);
+    Tensor x =
+        Tensor.rand(Shape.of(40, 50), DType.FLOAT64, device, new Generator(3))
+            .add(1.0)
+            .requiresGrad(true);
     Tensor y = dropout.forward(x);
     assertEquals(device, y.device());
     double[] xs = x.toDoubleArray();
@@ -49,7 +52,8 @@ class LayersTest {
     y.sum().backward();
     double[] grad = x.grad().toDoubleArray();
     for (int i = 0; i < xs.length; i++) {
-      assertEquals(ys[i] == 0 ? 0 : 1 / 0.75, grad[i], 1e-12, "the gradient goes through the same mask");
+      assertEquals(
+          ys[i] == 0 ? 0 : 1 / 0.75, grad[i], 1e-12, "the gradient goes through the same mask");
     }
     dropout.eval();
     assertSame(x, dropout.forward(x));
@@ -60,7 +64,8 @@ class LayersTest {
 
   @Test
   void dropoutRejectsProbabilitiesOutsideTheUnitInterval() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new Dropout(1.5));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> new Dropout(1.5));
     assertEquals("Dropout: probability p must be between 0 and 1, got 1.5", e.getMessage());
     assertEquals(0.5, new Dropout().p());
   }
@@ -81,20 +86,27 @@ class LayersTest {
     }
     Reference.assertClose("rows of the table", expected, y, 0);
     y.sum().backward();
-    Reference.assertClose("repeated indices accumulate", new double[] {1, 1, 1, 0, 0, 0, 2, 2, 2, 0, 0, 0, 0, 0, 0, 1, 1, 1},
-        embedding.weight().grad(), 0);
-    assertEquals(Shape.of(3), embedding.forward(Tensor.of(new long[] {4}, Shape.scalar(), device)).shape());
+    Reference.assertClose(
+        "repeated indices accumulate",
+        new double[] {1, 1, 1, 0, 0, 0, 2, 2, 2, 0, 0, 0, 0, 0, 0, 1, 1, 1},
+        embedding.weight().grad(),
+        0);
+    assertEquals(
+        Shape.of(3), embedding.forward(Tensor.of(new long[] {4}, Shape.scalar(), device)).shape());
   }
 
   @Test
   @SuppressWarnings("ModelNotMoved") // deliberate: the layer that was never moved
   void aLayerNeverMovedSaysToMoveTheModel() {
     Linear fc = new Linear(3, 2);
-    DeviceMismatchException e = assertThrows(DeviceMismatchException.class,
-        () -> fc.forward(Tensor.zeros(Shape.of(1, 3), CUDA)));
-    assertEquals("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
-        + " (argument 'weight' of linear) If the weight is a model's parameter, move the model where its input is"
-        + " (model.toDevice(cuda:0)), once, before using it, or move the input where the model is", e.getMessage());
+    DeviceMismatchException e =
+        assertThrows(
+            DeviceMismatchException.class, () -> fc.forward(Tensor.zeros(Shape.of(1, 3), CUDA)));
+    assertEquals(
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+            + " (argument 'weight' of linear) If the weight is a model's parameter, move the model where its input is"
+            + " (model.toDevice(cuda:0)), once, before using it, or move the input where the model is",
+        e.getMessage());
   }
 
   @Test
@@ -109,13 +121,17 @@ class LayersTest {
     }
     assertEquals(0, sum / 10000, 0.05);
     assertEquals(1, squares / 10000, 0.1);
-    IllegalArgumentException dtype = assertThrows(IllegalArgumentException.class,
-        () -> embedding.forward(Tensor.zeros(Shape.of(2, 3), Device.cpu())));
-    assertEquals("Embedding: indices must be int64, got float32 (shape [2, 3])", dtype.getMessage());
+    IllegalArgumentException dtype =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> embedding.forward(Tensor.zeros(Shape.of(2, 3), Device.cpu())));
+    assertEquals(
+        "Embedding: indices must be int64, got float32 (shape [2, 3])", dtype.getMessage());
     Tensor onCuda = Tensor.of(new long[] {1}, Shape.of(1), CUDA);
     assertThrows(DeviceMismatchException.class, () -> embedding.forward(onCuda));
-    assertThrows(IndexOutOfBoundsException.class, () -> embedding.forward(Tensor.of(new long[] {200}, Shape.of(1),
-        Device.cpu())));
+    assertThrows(
+        IndexOutOfBoundsException.class,
+        () -> embedding.forward(Tensor.of(new long[] {200}, Shape.of(1), Device.cpu())));
     assertEquals(List.of("weight"), List.copyOf(embedding.stateDict().keySet()));
   }
 
@@ -141,7 +157,8 @@ class LayersTest {
     Tensor expected = last.forward(first.forward(x).relu());
     Reference.assertClose("chained", expected.toDoubleArray(), net.forward(x), 0);
     assertEquals(3, net.size());
-    assertEquals(List.of("layers.0.weight", "layers.0.bias", "layers.2.weight", "layers.2.bias"),
+    assertEquals(
+        List.of("layers.0.weight", "layers.0.bias", "layers.2.weight", "layers.2.bias"),
         List.copyOf(net.stateDict().keySet()));
     assertEquals(4, net.parameters().size());
     net.forward(x).sum().backward();
@@ -156,11 +173,25 @@ class LayersTest {
     Tensor rows = Tensor.randn(Shape.of(4, 3), Device.cpu());
     Tensor indices = Tensor.of(new long[] {4, 0, 2}, Shape.of(3), Device.cpu());
     Object[][] cases = {
-      {new Conv2d(2, 3, 3, 1, 1, true), image}, {new MaxPool2d(2), image}, {new AvgPool2d(3, 2, 1), image},
-      {new BatchNorm2d(2), image}, {new BatchNorm1d(3), rows}, {new LayerNorm(3), rows}, {new Embedding(5, 4), indices},
-      {new Linear(3, 2), rows}, {new Flatten(), image}, {new Dropout(0.3), rows}, {new ReLU(), rows}, {new Tanh(), rows},
-      {new Sigmoid(), rows}, {new GELU(), rows}, {new LeakyReLU(), rows}, {new Softmax(1), rows},
-      {new LogSoftmax(1), rows}, {new Sequential(new Linear(3, 3), new Tanh()), rows}};
+      {new Conv2d(2, 3, 3, 1, 1, true), image},
+      {new MaxPool2d(2), image},
+      {new AvgPool2d(3, 2, 1), image},
+      {new BatchNorm2d(2), image},
+      {new BatchNorm1d(3), rows},
+      {new LayerNorm(3), rows},
+      {new Embedding(5, 4), indices},
+      {new Linear(3, 2), rows},
+      {new Flatten(), image},
+      {new Dropout(0.3), rows},
+      {new ReLU(), rows},
+      {new Tanh(), rows},
+      {new Sigmoid(), rows},
+      {new GELU(), rows},
+      {new LeakyReLU(), rows},
+      {new Softmax(1), rows},
+      {new LogSoftmax(1), rows},
+      {new Sequential(new Linear(3, 3), new Tanh()), rows}
+    };
     for (Object[] c : cases) {
       Layer layer = (Layer) c[0];
       Tensor x = (Tensor) c[1];
@@ -182,7 +213,8 @@ class LayersTest {
 
   @Test
   void sequentialAndLayerListMoveTrainAndSaveTheirLayers() {
-    Sequential net = new Sequential(new Conv2d(1, 2, 3), new BatchNorm2d(2), new Dropout(), new Flatten());
+    Sequential net =
+        new Sequential(new Conv2d(1, 2, 3), new BatchNorm2d(2), new Dropout(), new Flatten());
     net.toDevice(CUDA);
     assertEquals(CUDA, ((BatchNorm2d) net.get(1)).runningMean().device());
     assertEquals(CUDA, ((Conv2d) net.get(0)).weight().device());
@@ -198,8 +230,15 @@ class LayersTest {
     }
     LayerList list = new LayerList(blocks);
     assertEquals(3, list.size());
-    assertEquals(List.of("layers.0.weight", "layers.0.bias", "layers.1.weight", "layers.1.bias", "layers.2.weight",
-        "layers.2.bias"), List.copyOf(list.stateDict().keySet()));
+    assertEquals(
+        List.of(
+            "layers.0.weight",
+            "layers.0.bias",
+            "layers.1.weight",
+            "layers.1.bias",
+            "layers.2.weight",
+            "layers.2.bias"),
+        List.copyOf(list.stateDict().keySet()));
     list.toDevice(CUDA);
     Tensor h = Tensor.randn(Shape.of(2, 4), CUDA);
     for (Layer block : list) {

@@ -24,14 +24,45 @@ class ModelTest {
   @Test
   void parametersAndBuffersAreNamedInDeclarationOrderSuperclassFirst() {
     TestModels.Net net = new TestModels.Net();
-    assertEquals(List.of("scale", "fc1.weight", "fc1.bias", "blocks.0.w", "blocks.1.w", "heads.a.w", "heads.b.w"),
+    assertEquals(
+        List.of(
+            "scale",
+            "fc1.weight",
+            "fc1.bias",
+            "blocks.0.w",
+            "blocks.1.w",
+            "heads.a.w",
+            "heads.b.w"),
         List.copyOf(net.namedParameters().keySet()));
-    assertEquals(List.of("runningMean", "scratch", "mask", "vocabulary", "blocks.0.count", "blocks.1.count",
-        "heads.a.count", "heads.b.count"), List.copyOf(net.namedBuffers().keySet()));
-    assertEquals(List.of("scale", "fc1.weight", "fc1.bias", "runningMean", "vocabulary", "blocks.0.w",
-        "blocks.0.count", "blocks.1.w", "blocks.1.count", "heads.a.w", "heads.a.count", "heads.b.w",
-        "heads.b.count"), List.copyOf(net.stateDict().keySet()));
-    assertEquals(List.of("fc1", "blocks.0", "blocks.1", "heads.a", "heads.b"),
+    assertEquals(
+        List.of(
+            "runningMean",
+            "scratch",
+            "mask",
+            "vocabulary",
+            "blocks.0.count",
+            "blocks.1.count",
+            "heads.a.count",
+            "heads.b.count"),
+        List.copyOf(net.namedBuffers().keySet()));
+    assertEquals(
+        List.of(
+            "scale",
+            "fc1.weight",
+            "fc1.bias",
+            "runningMean",
+            "vocabulary",
+            "blocks.0.w",
+            "blocks.0.count",
+            "blocks.1.w",
+            "blocks.1.count",
+            "heads.a.w",
+            "heads.a.count",
+            "heads.b.w",
+            "heads.b.count"),
+        List.copyOf(net.stateDict().keySet()));
+    assertEquals(
+        List.of("fc1", "blocks.0", "blocks.1", "heads.a", "heads.b"),
         List.copyOf(net.namedChildren().keySet()));
   }
 
@@ -51,7 +82,10 @@ class ModelTest {
   @Test
   void aModelWithAnUnsetBufferLoadsItsOwnStateDict() {
     TestModels.Lazy saved = new TestModels.Lazy();
-    assertEquals(List.of("fc.weight", "fc.bias"), List.copyOf(saved.stateDict().keySet()), "null buffers left out");
+    assertEquals(
+        List.of("fc.weight", "fc.bias"),
+        List.copyOf(saved.stateDict().keySet()),
+        "null buffers left out");
     TestModels.Lazy restored = new TestModels.Lazy();
     LoadResult result = restored.loadStateDict(saved.stateDict(), true);
     assertEquals(List.of(), result.missingKeys());
@@ -65,13 +99,18 @@ class ModelTest {
     Map<String, TestModels.Block> hashed = new java.util.HashMap<>();
     hashed.put("c", new TestModels.Block(1));
     hashed.put("ba", new TestModels.Block(2));
-    assertEquals(List.of("c", "ba"), List.copyOf(hashed.keySet()), "a HashMap's own order, not the keys' order");
-    assertEquals(List.of("heads.ba.w", "heads.c.w"),
+    assertEquals(
+        List.of("c", "ba"),
+        List.copyOf(hashed.keySet()),
+        "a HashMap's own order, not the keys' order");
+    assertEquals(
+        List.of("heads.ba.w", "heads.c.w"),
         List.copyOf(new TestModels.Heads(hashed).namedParameters().keySet()));
     Map<String, TestModels.Block> inserted = new java.util.LinkedHashMap<>();
     inserted.put("c", new TestModels.Block(1));
     inserted.put("ba", new TestModels.Block(2));
-    assertEquals(List.of("heads.c.w", "heads.ba.w"),
+    assertEquals(
+        List.of("heads.c.w", "heads.ba.w"),
         List.copyOf(new TestModels.Heads(inserted).namedParameters().keySet()));
   }
 
@@ -121,8 +160,11 @@ class ModelTest {
     TestModels.Shared shared = new TestModels.Shared();
     assertEquals(List.of("first.w"), List.copyOf(shared.namedParameters().keySet()));
     assertEquals(1, shared.parameters().size());
-    // As PyTorch's state_dict(): tied weights under both names, so that its state dicts load strictly.
-    assertEquals(List.of("first.w", "first.count", "second.w", "second.count"), List.copyOf(shared.stateDict().keySet()));
+    // As PyTorch's state_dict(): tied weights under both names, so that its state dicts load
+    // strictly.
+    assertEquals(
+        List.of("first.w", "first.count", "second.w", "second.count"),
+        List.copyOf(shared.stateDict().keySet()));
     Map<String, Tensor> state = new LinkedHashMap<>(shared.stateDict());
     state.put("first.w", Tensor.full(shared.first.w.shape(), 3.0));
     state.put("second.w", Tensor.full(shared.first.w.shape(), 3.0));
@@ -130,7 +172,8 @@ class ModelTest {
     assertTrue(loaded.loadStateDict(state, true).missingKeys().isEmpty());
     assertEquals(3.0, loaded.second.w.toDoubleArray()[0]);
     state.remove("second.w");
-    StateDictException e = assertThrows(StateDictException.class, () -> loaded.loadStateDict(state, true));
+    StateDictException e =
+        assertThrows(StateDictException.class, () -> loaded.loadStateDict(state, true));
     assertTrue(e.getMessage().contains("second.w"), e.getMessage());
     shared.toDevice(CUDA);
     assertEquals(CUDA, shared.second.w.device());
@@ -157,13 +200,16 @@ class ModelTest {
     state.remove("runningMean");
     state.put("extra.weight", Tensor.zeros(1));
     state.put("fc1.bias", Tensor.zeros(5));
-    StateDictException e = assertThrows(StateDictException.class, () -> net.loadStateDict(state, true));
+    StateDictException e =
+        assertThrows(StateDictException.class, () -> net.loadStateDict(state, true));
     assertEquals(List.of("runningMean"), e.missingKeys());
     assertEquals(List.of("extra.weight"), e.unexpectedKeys());
     assertEquals(List.of("fc1.bias"), e.mismatchedKeys());
     assertTrue(e.getMessage().contains("Missing key(s): runningMean"), e.getMessage());
     assertTrue(e.getMessage().contains("Unexpected key(s): extra.weight"), e.getMessage());
-    assertTrue(e.getMessage().contains("fc1.bias: the state has shape [5], the model [4]"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("fc1.bias: the state has shape [5], the model [4]"),
+        e.getMessage());
     assertArrayEquals(weightBefore, net.fc1.weight().toFloatArray());
   }
 
@@ -177,7 +223,8 @@ class ModelTest {
     assertEquals(List.of("scale"), r.missingKeys());
     assertEquals(List.of("unused"), r.unexpectedKeys());
     state.put("fc1.weight", Tensor.zeros(2, 2));
-    StateDictException e = assertThrows(StateDictException.class, () -> net.loadStateDict(state, false));
+    StateDictException e =
+        assertThrows(StateDictException.class, () -> net.loadStateDict(state, false));
     assertEquals(List.of("fc1.weight"), e.mismatchedKeys());
     assertEquals(List.of(), e.missingKeys());
     assertEquals(List.of(), e.unexpectedKeys());
@@ -190,8 +237,12 @@ class ModelTest {
     Linear cuda = new Linear(2, 2);
     cuda.toDevice(CUDA);
     Linear cpu = new Linear(2, 2);
-    Map<String, Tensor> state = Map.of("weight", Tensor.of(new double[] {1, 2, 3, 4}, 2, 2),
-        "bias", Tensor.of(new double[] {5, 6}));
+    Map<String, Tensor> state =
+        Map.of(
+            "weight",
+            Tensor.of(new double[] {1, 2, 3, 4}, 2, 2),
+            "bias",
+            Tensor.of(new double[] {5, 6}));
     cuda.loadStateDict(state, true);
     assertEquals(CUDA, cuda.weight().device());
     assertEquals(dev.ondevice.DType.FLOAT32, cuda.weight().dtype());
@@ -223,28 +274,38 @@ class ModelTest {
   }
 
   @Test
-  @SuppressWarnings("LocalModelClass") // the run-time message, for code compiled without the analysis
+  @SuppressWarnings(
+      "LocalModelClass") // the run-time message, for code compiled without the analysis
   void anonymousModelClassesAreRejectedWithAReason() {
     Model anonymous = new Model() {};
-    IllegalStateException e = assertThrows(IllegalStateException.class, () -> anonymous.toDevice(CUDA));
+    IllegalStateException e =
+        assertThrows(IllegalStateException.class, () -> anonymous.toDevice(CUDA));
     assertTrue(e.getMessage().contains("is anonymous"), e.getMessage());
   }
 
   @Test
   void modelsPrintTheirStructureAsPyTorchDoes() {
-    Sequential net = new Sequential(new Linear(784, 128), new ReLU(), new Dropout(0.25),
-        new Conv2d(1, 8, 3, 1, 1, false), new BatchNorm1d(10));
-    assertEquals("""
+    Sequential net =
+        new Sequential(
+            new Linear(784, 128),
+            new ReLU(),
+            new Dropout(0.25),
+            new Conv2d(1, 8, 3, 1, 1, false),
+            new BatchNorm1d(10));
+    assertEquals(
+        """
         Sequential(
           (0): Linear(in_features=784, out_features=128, bias=true)
           (1): ReLU()
           (2): Dropout(p=0.25)
           (3): Conv2d(1, 8, kernel_size=3, stride=1, padding=1, bias=false)
           (4): BatchNorm1d(10, eps=1.0E-5, momentum=0.1, affine=true)
-        )""", net.toString());
+        )""",
+        net.toString());
     TestModels.Net nested = new TestModels.Net();
     String printed = nested.toString();
-    assertEquals("""
+    assertEquals(
+        """
         Net(
           (fc1): Linear(in_features=3, out_features=4, bias=true)
           (blocks): List(
@@ -255,15 +316,18 @@ class ModelTest {
             (a): Block()
             (b): Block()
           )
-        )""", printed);
-    assertEquals("""
+        )""",
+        printed);
+    assertEquals(
+        """
         LayerList(
           (0): Sequential(
             (0): Linear(in_features=2, out_features=2, bias=true)
             (1): ReLU()
           )
           (1): Tanh()
-        )""", new LayerList(new Sequential(new Linear(2, 2), new ReLU()), new Tanh()).toString());
+        )""",
+        new LayerList(new Sequential(new Linear(2, 2), new ReLU()), new Tanh()).toString());
     assertEquals("Flatten(start_dim=1, end_dim=-1)", new Flatten().toString());
   }
 
@@ -281,11 +345,12 @@ class ModelTest {
     net.apply(applied::add);
     assertEquals(List.of(shared, all.get(3), inner, net), applied);
     try (dev.ondevice.Autograd.Scope ignored = dev.ondevice.Autograd.noGrad()) {
-      net.apply(m -> {
-        if (m instanceof Linear l) {
-          l.weight().fill(0.5);
-        }
-      });
+      net.apply(
+          m -> {
+            if (m instanceof Linear l) {
+              l.weight().fill(0.5);
+            }
+          });
     }
     assertArrayEquals(new float[] {0.5f, 0.5f, 0.5f, 0.5f}, shared.weight().toFloatArray());
     assertEquals(Shape.of(2, 2), shared.weight().size());

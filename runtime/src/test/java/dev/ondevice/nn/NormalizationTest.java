@@ -18,7 +18,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** BatchNorm1d, BatchNorm2d and LayerNorm: statistics by hand, train and eval, buffers, devices, state, bad input. */
+/**
+ * BatchNorm1d, BatchNorm2d and LayerNorm: statistics by hand, train and eval, buffers, devices,
+ * state, bad input.
+ */
 class NormalizationTest {
   private static final String DEVICES = "dev.ondevice.TestDevices#all";
   private static final Device CUDA = Device.cuda(0);
@@ -49,7 +52,14 @@ class NormalizationTest {
   }
 
   /** {@code (x - mean) / sqrt(var + eps) * weight + bias} per channel of {@code x [n, c, rest]}. */
-  private static double[] normalize(double[] x, int n, int c, int rest, double[] mean, double[] var, double[] weight,
+  private static double[] normalize(
+      double[] x,
+      int n,
+      int c,
+      int rest,
+      double[] mean,
+      double[] var,
+      double[] weight,
       double[] bias) {
     double[] out = new double[x.length];
     for (int i = 0; i < n; i++) {
@@ -80,8 +90,11 @@ class NormalizationTest {
       double[] xs = x.toDoubleArray();
       double[][] stats = channelStats(xs, 4, 3, 10);
       Tensor y = bn.forward(x);
-      Reference.assertClose("train output, step " + step, normalize(xs, 4, 3, 10, stats[0], stats[1], weight, bias),
-          y, 1e-10);
+      Reference.assertClose(
+          "train output, step " + step,
+          normalize(xs, 4, 3, 10, stats[0], stats[1], weight, bias),
+          y,
+          1e-10);
       for (int ch = 0; ch < 3; ch++) {
         runningMean[ch] = 0.9 * runningMean[ch] + 0.1 * stats[0][ch];
         runningVar[ch] = 0.9 * runningVar[ch] + 0.1 * stats[1][ch] * 40 / 39;
@@ -97,8 +110,11 @@ class NormalizationTest {
     bn.eval();
     Tensor x = randn(device, 9, 2, 3, 2, 5);
     Tensor y = bn.forward(x);
-    Reference.assertClose("eval output uses the running statistics",
-        normalize(x.toDoubleArray(), 2, 3, 10, runningMean, runningVar, weight, bias), y, 1e-6);
+    Reference.assertClose(
+        "eval output uses the running statistics",
+        normalize(x.toDoubleArray(), 2, 3, 10, runningMean, runningVar, weight, bias),
+        y,
+        1e-6);
     Reference.assertClose("eval leaves the running mean", runningMean, bn.runningMean(), 1e-6);
     assertEquals(3, bn.numBatchesTracked().itemAsLong());
   }
@@ -111,12 +127,18 @@ class NormalizationTest {
     double[][] stats = channelStats(x.toDoubleArray(), 6, 4, 1);
     double[] ones = {1, 1, 1, 1};
     double[] zeros = {0, 0, 0, 0};
-    Reference.assertClose("[N, C]", normalize(x.toDoubleArray(), 6, 4, 1, stats[0], stats[1], ones, zeros),
-        bn.forward(x), 1e-10);
+    Reference.assertClose(
+        "[N, C]",
+        normalize(x.toDoubleArray(), 6, 4, 1, stats[0], stats[1], ones, zeros),
+        bn.forward(x),
+        1e-10);
     Tensor seq = randn(device, 2, 3, 4, 5);
     double[][] seqStats = channelStats(seq.toDoubleArray(), 3, 4, 5);
-    Reference.assertClose("[N, C, L]", normalize(seq.toDoubleArray(), 3, 4, 5, seqStats[0], seqStats[1], ones, zeros),
-        bn.forward(seq), 1e-10);
+    Reference.assertClose(
+        "[N, C, L]",
+        normalize(seq.toDoubleArray(), 3, 4, 5, seqStats[0], seqStats[1], ones, zeros),
+        bn.forward(seq),
+        1e-10);
     assertEquals(2, bn.numBatchesTracked().itemAsLong());
   }
 
@@ -129,14 +151,16 @@ class NormalizationTest {
     Reference.assertClose("initial running var", new double[] {1, 1}, bn.runningVar(), 0);
     assertEquals(0, bn.numBatchesTracked().itemAsLong());
     Map<String, Tensor> state = bn.stateDict();
-    assertEquals(List.of("weight", "bias", "runningMean", "runningVar", "numBatchesTracked"),
+    assertEquals(
+        List.of("weight", "bias", "runningMean", "runningVar", "numBatchesTracked"),
         List.copyOf(state.keySet()));
     assertEquals(List.of("weight", "bias"), List.copyOf(bn.namedParameters().keySet()));
     Tensor meanBefore = bn.runningMean();
     Parameter weight = bn.weight();
     bn.toDevice(CUDA);
     assertNotSame(meanBefore, bn.runningMean());
-    for (Tensor t : List.of(bn.runningMean(), bn.runningVar(), bn.numBatchesTracked(), bn.weight())) {
+    for (Tensor t :
+        List.of(bn.runningMean(), bn.runningVar(), bn.numBatchesTracked(), bn.weight())) {
       assertEquals(CUDA, t.device());
     }
     assertEquals(weight, bn.weight());
@@ -146,32 +170,48 @@ class NormalizationTest {
 
     BatchNorm1d plain = new BatchNorm1d(3, 1e-3, 0.5, false, CUDA);
     assertNull(plain.weight());
-    assertEquals(List.of("runningMean", "runningVar", "numBatchesTracked"), List.copyOf(plain.stateDict().keySet()));
+    assertEquals(
+        List.of("runningMean", "runningVar", "numBatchesTracked"),
+        List.copyOf(plain.stateDict().keySet()));
     assertEquals(CUDA, plain.runningMean().device());
   }
 
   @Test
   void badInputsNameTheLayerAndTheShape() {
     BatchNorm2d bn = new BatchNorm2d(3);
-    IllegalArgumentException rank = assertThrows(IllegalArgumentException.class,
-        () -> bn.forward(Tensor.zeros(Shape.of(4, 3), Device.cpu())));
-    assertEquals("BatchNorm2d: expected a 4-d [N, C, H, W] input, got shape [4, 3]", rank.getMessage());
-    IllegalArgumentException channels = assertThrows(IllegalArgumentException.class,
-        () -> bn.forward(Tensor.zeros(Shape.of(2, 4, 2, 2), Device.cpu())));
-    assertEquals("BatchNorm2d: expected 3 channels (dimension 1), got an input of shape [2, 4, 2, 2]",
+    IllegalArgumentException rank =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> bn.forward(Tensor.zeros(Shape.of(4, 3), Device.cpu())));
+    assertEquals(
+        "BatchNorm2d: expected a 4-d [N, C, H, W] input, got shape [4, 3]", rank.getMessage());
+    IllegalArgumentException channels =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> bn.forward(Tensor.zeros(Shape.of(2, 4, 2, 2), Device.cpu())));
+    assertEquals(
+        "BatchNorm2d: expected 3 channels (dimension 1), got an input of shape [2, 4, 2, 2]",
         channels.getMessage());
-    IllegalArgumentException single = assertThrows(IllegalArgumentException.class,
-        () -> new BatchNorm1d(3).forward(Tensor.zeros(Shape.of(1, 3), Device.cpu())));
-    assertEquals("BatchNorm1d: expected more than 1 value per channel when training, got an input of shape [1, 3]",
+    IllegalArgumentException single =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> new BatchNorm1d(3).forward(Tensor.zeros(Shape.of(1, 3), Device.cpu())));
+    assertEquals(
+        "BatchNorm1d: expected more than 1 value per channel when training, got an input of shape [1, 3]",
         single.getMessage());
     BatchNorm1d evaluating = new BatchNorm1d(3);
     evaluating.eval();
-    assertEquals(Shape.of(1, 3), evaluating.forward(Tensor.zeros(Shape.of(1, 3), Device.cpu())).shape());
+    assertEquals(
+        Shape.of(1, 3), evaluating.forward(Tensor.zeros(Shape.of(1, 3), Device.cpu())).shape());
     assertThrows(IllegalArgumentException.class, () -> new BatchNorm2d(0));
-    IllegalArgumentException norm = assertThrows(IllegalArgumentException.class,
-        () -> new LayerNorm(Shape.of(4, 5), 1e-5, true, Device.cpu()).forward(Tensor.zeros(Shape.of(2, 3, 5),
-            Device.cpu())));
-    assertEquals("LayerNorm: expected an input whose last 2 dimension(s) are [4, 5], got shape [2, 3, 5]",
+    IllegalArgumentException norm =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                new LayerNorm(Shape.of(4, 5), 1e-5, true, Device.cpu())
+                    .forward(Tensor.zeros(Shape.of(2, 3, 5), Device.cpu())));
+    assertEquals(
+        "LayerNorm: expected an input whose last 2 dimension(s) are [4, 5], got shape [2, 3, 5]",
         norm.getMessage());
   }
 
@@ -179,14 +219,22 @@ class NormalizationTest {
   void eachBatchNormAcceptsItsOwnRanksOnly() {
     String oneD = "BatchNorm1d: expected a 2-d [N, C] or 3-d [N, C, L] input, got shape ";
     for (Shape shape : List.of(Shape.of(3), Shape.of(2, 3, 2, 2))) {
-      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-          () -> new BatchNorm1d(3).forward(Tensor.zeros(shape, Device.cpu())));
+      IllegalArgumentException e =
+          assertThrows(
+              IllegalArgumentException.class,
+              () -> new BatchNorm1d(3).forward(Tensor.zeros(shape, Device.cpu())));
       assertEquals(oneD + shape, e.getMessage());
     }
-    IllegalArgumentException fiveD = assertThrows(IllegalArgumentException.class,
-        () -> new BatchNorm2d(3).forward(Tensor.zeros(Shape.of(2, 3, 2, 2, 2), Device.cpu())));
-    assertEquals("BatchNorm2d: expected a 4-d [N, C, H, W] input, got shape [2, 3, 2, 2, 2]", fiveD.getMessage());
-    assertEquals(Shape.of(2, 3, 4), new BatchNorm1d(3).forward(Tensor.randn(Shape.of(2, 3, 4), Device.cpu())).shape());
+    IllegalArgumentException fiveD =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> new BatchNorm2d(3).forward(Tensor.zeros(Shape.of(2, 3, 2, 2, 2), Device.cpu())));
+    assertEquals(
+        "BatchNorm2d: expected a 4-d [N, C, H, W] input, got shape [2, 3, 2, 2, 2]",
+        fiveD.getMessage());
+    assertEquals(
+        Shape.of(2, 3, 4),
+        new BatchNorm1d(3).forward(Tensor.randn(Shape.of(2, 3, 4), Device.cpu())).shape());
   }
 
   @ParameterizedTest

@@ -13,9 +13,22 @@ import java.util.Arrays;
 final class Reference {
   private Reference() {}
 
-  /** Cross-correlation of {@code x [n,c,h,w]} with {@code w [o,c,kh,kw]} plus {@code b} (or null). */
-  static double[] conv2d(double[] x, int n, int c, int h, int wd, double[] w, int o, int kh, int kw, double[] b,
-      int stride, int pad) {
+  /**
+   * Cross-correlation of {@code x [n,c,h,w]} with {@code w [o,c,kh,kw]} plus {@code b} (or null).
+   */
+  static double[] conv2d(
+      double[] x,
+      int n,
+      int c,
+      int h,
+      int wd,
+      double[] w,
+      int o,
+      int kh,
+      int kw,
+      double[] b,
+      int stride,
+      int pad) {
     int oh = (h + 2 * pad - kh) / stride + 1;
     int ow = (wd + 2 * pad - kw) / stride + 1;
     double[] out = new double[n * o * oh * ow];
@@ -44,11 +57,12 @@ final class Reference {
   }
 
   /**
-   * Max pooling of {@code x [planes, h, w]}: the first maximum of each window in row-major order
-   * (a NaN wins; padding never does). Returns the values, and the flat plane positions into
-   * {@code positions} when it is not null.
+   * Max pooling of {@code x [planes, h, w]}: the first maximum of each window in row-major order (a
+   * NaN wins; padding never does). Returns the values, and the flat plane positions into {@code
+   * positions} when it is not null.
    */
-  static double[] maxPool2d(double[] x, int planes, int h, int w, int k, int stride, int pad, long[] positions) {
+  static double[] maxPool2d(
+      double[] x, int planes, int h, int w, int k, int stride, int pad, long[] positions) {
     int oh = (h + 2 * pad - k) / stride + 1;
     int ow = (w + 2 * pad - k) / stride + 1;
     double[] out = new double[planes * oh * ow];
@@ -58,7 +72,9 @@ final class Reference {
           double max = Double.NEGATIVE_INFINITY;
           long best = -1;
           for (int r = Math.max(0, y * stride - pad); r < Math.min(h, y * stride - pad + k); r++) {
-            for (int q = Math.max(0, z * stride - pad); q < Math.min(w, z * stride - pad + k); q++) {
+            for (int q = Math.max(0, z * stride - pad);
+                q < Math.min(w, z * stride - pad + k);
+                q++) {
               double v = x[(p * h + r) * w + q];
               if (best < 0 || v > max || Double.isNaN(v)) {
                 max = v;
@@ -122,11 +138,23 @@ final class Reference {
     double[] got = actual.toDoubleArray();
     assertEquals(expected.length, got.length, what + ": element count");
     for (int i = 0; i < got.length; i++) {
-      boolean same = Double.isNaN(expected[i]) ? Double.isNaN(got[i])
-          : Math.abs(expected[i] - got[i]) <= tolerance * Math.max(1, Math.abs(expected[i]));
+      boolean same =
+          Double.isNaN(expected[i])
+              ? Double.isNaN(got[i])
+              : Math.abs(expected[i] - got[i]) <= tolerance * Math.max(1, Math.abs(expected[i]));
       if (!same) {
-        fail(what + ": element " + i + " is " + got[i] + ", expected " + expected[i] + "\nexpected: "
-            + Arrays.toString(expected) + "\nactual:   " + Arrays.toString(got));
+        fail(
+            what
+                + ": element "
+                + i
+                + " is "
+                + got[i]
+                + ", expected "
+                + expected[i]
+                + "\nexpected: "
+                + Arrays.toString(expected)
+                + "\nactual:   "
+                + Arrays.toString(got));
       }
     }
   }

@@ -32,10 +32,19 @@ final class TestModels {
   static class Net extends Base {
     final Linear fc1 = new Linear(3, 4);
     @Buffer Tensor runningMean = Tensor.zeros(4, Device.cpu());
-    @Buffer(persistent = false) Tensor scratch = Tensor.zeros(4, Device.cpu());
+
+    @Buffer(persistent = false)
+    Tensor scratch = Tensor.zeros(4, Device.cpu());
+
     @OnDevice Tensor mask = Tensor.ones(4, Device.cpu());
-    @Buffer @OnDevice("cpu") Tensor vocabulary = Tensor.arange(5);
-    @OnDevice("cpu") Tensor lookupTable = Tensor.arange(10);
+
+    @Buffer
+    @OnDevice("cpu")
+    Tensor vocabulary = Tensor.arange(5);
+
+    @OnDevice("cpu")
+    Tensor lookupTable = Tensor.arange(10);
+
     final List<Block> blocks = List.of(new Block(1), new Block(2));
     final Map<String, Block> heads = new LinkedHashMap<>();
     int steps;
@@ -59,7 +68,10 @@ final class TestModels {
   static class Lazy extends Model {
     final Linear fc = new Linear(2, 2);
     @Buffer Tensor stats;
-    @Buffer @OnDevice("cpu") Tensor vocabulary;
+
+    @Buffer
+    @OnDevice("cpu")
+    Tensor vocabulary;
   }
 
   /** A model holding the same block twice. */

@@ -19,7 +19,8 @@ class AdagradTest {
   private static final double[][] GRADS = {{0.1, -0.2, 0.3}, {0.4, 0.0, -0.1}, {-0.3, 0.2, 0.2}};
 
   /** The reference: PyTorch's Adagrad step, in doubles. */
-  private static double[] reference(double lr, double lrDecay, double weightDecay, double initial, double eps) {
+  private static double[] reference(
+      double lr, double lrDecay, double weightDecay, double initial, double eps) {
     double[] p = START.clone();
     double[] s = {initial, initial, initial};
     for (int t = 1; t <= GRADS.length; t++) {
@@ -53,8 +54,10 @@ class AdagradTest {
   @MethodSource("dev.ondevice.TestDevices#all")
   void matchesPyTorchsRuleInEveryVariant(Device d) {
     assertArrayEquals(reference(0.1, 0, 0, 0, 1e-10), run(d, o -> o), 1e-6);
-    assertArrayEquals(reference(0.1, 0.5, 0.1, 0.2, 1e-6),
-        run(d, o -> o.lrDecay(0.5).weightDecay(0.1).initialAccumulatorValue(0.2).eps(1e-6)), 1e-6);
+    assertArrayEquals(
+        reference(0.1, 0.5, 0.1, 0.2, 1e-6),
+        run(d, o -> o.lrDecay(0.5).weightDecay(0.1).initialAccumulatorValue(0.2).eps(1e-6)),
+        1e-6);
   }
 
   @Test
@@ -69,11 +72,17 @@ class AdagradTest {
   @Test
   void hyperParametersRoundTripAndBadValuesAreRejected() {
     Parameter p = new Parameter(Tensor.zeros(3));
-    Adagrad a = new Adagrad(List.of(p)).lrDecay(0.1).weightDecay(0.01).initialAccumulatorValue(0.5).eps(1e-8);
+    Adagrad a =
+        new Adagrad(List.of(p))
+            .lrDecay(0.1)
+            .weightDecay(0.01)
+            .initialAccumulatorValue(0.5)
+            .eps(1e-8);
     Adagrad b = new Adagrad(List.of(p));
     b.loadStateDict(a.stateDict());
     assertEquals(a.stateDict().metadata(), b.stateDict().metadata());
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> b.lrDecay(-0.5));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> b.lrDecay(-0.5));
     assertEquals("Adagrad: lr decay must be a finite number >= 0, got -0.5", e.getMessage());
     assertThrows(IllegalArgumentException.class, () -> b.initialAccumulatorValue(-1));
   }

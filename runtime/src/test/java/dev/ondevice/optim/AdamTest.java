@@ -24,7 +24,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** {@link Adam} against PyTorch's algorithm computed in doubles, on the CPU and the emulated cuda:0. */
+/**
+ * {@link Adam} against PyTorch's algorithm computed in doubles, on the CPU and the emulated cuda:0.
+ */
 class AdamTest {
   static Stream<Device> devices() {
     return OptimFixtures.devices();
@@ -32,21 +34,33 @@ class AdamTest {
 
   /** Every device with every configuration: name, lr, beta1, beta2, eps, weight decay, amsgrad. */
   static Stream<Arguments> cases() {
-    return devices().flatMap(d -> Stream.of(
-        Arguments.of(d, "defaults", 1e-3, 0.9, 0.999, 1e-8, 0.0, false),
-        Arguments.of(d, "large steps", 0.1, 0.9, 0.999, 1e-8, 0.0, false),
-        Arguments.of(d, "weight decay", 0.05, 0.9, 0.999, 1e-8, 0.1, false),
-        Arguments.of(d, "amsgrad", 0.05, 0.9, 0.5, 1e-8, 0.0, true),
-        Arguments.of(d, "amsgrad and weight decay", 0.05, 0.8, 0.5, 1e-6, 0.2, true),
-        Arguments.of(d, "custom betas and a large eps", 0.2, 0.5, 0.8, 1e-2, 0.0, false)));
+    return devices()
+        .flatMap(
+            d ->
+                Stream.of(
+                    Arguments.of(d, "defaults", 1e-3, 0.9, 0.999, 1e-8, 0.0, false),
+                    Arguments.of(d, "large steps", 0.1, 0.9, 0.999, 1e-8, 0.0, false),
+                    Arguments.of(d, "weight decay", 0.05, 0.9, 0.999, 1e-8, 0.1, false),
+                    Arguments.of(d, "amsgrad", 0.05, 0.9, 0.5, 1e-8, 0.0, true),
+                    Arguments.of(d, "amsgrad and weight decay", 0.05, 0.8, 0.5, 1e-6, 0.2, true),
+                    Arguments.of(
+                        d, "custom betas and a large eps", 0.2, 0.5, 0.8, 1e-2, 0.0, false)));
   }
 
   /**
    * PyTorch's Adam in doubles: the parameter after each step. {@code decoupled} applies the weight
    * decay as AdamW does.
    */
-  static double[][] reference(double[] theta0, double[][] grads, double lr, double beta1, double beta2, double eps,
-      double weightDecay, boolean amsgrad, boolean decoupled) {
+  static double[][] reference(
+      double[] theta0,
+      double[][] grads,
+      double lr,
+      double beta1,
+      double beta2,
+      double eps,
+      double weightDecay,
+      boolean amsgrad,
+      boolean decoupled) {
     int n = theta0.length;
     double[] theta = theta0.clone();
     double[] m = new double[n];
@@ -75,12 +89,20 @@ class AdamTest {
 
   @ParameterizedTest(name = "{1} on {0}")
   @MethodSource("cases")
-  void followsPyTorchsAlgorithmStepByStep(Device device, String name, double lr, double beta1, double beta2,
-      double eps, double weightDecay, boolean amsgrad) {
+  void followsPyTorchsAlgorithmStepByStep(
+      Device device,
+      String name,
+      double lr,
+      double beta1,
+      double beta2,
+      double eps,
+      double weightDecay,
+      boolean amsgrad) {
     Parameter p = parameter(THETA, device);
     Tensor view = p.detach();
     Adam adam = new Adam(List.of(p), lr, beta1, beta2, eps, weightDecay, amsgrad);
-    double[][] expected = reference(THETA, GRADS, lr, beta1, beta2, eps, weightDecay, amsgrad, false);
+    double[][] expected =
+        reference(THETA, GRADS, lr, beta1, beta2, eps, weightDecay, amsgrad, false);
     for (int t = 0; t < GRADS.length; t++) {
       setGrad(p, GRADS[t]);
       adam.step();
@@ -89,8 +111,10 @@ class AdamTest {
     }
     assertSame(p, adam.parameters().get(0));
     assertClose(p.toDoubleArray(), view.toDoubleArray(), 0, "updated in place");
-    Set<String> names = amsgrad ? Set.of(Adam.EXP_AVG, Adam.EXP_AVG_SQ, Adam.MAX_EXP_AVG_SQ)
-        : Set.of(Adam.EXP_AVG, Adam.EXP_AVG_SQ);
+    Set<String> names =
+        amsgrad
+            ? Set.of(Adam.EXP_AVG, Adam.EXP_AVG_SQ, Adam.MAX_EXP_AVG_SQ)
+            : Set.of(Adam.EXP_AVG, Adam.EXP_AVG_SQ);
     assertEquals(names, adam.state(0).keySet());
     for (Tensor s : adam.state(0).values()) {
       assertEquals(device, s.device());
@@ -103,7 +127,8 @@ class AdamTest {
   void amsgradMattersForTheseGradients() {
     double[][] with = reference(THETA, GRADS, 0.05, 0.9, 0.5, 1e-8, 0, true, false);
     double[][] without = reference(THETA, GRADS, 0.05, 0.9, 0.5, 1e-8, 0, false, false);
-    assertTrue(Math.abs(with[4][3] - without[4][3]) > 1e-3, "the test data exercises the running maximum");
+    assertTrue(
+        Math.abs(with[4][3] - without[4][3]) > 1e-3, "the test data exercises the running maximum");
   }
 
   @ParameterizedTest
@@ -122,7 +147,8 @@ class AdamTest {
       adam.step();
     }
     double[][] expectedA = reference(THETA, GRADS, 0.1, 0.9, 0.999, 1e-8, 0, false, false);
-    double[][] expectedB = reference(new double[] {1, -1}, bGrads, 0.1, 0.9, 0.999, 1e-8, 0, false, false);
+    double[][] expectedB =
+        reference(new double[] {1, -1}, bGrads, 0.1, 0.9, 0.999, 1e-8, 0, false, false);
     assertClose(expectedA[4], a.toDoubleArray(), 1e-12, "a, 5 steps");
     assertClose(expectedB[2], b.toDoubleArray(), 1e-12, "b, its own 3 steps");
     Map<String, String> metadata = adam.stateDict().metadata();
@@ -165,13 +191,38 @@ class AdamTest {
   @Test
   void invalidHyperParametersAreRejectedNamingTheOptimizerAndValue() {
     List<Parameter> ps = List.of(parameter(THETA, Device.cpu()));
-    message(IllegalArgumentException.class, () -> new Adam(ps, -1e-3), "Adam", "learning rate", "-0.001");
-    message(IllegalArgumentException.class, () -> new Adam(ps).betas(1.0, 0.999), "Adam", "beta1", "[0, 1)", "1.0");
-    message(IllegalArgumentException.class, () -> new Adam(ps).betas(0.9, -0.1), "Adam", "beta2", "-0.1");
-    message(IllegalArgumentException.class, () -> new Adam(ps).eps(-1e-8), "Adam", "eps", "-1.0E-8");
-    message(IllegalArgumentException.class, () -> new Adam(ps).weightDecay(Double.NaN), "Adam", "weight decay",
+    message(
+        IllegalArgumentException.class,
+        () -> new Adam(ps, -1e-3),
+        "Adam",
+        "learning rate",
+        "-0.001");
+    message(
+        IllegalArgumentException.class,
+        () -> new Adam(ps).betas(1.0, 0.999),
+        "Adam",
+        "beta1",
+        "[0, 1)",
+        "1.0");
+    message(
+        IllegalArgumentException.class,
+        () -> new Adam(ps).betas(0.9, -0.1),
+        "Adam",
+        "beta2",
+        "-0.1");
+    message(
+        IllegalArgumentException.class, () -> new Adam(ps).eps(-1e-8), "Adam", "eps", "-1.0E-8");
+    message(
+        IllegalArgumentException.class,
+        () -> new Adam(ps).weightDecay(Double.NaN),
+        "Adam",
+        "weight decay",
         "NaN");
-    message(IllegalArgumentException.class, () -> new Adam(ps, 1e-3, 0.9, 1.5, 1e-8, 0, false), "Adam", "beta2",
+    message(
+        IllegalArgumentException.class,
+        () -> new Adam(ps, 1e-3, 0.9, 1.5, 1e-8, 0, false),
+        "Adam",
+        "beta2",
         "1.5");
     Adam adam = new Adam(ps).betas(0.8, 0.9).eps(1e-6).weightDecay(0.01).amsgrad(true);
     message(IllegalArgumentException.class, () -> adam.betas(0.5, 1), "beta2");

@@ -10,11 +10,11 @@ import dev.ondevice.DType;
 import dev.ondevice.Device;
 import dev.ondevice.DeviceMismatchException;
 import dev.ondevice.OptimizerSteps;
+import dev.ondevice.OptimizerSteps.AdamStep;
+import dev.ondevice.OptimizerSteps.SgdStep;
 import dev.ondevice.Parameter;
 import dev.ondevice.Shape;
 import dev.ondevice.Tensor;
-import dev.ondevice.OptimizerSteps.AdamStep;
-import dev.ondevice.OptimizerSteps.SgdStep;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
 class FusedUpdateTest {
   /** 3 × 1,701: two whole chunks of 2,048 floats and a partial one. */
   private static final Shape SHAPE = Shape.of(3, 1701);
+
   private static final int N = 3 * 1701;
   private static final int STEPS = 4;
 
@@ -62,7 +63,8 @@ class FusedUpdateTest {
         columnMajor[j * 3 + i] = values[i * 1701 + j];
       }
     }
-    Tensor t = Tensor.of(columnMajor, Shape.of(1701, 3), Device.cpu()).to(DType.FLOAT32).transpose(0, 1);
+    Tensor t =
+        Tensor.of(columnMajor, Shape.of(1701, 3), Device.cpu()).to(DType.FLOAT32).transpose(0, 1);
     assertTrue(!t.isContiguous(), "the gradient must be strided for this case");
     return t;
   }
@@ -78,7 +80,11 @@ class FusedUpdateTest {
       for (int t = 0; t < STEPS; t++) {
         p.setGrad(grad(g[t], transposed));
         sgd.step();
-        assertClose(expected[t], p.toDoubleArray(), 2e-5, "SGD step " + (t + 1) + (transposed ? ", strided" : ""));
+        assertClose(
+            expected[t],
+            p.toDoubleArray(),
+            2e-5,
+            "SGD step " + (t + 1) + (transposed ? ", strided" : ""));
       }
     }
   }
@@ -90,20 +96,31 @@ class FusedUpdateTest {
         double[] theta = random(new Random(5), 2);
         double[][] g = grads();
         Parameter p = parameter(theta);
-        Optimizer adam = decoupled ? new AdamW(List.of(p), 0.01).weightDecay(0.1).amsgrad(true)
-            : new Adam(List.of(p), 0.01).weightDecay(0.1).amsgrad(true);
-        double[][] expected = AdamTest.reference(theta, g, 0.01, 0.9, 0.999, 1e-8, 0.1, true, decoupled);
+        Optimizer adam =
+            decoupled
+                ? new AdamW(List.of(p), 0.01).weightDecay(0.1).amsgrad(true)
+                : new Adam(List.of(p), 0.01).weightDecay(0.1).amsgrad(true);
+        double[][] expected =
+            AdamTest.reference(theta, g, 0.01, 0.9, 0.999, 1e-8, 0.1, true, decoupled);
         for (int t = 0; t < STEPS; t++) {
           p.setGrad(grad(g[t], transposed));
           adam.step();
-          assertClose(expected[t], p.toDoubleArray(), 2e-5, (decoupled ? "AdamW" : "Adam") + " step " + (t + 1)
-              + (transposed ? ", strided" : ""));
+          assertClose(
+              expected[t],
+              p.toDoubleArray(),
+              2e-5,
+              (decoupled ? "AdamW" : "Adam")
+                  + " step "
+                  + (t + 1)
+                  + (transposed ? ", strided" : ""));
         }
       }
     }
   }
 
-  /** Every value is 0 or a normal float: no subnormal, whose arithmetic is a hundred times slower. */
+  /**
+   * Every value is 0 or a normal float: no subnormal, whose arithmetic is a hundred times slower.
+   */
   private static void assertNoSubnormal(Tensor t, String what) {
     for (float v : t.toFloatArray()) {
       assertTrue(v == 0 || Math.abs(v) >= Float.MIN_NORMAL, what + " holds the subnormal " + v);
@@ -123,10 +140,14 @@ class FusedUpdateTest {
       for (int t = 0; t < 40; t++) {
         p.setGrad(grad(zeros, transposed));
         sgd.step();
-        assertNoSubnormal(sgd.state(0).get(Sgd.MOMENTUM_BUFFER), "the momentum after step " + (t + 2));
+        assertNoSubnormal(
+            sgd.state(0).get(Sgd.MOMENTUM_BUFFER), "the momentum after step " + (t + 2));
       }
       // 1e-36 · 0.5^40 is far below the smallest subnormal's range of 1.2e-38 down to 1.4e-45.
-      assertEquals(0f, sgd.state(0).get(Sgd.MOMENTUM_BUFFER).abs().max().item(), "the momentum has decayed to 0");
+      assertEquals(
+          0f,
+          sgd.state(0).get(Sgd.MOMENTUM_BUFFER).abs().max().item(),
+          "the momentum has decayed to 0");
     }
   }
 
@@ -150,7 +171,8 @@ class FusedUpdateTest {
   void withAnEpsNearZeroAdamKeepsATinySecondMoment() {
     // PyTorch: m = 0.1 · 1e-18, v = 0.001 · 1e-36 = 1e-39 (subnormal, kept), m̂ / √v̂ = 1, so the
     // parameter moves by -lr. Flushing v would divide by zero.
-    Parameter p = new Parameter(Tensor.of(new double[] {0.5}, Shape.of(1), Device.cpu()).to(DType.FLOAT32));
+    Parameter p =
+        new Parameter(Tensor.of(new double[] {0.5}, Shape.of(1), Device.cpu()).to(DType.FLOAT32));
     Adam adam = new Adam(List.of(p), 0.01).eps(0);
     p.setGrad(Tensor.of(new double[] {1e-18}, Shape.of(1), Device.cpu()).to(DType.FLOAT32));
     adam.step();
@@ -162,29 +184,69 @@ class FusedUpdateTest {
     Tensor param = Tensor.zeros(Shape.of(4));
     Tensor grad = Tensor.ones(Shape.of(4));
     SgdStep plain = new SgdStep(0.1, 0, 0, 0, false, false);
-    message(IllegalStateException.class, () -> OptimizerSteps.sgd(param, grad, null, plain),
-        "OptimizerSteps.sgd", "inside Autograd.noGrad()");
+    message(
+        IllegalStateException.class,
+        () -> OptimizerSteps.sgd(param, grad, null, plain),
+        "OptimizerSteps.sgd",
+        "inside Autograd.noGrad()");
     try (Autograd.Scope ignored = Autograd.noGrad()) {
-      message(IllegalArgumentException.class, () -> OptimizerSteps.sgd(param, Tensor.ones(Shape.of(5)), null, plain),
+      message(
+          IllegalArgumentException.class,
+          () -> OptimizerSteps.sgd(param, Tensor.ones(Shape.of(5)), null, plain),
           "grad must have the parameter's shape and dtype, [4] float32, got [5] float32");
-      message(IllegalArgumentException.class,
+      message(
+          IllegalArgumentException.class,
           () -> OptimizerSteps.sgd(param, grad, null, new SgdStep(0.1, 0.9, 0, 0, false, true)),
           "a momentum buffer is needed exactly when the momentum is not 0");
-      message(DeviceMismatchException.class,
-          () -> OptimizerSteps.sgd(param, grad.to(Device.cuda(0)), null, plain), "cuda:0", "cpu", "grad");
-      message(IllegalArgumentException.class,
-          () -> OptimizerSteps.adam(param, grad, Tensor.zeros(Shape.of(4)), Tensor.zeros(Shape.of(1)).expand(4), null, new AdamStep(0.1, 0.9, 0.999, 1e-8, 0, false, false, 1)),
+      message(
+          DeviceMismatchException.class,
+          () -> OptimizerSteps.sgd(param, grad.to(Device.cuda(0)), null, plain),
+          "cuda:0",
+          "cpu",
+          "grad");
+      message(
+          IllegalArgumentException.class,
+          () ->
+              OptimizerSteps.adam(
+                  param,
+                  grad,
+                  Tensor.zeros(Shape.of(4)),
+                  Tensor.zeros(Shape.of(1)).expand(4),
+                  null,
+                  new AdamStep(0.1, 0.9, 0.999, 1e-8, 0, false, false, 1)),
           "expAvgSq is an expanded view");
-      message(IllegalArgumentException.class,
-          () -> OptimizerSteps.adam(param, grad, Tensor.zeros(Shape.of(4)), Tensor.zeros(Shape.of(4)), null,
-              new AdamStep(0.1, 0.9, 0.999, 1e-8, 0, false, true, 1)), "maxExpAvgSq is needed exactly with AMSGrad");
-      message(IllegalArgumentException.class, () -> OptimizerSteps.sgd(param, param, null, plain),
+      message(
+          IllegalArgumentException.class,
+          () ->
+              OptimizerSteps.adam(
+                  param,
+                  grad,
+                  Tensor.zeros(Shape.of(4)),
+                  Tensor.zeros(Shape.of(4)),
+                  null,
+                  new AdamStep(0.1, 0.9, 0.999, 1e-8, 0, false, true, 1)),
+          "maxExpAvgSq is needed exactly with AMSGrad");
+      message(
+          IllegalArgumentException.class,
+          () -> OptimizerSteps.sgd(param, param, null, plain),
           "param and grad share memory");
-      message(IllegalArgumentException.class,
-          () -> OptimizerSteps.adam(param, grad, Tensor.zeros(Shape.of(4)), Tensor.zeros(Shape.of(4)), null,
-              new AdamStep(0.1, 0.9, 0.999, 1e-8, 0, false, false, 0)), "the step count starts at 1, got 0");
+      message(
+          IllegalArgumentException.class,
+          () ->
+              OptimizerSteps.adam(
+                  param,
+                  grad,
+                  Tensor.zeros(Shape.of(4)),
+                  Tensor.zeros(Shape.of(4)),
+                  null,
+                  new AdamStep(0.1, 0.9, 0.999, 1e-8, 0, false, false, 0)),
+          "the step count starts at 1, got 0");
       OptimizerSteps.sgd(param, grad, null, plain);
     }
-    assertClose(new double[] {-0.1, -0.1, -0.1, -0.1}, param.toDoubleArray(), 1e-7, "a valid update still applies");
+    assertClose(
+        new double[] {-0.1, -0.1, -0.1, -0.1},
+        param.toDoubleArray(),
+        1e-7,
+        "a valid update still applies");
   }
 }

@@ -80,7 +80,8 @@ class GradientsTest {
   void badLimitsAreRejectedWithTheirValue() {
     List<Parameter> none = List.of();
     assertEquals(0.0, Gradients.clipNorm(none, 1).item());
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Gradients.clipNorm(none, -1));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> Gradients.clipNorm(none, -1));
     assertEquals("clipNorm: maxNorm must be a number >= 0, got -1.0", e.getMessage());
     assertThrows(IllegalArgumentException.class, () -> Gradients.clipNorm(none, Double.NaN));
     assertThrows(IllegalArgumentException.class, () -> Gradients.clipValue(none, -1));

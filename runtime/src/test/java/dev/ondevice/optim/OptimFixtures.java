@@ -19,6 +19,7 @@ import org.junit.jupiter.api.function.Executable;
 final class OptimFixtures {
   /** The starting values of the test parameter. */
   static final double[] THETA = {0.5, -1.25, 2.0, 0.0};
+
   /** Fixed gradients, one row per step: signs change and magnitudes vary, so every term matters. */
   static final double[][] GRADS = {
     {0.1, -0.2, 0.3, 1.0},
@@ -55,13 +56,26 @@ final class OptimFixtures {
     assertEquals(expected.length, actual.length, what + ": number of elements");
     for (int i = 0; i < expected.length; i++) {
       if (!(Math.abs(actual[i] - expected[i]) <= tolerance * (1 + Math.abs(expected[i])))) {
-        fail(what + ", element " + i + ": expected " + expected[i] + " but was " + actual[i] + "\n expected "
-            + Arrays.toString(expected) + "\n actual   " + Arrays.toString(actual));
+        fail(
+            what
+                + ", element "
+                + i
+                + ": expected "
+                + expected[i]
+                + " but was "
+                + actual[i]
+                + "\n expected "
+                + Arrays.toString(expected)
+                + "\n actual   "
+                + Arrays.toString(actual));
       }
     }
   }
 
-  /** Runs {@code e}, asserts it throws {@code type} with a message containing every part, and returns it. */
+  /**
+   * Runs {@code e}, asserts it throws {@code type} with a message containing every part, and
+   * returns it.
+   */
   static String message(Class<? extends Throwable> type, Executable e, String... parts) {
     String m = assertThrows(type, e).getMessage();
     assertTrue(m != null, "the exception has no message");

@@ -30,8 +30,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Optimizer state across devices: following a moved model, saving and loading (onto the
- * parameters' devices), the errors of a mismatched state, and steps that never wait for the device.
+ * Optimizer state across devices: following a moved model, saving and loading (onto the parameters'
+ * devices), the errors of a mismatched state, and steps that never wait for the device.
  */
 class OptimizerStateTest {
   private static final Device CPU = Device.cpu();
@@ -89,7 +89,8 @@ class OptimizerStateTest {
 
   @ParameterizedTest(name = "{0} saved on {1}, loaded on {2}")
   @MethodSource("transfers")
-  void aLoadedStateLandsOnTheParametersDeviceAndContinuesExactly(Kind kind, Device from, Device to) {
+  void aLoadedStateLandsOnTheParametersDeviceAndContinuesExactly(
+      Kind kind, Device from, Device to) {
     Optimizer saving = kind.configured(twoParameters(from));
     step(saving, GRADS[0]);
     step(saving, GRADS[1]);
@@ -101,17 +102,27 @@ class OptimizerStateTest {
     }
     Optimizer loading = kind.defaults(copies);
     loading.loadStateDict(saved);
-    assertEquals(saved.metadata(), loading.stateDict().metadata(), "type, learning rate, hyper-parameters, steps");
+    assertEquals(
+        saved.metadata(),
+        loading.stateDict().metadata(),
+        "type, learning rate, hyper-parameters, steps");
     for (int i = 0; i < 2; i++) {
       assertEquals(saving.state(i).keySet(), loading.state(i).keySet());
       for (Map.Entry<String, Tensor> e : loading.state(i).entrySet()) {
         assertEquals(to, e.getValue().device(), e.getKey() + " on the parameter's device");
-        assertClose(saving.state(i).get(e.getKey()).toDoubleArray(), e.getValue().toDoubleArray(), 0, e.getKey());
+        assertClose(
+            saving.state(i).get(e.getKey()).toDoubleArray(),
+            e.getValue().toDoubleArray(),
+            0,
+            e.getKey());
       }
     }
     double[] loadedBuffer = loading.state(0).values().iterator().next().toDoubleArray();
     step(saving, GRADS[2]);
-    assertClose(loadedBuffer, loading.state(0).values().iterator().next().toDoubleArray(), 0,
+    assertClose(
+        loadedBuffer,
+        loading.state(0).values().iterator().next().toDoubleArray(),
+        0,
         "a loaded state is a copy: later steps of the saving optimizer leave it alone");
     step(loading, GRADS[2]);
 
@@ -120,7 +131,10 @@ class OptimizerStateTest {
       step(loading, GRADS[t]);
     }
     for (int i = 0; i < 2; i++) {
-      assertClose(saving.parameters().get(i).toDoubleArray(), loading.parameters().get(i).toDoubleArray(), 0,
+      assertClose(
+          saving.parameters().get(i).toDoubleArray(),
+          loading.parameters().get(i).toDoubleArray(),
+          0,
           "parameter " + i + " after resuming");
     }
   }
@@ -130,7 +144,9 @@ class OptimizerStateTest {
     Sgd sgd = new Sgd(twoParameters(CPU), 0.05, 0.9, 0.1, 0.01, false);
     step(sgd, GRADS[0]);
     OptimizerState saved = sgd.stateDict();
-    assertEquals(List.of("state.0.momentum_buffer", "state.1.momentum_buffer"), List.copyOf(saved.tensors().keySet()));
+    assertEquals(
+        List.of("state.0.momentum_buffer", "state.1.momentum_buffer"),
+        List.copyOf(saved.tensors().keySet()));
     Map<String, String> expected = new LinkedHashMap<>();
     expected.put("type", "Sgd");
     expected.put("lr", "0.05");
@@ -170,9 +186,16 @@ class OptimizerStateTest {
     Tensor yd = y.to(CUDA);
     double[] weightBefore = model.weight().toDoubleArray();
     double[] biasBefore = model.bias().toDoubleArray();
-    message(IllegalStateException.class, () -> trainStep(model, adam, xd, yd), "Adam", "exp_avg", "cpu",
-        "cuda:0", "followParameters()");
-    assertClose(weightBefore, model.weight().toDoubleArray(), 0, "nothing updated by the failed step");
+    message(
+        IllegalStateException.class,
+        () -> trainStep(model, adam, xd, yd),
+        "Adam",
+        "exp_avg",
+        "cpu",
+        "cuda:0",
+        "followParameters()");
+    assertClose(
+        weightBefore, model.weight().toDoubleArray(), 0, "nothing updated by the failed step");
     assertClose(biasBefore, model.bias().toDoubleArray(), 0, "nothing updated by the failed step");
     assertEquals("2", adam.stateDict().metadata().get("state.0.steps"), "nor counted");
     assertEquals("2", adam.stateDict().metadata().get("state.1.steps"), "nor counted");
@@ -188,8 +211,13 @@ class OptimizerStateTest {
       trainStep(twin, twinAdam, x, y);
     }
     assertEquals(CUDA, model.weight().device());
-    assertClose(twin.weight().toDoubleArray(), model.weight().toDoubleArray(), 1e-6, "weight as on the cpu");
-    assertClose(twin.bias().toDoubleArray(), model.bias().toDoubleArray(), 1e-6, "bias as on the cpu");
+    assertClose(
+        twin.weight().toDoubleArray(),
+        model.weight().toDoubleArray(),
+        1e-6,
+        "weight as on the cpu");
+    assertClose(
+        twin.bias().toDoubleArray(), model.bias().toDoubleArray(), 1e-6, "bias as on the cpu");
 
     model.toDevice(CPU);
     adam.followParameters();
@@ -221,8 +249,14 @@ class OptimizerStateTest {
       }
       DeviceStats after = DeviceStats.of(device);
       assertEquals(before.syncs(), after.syncs(), kind + ": host synchronisations during step()");
-      assertEquals(before.hostToDeviceCopies(), after.hostToDeviceCopies(), kind + ": host-to-device copies");
-      assertEquals(before.deviceToHostCopies(), after.deviceToHostCopies(), kind + ": device-to-host copies");
+      assertEquals(
+          before.hostToDeviceCopies(),
+          after.hostToDeviceCopies(),
+          kind + ": host-to-device copies");
+      assertEquals(
+          before.deviceToHostCopies(),
+          after.deviceToHostCopies(),
+          kind + ": device-to-host copies");
       assertTrue(!optimizer.state(0).isEmpty());
     }
   }
@@ -233,7 +267,10 @@ class OptimizerStateTest {
     Adam adam = new Adam(twoParameters(CPU));
     message(IllegalArgumentException.class, () -> adam.loadStateDict(sgdState), "Sgd", "Adam");
     OptimizerState adamState = adam.stateDict();
-    message(IllegalArgumentException.class, () -> new AdamW(twoParameters(CPU)).loadStateDict(adamState), "Adam",
+    message(
+        IllegalArgumentException.class,
+        () -> new AdamW(twoParameters(CPU)).loadStateDict(adamState),
+        "Adam",
         "AdamW");
   }
 
@@ -244,17 +281,28 @@ class OptimizerStateTest {
     step(two, GRADS[0]);
     OptimizerState ofTwo = two.stateDict();
     Adam one = new Adam(List.of(parameter(THETA, device)));
-    message(IllegalArgumentException.class, () -> one.loadStateDict(ofTwo),
+    message(
+        IllegalArgumentException.class,
+        () -> one.loadStateDict(ofTwo),
         "the state has more parameters than the 1 of this optimizer");
 
-    Adam three = new Adam(List.of(parameter(THETA, device), parameter(new double[] {3, -2}, device),
-        parameter(new double[] {1}, device)));
-    message(IllegalArgumentException.class, () -> three.loadStateDict(ofTwo), "no entry for parameter 2 of 3");
+    Adam three =
+        new Adam(
+            List.of(
+                parameter(THETA, device),
+                parameter(new double[] {3, -2}, device),
+                parameter(new double[] {1}, device)));
+    message(
+        IllegalArgumentException.class,
+        () -> three.loadStateDict(ofTwo),
+        "no entry for parameter 2 of 3");
 
     Sgd plain = new Sgd(twoParameters(device), 0.1);
     OptimizerState noTensors = plain.stateDict();
-    message(IllegalArgumentException.class,
-        () -> new Sgd(List.of(parameter(THETA, device)), 0.1).loadStateDict(noTensors), "more parameters");
+    message(
+        IllegalArgumentException.class,
+        () -> new Sgd(List.of(parameter(THETA, device)), 0.1).loadStateDict(noTensors),
+        "more parameters");
   }
 
   @ParameterizedTest
@@ -270,7 +318,11 @@ class OptimizerStateTest {
     setGrad(p, GRADS[0]);
     sgd.step();
     Tensor buffer = sgd.state(0).get(Sgd.MOMENTUM_BUFFER);
-    message(IllegalArgumentException.class, () -> sgd.loadStateDict(ofThree), "state.0.momentum_buffer", "[3]",
+    message(
+        IllegalArgumentException.class,
+        () -> sgd.loadStateDict(ofThree),
+        "state.0.momentum_buffer",
+        "[3]",
         "[4]");
     assertSame(buffer, sgd.state(0).get(Sgd.MOMENTUM_BUFFER));
     assertEquals(0.2, sgd.learningRate());
@@ -280,7 +332,8 @@ class OptimizerStateTest {
   @Test
   void missingOrInvalidHyperParametersAreRejectedAndNothingChanges() {
     Sgd sgd = new Sgd(twoParameters(CPU), 0.2).momentum(0.5);
-    Map<String, String> valid = new Sgd(twoParameters(CPU), 0.1).momentum(0.9).stateDict().metadata();
+    Map<String, String> valid =
+        new Sgd(twoParameters(CPU), 0.1).momentum(0.9).stateDict().metadata();
     assertInvalid(sgd, valid, "momentum", null, "Sgd", "'momentum'");
     assertInvalid(sgd, valid, "nesterov", "yes", "Sgd", "'nesterov'", "true or false", "yes");
     assertInvalid(sgd, valid, "dampening", "0.5x", "Sgd", "'dampening'", "0.5x");
@@ -302,8 +355,8 @@ class OptimizerStateTest {
     assertEquals(0.9, adam.beta1());
   }
 
-  private static void assertInvalid(Optimizer optimizer, Map<String, String> valid, String key, String value,
-      String... parts) {
+  private static void assertInvalid(
+      Optimizer optimizer, Map<String, String> valid, String key, String value, String... parts) {
     Map<String, String> metadata = new LinkedHashMap<>(valid);
     if (value == null) {
       metadata.remove(key);

@@ -42,7 +42,8 @@ class ReduceLrOnPlateauTest {
   @Test
   void maxModeCooldownAndMinimumRate() {
     Sgd opt = sgd(0.5);
-    ReduceLrOnPlateau plateau = new ReduceLrOnPlateau(opt, ReduceLrOnPlateau.Mode.MAX, 0.5, 0, 1e-4, 1, 0.2);
+    ReduceLrOnPlateau plateau =
+        new ReduceLrOnPlateau(opt, ReduceLrOnPlateau.Mode.MAX, 0.5, 0, 1e-4, 1, 0.2);
     plateau.step(0.80);
     plateau.step(0.80); // no improvement, patience 0: 0.5 -> 0.25, cooldown 1
     assertEquals(0.25, opt.learningRate(), 0);
@@ -77,8 +78,10 @@ class ReduceLrOnPlateauTest {
     b.step(Double.NaN);
     assertEquals(2, b.badEpochs(), "a NaN metric is no improvement, as in PyTorch");
     assertEquals(rate, opt.learningRate());
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> new ReduceLrOnPlateau(opt, ReduceLrOnPlateau.Mode.MIN, 1.0, 3));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> new ReduceLrOnPlateau(opt, ReduceLrOnPlateau.Mode.MIN, 1.0, 3));
     assertEquals("ReduceLrOnPlateau: factor must be in (0, 1), got 1.0", e.getMessage());
   }
 }

@@ -19,8 +19,8 @@ class RmsPropTest {
   private static final double[][] GRADS = {{0.1, -0.2, 0.3}, {0.4, 0.0, -0.1}, {-0.3, 0.2, 0.2}};
 
   /** The reference: PyTorch's RMSprop step, in doubles. */
-  private static double[] reference(double lr, double alpha, double eps, double momentum, double weightDecay,
-      boolean centered) {
+  private static double[] reference(
+      double lr, double alpha, double eps, double momentum, double weightDecay, boolean centered) {
     double[] p = START.clone();
     double[] v = new double[3];
     double[] m = new double[3];
@@ -67,9 +67,13 @@ class RmsPropTest {
   @MethodSource("dev.ondevice.TestDevices#all")
   void matchesPyTorchsRuleInEveryVariant(Device d) {
     assertArrayEquals(reference(0.01, 0.99, 1e-8, 0, 0, false), run(d, o -> o), 1e-6);
-    assertArrayEquals(reference(0.01, 0.9, 1e-6, 0.9, 0, false), run(d, o -> o.alpha(0.9).eps(1e-6).momentum(0.9)),
+    assertArrayEquals(
+        reference(0.01, 0.9, 1e-6, 0.9, 0, false),
+        run(d, o -> o.alpha(0.9).eps(1e-6).momentum(0.9)),
         1e-6);
-    assertArrayEquals(reference(0.01, 0.99, 1e-8, 0, 0.1, true), run(d, o -> o.weightDecay(0.1).centered(true)),
+    assertArrayEquals(
+        reference(0.01, 0.99, 1e-8, 0, 0.1, true),
+        run(d, o -> o.weightDecay(0.1).centered(true)),
         1e-5);
   }
 

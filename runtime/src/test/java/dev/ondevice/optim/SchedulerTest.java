@@ -39,7 +39,8 @@ class SchedulerTest {
       double rate = expected.applyAsDouble(epoch);
       assertEquals(epoch, schedule.lastEpoch());
       assertEquals(rate, schedule.lastLearningRate(), 1e-15 * (1 + rate), "epoch " + epoch);
-      assertEquals(schedule.lastLearningRate(), schedule.optimizer().learningRate(), "the optimizer's rate");
+      assertEquals(
+          schedule.lastLearningRate(), schedule.optimizer().learningRate(), "the optimizer's rate");
     }
   }
 
@@ -61,7 +62,10 @@ class SchedulerTest {
     assertEquals(BASE, sgd.learningRate());
     sgd.setLearningRate(0.2);
     CosineAnnealingLr cosine = new CosineAnnealingLr(sgd, 6);
-    assertEquals(0.2, cosine.baseLearningRate(), "the rate when the first scheduler was made, as PyTorch's initial_lr");
+    assertEquals(
+        0.2,
+        cosine.baseLearningRate(),
+        "the rate when the first scheduler was made, as PyTorch's initial_lr");
   }
 
   @Test
@@ -72,20 +76,40 @@ class SchedulerTest {
     StepLr step = new StepLr(sgd, 2, 0.5);
     SequentialLr schedule = new SequentialLr(sgd, List.of(warmup, cosine, step), 4, 10);
     // torch.optim.lr_scheduler.SequentialLR: schedule i from milestone i - 1, counting from 0 there
-    assertRates(schedule, 16, e -> e < 4 ? BASE * (0.25 + 0.75 * e / 4.0)
-        : e < 10 ? 0.001 + (BASE - 0.001) * (1 + Math.cos(Math.PI * (e - 4) / 6)) / 2
-        : BASE * Math.pow(0.5, (double) Math.floorDiv(e - 10, 2)));
+    assertRates(
+        schedule,
+        16,
+        e ->
+            e < 4
+                ? BASE * (0.25 + 0.75 * e / 4.0)
+                : e < 10
+                    ? 0.001 + (BASE - 0.001) * (1 + Math.cos(Math.PI * (e - 4) / 6)) / 2
+                    : BASE * Math.pow(0.5, (double) Math.floorDiv(e - 10, 2)));
     Map<String, String> saved = schedule.stateDict();
     Sgd resumedSgd = sgd();
-    SequentialLr resumed = new SequentialLr(resumedSgd, List.of(new LinearWarmup(resumedSgd, 0.25, 4),
-        new CosineAnnealingLr(resumedSgd, 6, 0.001), new StepLr(resumedSgd, 2, 0.5)), 4, 10);
+    SequentialLr resumed =
+        new SequentialLr(
+            resumedSgd,
+            List.of(
+                new LinearWarmup(resumedSgd, 0.25, 4),
+                new CosineAnnealingLr(resumedSgd, 6, 0.001),
+                new StepLr(resumedSgd, 2, 0.5)),
+            4,
+            10);
     resumed.loadStateDict(saved);
     assertEquals(schedule.lastLearningRate(), resumedSgd.learningRate());
-    assertEquals("SequentialLr: 2 schedulers need 1 milestones, got 2",
-        message(IllegalArgumentException.class, () -> new SequentialLr(sgd, List.of(warmup, cosine), 4, 8)));
-    assertEquals("SequentialLr: milestones must be positive and increasing, got [5, 5]",
-        message(IllegalArgumentException.class, () -> new SequentialLr(sgd, List.of(warmup, cosine, step), 5, 5)));
-    assertEquals("SequentialLr: a LinearWarmup of another optimizer; every scheduler must be of the optimizer given",
+    assertEquals(
+        "SequentialLr: 2 schedulers need 1 milestones, got 2",
+        message(
+            IllegalArgumentException.class,
+            () -> new SequentialLr(sgd, List.of(warmup, cosine), 4, 8)));
+    assertEquals(
+        "SequentialLr: milestones must be positive and increasing, got [5, 5]",
+        message(
+            IllegalArgumentException.class,
+            () -> new SequentialLr(sgd, List.of(warmup, cosine, step), 5, 5)));
+    assertEquals(
+        "SequentialLr: a LinearWarmup of another optimizer; every scheduler must be of the optimizer given",
         message(IllegalArgumentException.class, () -> new SequentialLr(sgd(), List.of(warmup))));
   }
 
@@ -103,8 +127,10 @@ class SchedulerTest {
     double etaMin = 0.001;
     int tMax = 10;
     CosineAnnealingLr schedule = new CosineAnnealingLr(sgd(), tMax, etaMin);
-    assertRates(schedule, 3 * tMax, e -> etaMin + (BASE - etaMin) * (1 + Math.cos(Math.PI * e / tMax)) / 2);
-    assertRates(new CosineAnnealingLr(sgd(), 4), 4, e -> BASE * (1 + Math.cos(Math.PI * e / 4)) / 2);
+    assertRates(
+        schedule, 3 * tMax, e -> etaMin + (BASE - etaMin) * (1 + Math.cos(Math.PI * e / tMax)) / 2);
+    assertRates(
+        new CosineAnnealingLr(sgd(), 4), 4, e -> BASE * (1 + Math.cos(Math.PI * e / 4)) / 2);
   }
 
   @Test
@@ -119,8 +145,11 @@ class SchedulerTest {
       if (Math.floorMod(epoch - 1 - tMax, 2 * tMax) == 0) {
         lr = lr + (BASE - etaMin) * (1 - Math.cos(Math.PI / tMax)) / 2;
       } else {
-        lr = (1 + Math.cos(Math.PI * epoch / tMax)) / (1 + Math.cos(Math.PI * (epoch - 1) / tMax)) * (lr - etaMin)
-            + etaMin;
+        lr =
+            (1 + Math.cos(Math.PI * epoch / tMax))
+                    / (1 + Math.cos(Math.PI * (epoch - 1) / tMax))
+                    * (lr - etaMin)
+                + etaMin;
       }
       schedule.step();
       assertEquals(lr, schedule.lastLearningRate(), 1e-12, "epoch " + epoch);
@@ -140,8 +169,15 @@ class SchedulerTest {
 
   @Test
   void lambdaLrScalesTheBaseByTheFunction() {
-    assertRates(new LambdaLr(sgd(), e -> Math.pow(0.95, (double) e)), 10, e -> BASE * Math.pow(0.95, (double) e));
-    message(IllegalArgumentException.class, () -> new LambdaLr(sgd(), e -> -1), "learning rate", "-0.1");
+    assertRates(
+        new LambdaLr(sgd(), e -> Math.pow(0.95, (double) e)),
+        10,
+        e -> BASE * Math.pow(0.95, (double) e));
+    message(
+        IllegalArgumentException.class,
+        () -> new LambdaLr(sgd(), e -> -1),
+        "learning rate",
+        "-0.1");
   }
 
   @ParameterizedTest
@@ -187,10 +223,18 @@ class SchedulerTest {
   void aScheduleStateOfAnotherTypeOrInvalidValuesIsRejected() {
     Map<String, String> stepState = new StepLr(sgd(), 2).stateDict();
     CosineAnnealingLr cosine = new CosineAnnealingLr(sgd(), 5);
-    message(IllegalArgumentException.class, () -> cosine.loadStateDict(stepState), "StepLr", "CosineAnnealingLr");
+    message(
+        IllegalArgumentException.class,
+        () -> cosine.loadStateDict(stepState),
+        "StepLr",
+        "CosineAnnealingLr");
     Map<String, String> bad = new LinkedHashMap<>(cosine.stateDict());
     bad.put("last_epoch", "two");
-    message(IllegalArgumentException.class, () -> cosine.loadStateDict(bad), "CosineAnnealingLr", "last_epoch",
+    message(
+        IllegalArgumentException.class,
+        () -> cosine.loadStateDict(bad),
+        "CosineAnnealingLr",
+        "last_epoch",
         "two");
     bad.put("last_epoch", "-1");
     message(IllegalArgumentException.class, () -> cosine.loadStateDict(bad), "a last_epoch >= 0");
@@ -202,18 +246,45 @@ class SchedulerTest {
 
   @Test
   void invalidArgumentsAreRejectedNamingTheScheduleAndValue() {
-    message(IllegalArgumentException.class, () -> new StepLr(sgd(), 0, 0.1), "StepLr", "stepSize", "0");
-    message(IllegalArgumentException.class, () -> new StepLr(sgd(), 3, 0), "StepLr", "gamma", "0.0");
-    message(IllegalArgumentException.class, () -> new StepLr(sgd(), 3, Double.NaN), "StepLr", "gamma", "NaN");
-    message(IllegalArgumentException.class, () -> new CosineAnnealingLr(sgd(), 0), "CosineAnnealingLr", "tMax",
+    message(
+        IllegalArgumentException.class, () -> new StepLr(sgd(), 0, 0.1), "StepLr", "stepSize", "0");
+    message(
+        IllegalArgumentException.class, () -> new StepLr(sgd(), 3, 0), "StepLr", "gamma", "0.0");
+    message(
+        IllegalArgumentException.class,
+        () -> new StepLr(sgd(), 3, Double.NaN),
+        "StepLr",
+        "gamma",
+        "NaN");
+    message(
+        IllegalArgumentException.class,
+        () -> new CosineAnnealingLr(sgd(), 0),
+        "CosineAnnealingLr",
+        "tMax",
         "0");
-    message(IllegalArgumentException.class, () -> new CosineAnnealingLr(sgd(), 10, -0.1), "CosineAnnealingLr",
-        "etaMin", "-0.1");
-    message(IllegalArgumentException.class, () -> new LinearWarmup(sgd(), 0, 5), "LinearWarmup", "startFactor",
+    message(
+        IllegalArgumentException.class,
+        () -> new CosineAnnealingLr(sgd(), 10, -0.1),
+        "CosineAnnealingLr",
+        "etaMin",
+        "-0.1");
+    message(
+        IllegalArgumentException.class,
+        () -> new LinearWarmup(sgd(), 0, 5),
+        "LinearWarmup",
+        "startFactor",
         "0.0");
-    message(IllegalArgumentException.class, () -> new LinearWarmup(sgd(), 1.5, 5), "LinearWarmup", "startFactor",
+    message(
+        IllegalArgumentException.class,
+        () -> new LinearWarmup(sgd(), 1.5, 5),
+        "LinearWarmup",
+        "startFactor",
         "1.5");
-    message(IllegalArgumentException.class, () -> new LinearWarmup(sgd(), 0.1, 0), "LinearWarmup", "warmupSteps",
+    message(
+        IllegalArgumentException.class,
+        () -> new LinearWarmup(sgd(), 0.1, 0),
+        "LinearWarmup",
+        "warmupSteps",
         "0");
     message(NullPointerException.class, () -> new StepLr(null, 1), "optimizer");
   }

@@ -27,27 +27,41 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** {@link Sgd} against PyTorch's algorithm computed in doubles, on the CPU and the emulated cuda:0. */
+/**
+ * {@link Sgd} against PyTorch's algorithm computed in doubles, on the CPU and the emulated cuda:0.
+ */
 class SgdTest {
   static Stream<Device> devices() {
     return OptimFixtures.devices();
   }
 
-  /** Every device with every configuration: name, lr, momentum, dampening, weight decay, nesterov. */
+  /**
+   * Every device with every configuration: name, lr, momentum, dampening, weight decay, nesterov.
+   */
   static Stream<Arguments> cases() {
-    return devices().flatMap(d -> Stream.of(
-        Arguments.of(d, "plain", 0.1, 0.0, 0.0, 0.0, false),
-        Arguments.of(d, "momentum", 0.1, 0.9, 0.0, 0.0, false),
-        Arguments.of(d, "momentum and dampening", 0.05, 0.8, 0.3, 0.0, false),
-        Arguments.of(d, "nesterov", 0.1, 0.9, 0.0, 0.0, true),
-        Arguments.of(d, "weight decay", 0.1, 0.0, 0.0, 0.05, false),
-        Arguments.of(d, "momentum, dampening and weight decay", 0.2, 0.5, 0.5, 0.1, false),
-        Arguments.of(d, "nesterov and weight decay", 0.07, 0.95, 0.0, 0.01, true)));
+    return devices()
+        .flatMap(
+            d ->
+                Stream.of(
+                    Arguments.of(d, "plain", 0.1, 0.0, 0.0, 0.0, false),
+                    Arguments.of(d, "momentum", 0.1, 0.9, 0.0, 0.0, false),
+                    Arguments.of(d, "momentum and dampening", 0.05, 0.8, 0.3, 0.0, false),
+                    Arguments.of(d, "nesterov", 0.1, 0.9, 0.0, 0.0, true),
+                    Arguments.of(d, "weight decay", 0.1, 0.0, 0.0, 0.05, false),
+                    Arguments.of(
+                        d, "momentum, dampening and weight decay", 0.2, 0.5, 0.5, 0.1, false),
+                    Arguments.of(d, "nesterov and weight decay", 0.07, 0.95, 0.0, 0.01, true)));
   }
 
   /** PyTorch's SGD in doubles: the parameter after each step. */
-  static double[][] reference(double[] theta0, double[][] grads, double lr, double momentum, double dampening,
-      double weightDecay, boolean nesterov) {
+  static double[][] reference(
+      double[] theta0,
+      double[][] grads,
+      double lr,
+      double momentum,
+      double dampening,
+      double weightDecay,
+      boolean nesterov) {
     double[] theta = theta0.clone();
     double[] buffer = null;
     double[][] out = new double[grads.length][];
@@ -78,8 +92,14 @@ class SgdTest {
 
   @ParameterizedTest(name = "{1} on {0}")
   @MethodSource("cases")
-  void followsPyTorchsAlgorithmStepByStep(Device device, String name, double lr, double momentum, double dampening,
-      double weightDecay, boolean nesterov) {
+  void followsPyTorchsAlgorithmStepByStep(
+      Device device,
+      String name,
+      double lr,
+      double momentum,
+      double dampening,
+      double weightDecay,
+      boolean nesterov) {
     Parameter p = parameter(THETA, device);
     Tensor view = p.detach();
     Sgd sgd = new Sgd(List.of(p), lr, momentum, dampening, weightDecay, nesterov);
@@ -91,7 +111,8 @@ class SgdTest {
       assertClose(GRADS[t], p.grad().toDoubleArray(), 0, "the gradient is left as it was");
     }
     assertSame(p, sgd.parameters().get(0));
-    assertClose(p.toDoubleArray(), view.toDoubleArray(), 0, "updated in place: a view sees the update");
+    assertClose(
+        p.toDoubleArray(), view.toDoubleArray(), 0, "updated in place: a view sees the update");
     assertEquals(device, p.device());
     if (momentum == 0) {
       assertTrue(sgd.state(0).isEmpty(), "no state without momentum");
@@ -124,7 +145,8 @@ class SgdTest {
     Tensor copy = plain.state(0).get(Sgd.MOMENTUM_BUFFER);
     assertNotSame(q.grad(), copy);
     q.grad().fill(7);
-    assertClose(GRADS[0], copy.toDoubleArray(), 0, "the buffer does not share the gradient's memory");
+    assertClose(
+        GRADS[0], copy.toDoubleArray(), 0, "the buffer does not share the gradient's memory");
   }
 
   @ParameterizedTest
@@ -198,19 +220,44 @@ class SgdTest {
   @MethodSource("devices")
   void invalidHyperParametersAreRejectedNamingTheOptimizerAndValue(Device device) {
     List<Parameter> ps = List.of(parameter(THETA, device));
-    message(IllegalArgumentException.class, () -> new Sgd(ps, -0.1), "Sgd", "learning rate", "-0.1");
+    message(
+        IllegalArgumentException.class, () -> new Sgd(ps, -0.1), "Sgd", "learning rate", "-0.1");
     message(IllegalArgumentException.class, () -> new Sgd(ps, Double.NaN), "Sgd", "NaN");
-    message(IllegalArgumentException.class, () -> new Sgd(ps, 0.1).momentum(-0.5), "Sgd", "momentum", "-0.5");
-    message(IllegalArgumentException.class, () -> new Sgd(ps, 0.1).dampening(-1), "Sgd", "dampening", "-1.0");
-    message(IllegalArgumentException.class, () -> new Sgd(ps, 0.1).weightDecay(-1e-4), "Sgd", "weight decay",
+    message(
+        IllegalArgumentException.class,
+        () -> new Sgd(ps, 0.1).momentum(-0.5),
+        "Sgd",
+        "momentum",
+        "-0.5");
+    message(
+        IllegalArgumentException.class,
+        () -> new Sgd(ps, 0.1).dampening(-1),
+        "Sgd",
+        "dampening",
+        "-1.0");
+    message(
+        IllegalArgumentException.class,
+        () -> new Sgd(ps, 0.1).weightDecay(-1e-4),
+        "Sgd",
+        "weight decay",
         "-1.0E-4");
-    message(IllegalArgumentException.class, () -> new Sgd(ps, 0.1).nesterov(true), "Sgd", "Nesterov",
-        "momentum 0.0", "set the momentum before nesterov");
-    message(IllegalArgumentException.class, () -> new Sgd(ps, 0.1, 0.9, 0.1, 0, true), "Sgd", "Nesterov",
+    message(
+        IllegalArgumentException.class,
+        () -> new Sgd(ps, 0.1).nesterov(true),
+        "Sgd",
+        "Nesterov",
+        "momentum 0.0",
+        "set the momentum before nesterov");
+    message(
+        IllegalArgumentException.class,
+        () -> new Sgd(ps, 0.1, 0.9, 0.1, 0, true),
+        "Sgd",
+        "Nesterov",
         "dampening 0.1");
     message(IllegalArgumentException.class, () -> new Sgd(List.of(), 0.1), "Sgd", "empty");
     Parameter p = ps.get(0);
-    message(IllegalArgumentException.class, () -> new Sgd(List.of(p, p), 0.1), "Sgd", "more than once");
+    message(
+        IllegalArgumentException.class, () -> new Sgd(List.of(p, p), 0.1), "Sgd", "more than once");
 
     Sgd sgd = new Sgd(ps, 0.1).momentum(0.9).nesterov(true);
     message(IllegalArgumentException.class, () -> sgd.momentum(0), "Nesterov");

@@ -32,7 +32,10 @@ class RunningLossTest {
     assertEquals(OptionalDouble.of(1.0), seen[3], "(2 + 1 + 0.5 + 0.5) / 4, read at batch 4");
     assertEquals(OptionalDouble.of(1.0), seen[4]);
     assertEquals(2, running.reads());
-    assertEquals(2, DeviceStats.of(Device.cpu()).syncs() - syncs, "the two reads, counted in the CPU's syncs()");
+    assertEquals(
+        2,
+        DeviceStats.of(Device.cpu()).syncs() - syncs,
+        "the two reads, counted in the CPU's syncs()");
     assertEquals(5, running.batches());
     assertEquals(8.0, running.total().item());
     assertEquals(Shape.scalar(), running.total().shape());
@@ -70,12 +73,18 @@ class RunningLossTest {
 
   @Test
   void badArgumentsAreRejectedWithTheValue() {
-    assertEquals("RunningLoss: readEvery must be at least 1, got 0",
+    assertEquals(
+        "RunningLoss: readEvery must be at least 1, got 0",
         assertThrows(IllegalArgumentException.class, () -> new RunningLoss(0)).getMessage());
     RunningLoss running = new RunningLoss(1);
-    assertEquals("RunningLoss: a loss has one element, got shape [2, 2]", assertThrows(IllegalArgumentException.class,
-        () -> running.add(Tensor.zeros(Shape.of(2, 2), Device.cpu()))).getMessage());
-    assertEquals("RunningLoss: no loss has been added",
+    assertEquals(
+        "RunningLoss: a loss has one element, got shape [2, 2]",
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> running.add(Tensor.zeros(Shape.of(2, 2), Device.cpu())))
+            .getMessage());
+    assertEquals(
+        "RunningLoss: no loss has been added",
         assertThrows(IllegalStateException.class, running::total).getMessage());
   }
 }

@@ -12,11 +12,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A fake loop with known losses, batch sizes and clock: the metrics against hand-computed values,
- * the listeners' calls in order, and the host reads an epoch makes on an emulated GPU and on the CPU.
+ * the listeners' calls in order, and the host reads an epoch makes on an emulated GPU and on the
+ * CPU.
  */
 class TrainingProgressTest {
   /** Each epoch: losses 2, 1, 0.5, 0.5 (sum 4), batches of 4, 4, 4 and 2 samples (14). */
   private static final double[] LOSSES = {2.0, 1.0, 0.5, 0.5};
+
   private static final long[] SIZES = {4, 4, 4, 2};
 
   /** A clock that moves 0.5 s each time it is read: 2 reads per epoch, so 0.5 s per epoch. */
@@ -46,7 +48,16 @@ class TrainingProgressTest {
 
     @Override
     public void onBatchEnd(BatchStats b) {
-      calls.add(name + " batch " + b.epoch() + "." + b.batches() + " " + b.samples() + " " + b.runningLoss());
+      calls.add(
+          name
+              + " batch "
+              + b.epoch()
+              + "."
+              + b.batches()
+              + " "
+              + b.samples()
+              + " "
+              + b.runningLoss());
     }
 
     @Override
@@ -55,7 +66,8 @@ class TrainingProgressTest {
     }
   }
 
-  private static TrainingProgress progress(Device device, int epochs, TrainingListener... listeners) {
+  private static TrainingProgress progress(
+      Device device, int epochs, TrainingListener... listeners) {
     return new TrainingProgress(device, epochs, 2, List.of(listeners), new FakeClock()::next);
   }
 
@@ -74,7 +86,9 @@ class TrainingProgressTest {
     trainEpoch(progress, Device.cpu());
     EpochMetrics second = progress.endEpoch();
 
-    assertEquals(new EpochMetrics(1, 4, 14, 1.0, OptionalDouble.of(0.75), 0.5, 3, 2), first,
+    assertEquals(
+        new EpochMetrics(1, 4, 14, 1.0, OptionalDouble.of(0.75), 0.5, 3, 2),
+        first,
         "mean 4 / 4 batches, 9 of 12 correct, 0.5 s; 2 running reads (batches 2 and 4) and the epoch's read");
     assertEquals(28.0, first.samplesPerSecond(), "14 samples in 0.5 s");
     assertEquals(new EpochMetrics(2, 4, 14, 1.0, OptionalDouble.empty(), 0.5, 3, 2), second);
@@ -99,15 +113,29 @@ class TrainingProgressTest {
   @Test
   void listenersAreCalledInOrderWithWhatTheLoopReported() {
     List<String> calls = new ArrayList<>();
-    TrainingProgress progress = progress(Device.cpu(), 1, new Recorder("a", calls), new TrainingListener() {},
-        new Recorder("b", calls));
+    TrainingProgress progress =
+        progress(
+            Device.cpu(),
+            1,
+            new Recorder("a", calls),
+            new TrainingListener() {},
+            new Recorder("b", calls));
     trainEpoch(progress, Device.cpu());
     progress.endEpoch();
-    assertEquals(List.of("a start 1/1 of 14", "b start 1/1 of 14",
-        "a batch 1.1 4 OptionalDouble.empty", "b batch 1.1 4 OptionalDouble.empty",
-        "a batch 1.2 8 OptionalDouble[1.5]", "b batch 1.2 8 OptionalDouble[1.5]",
-        "a batch 1.3 12 OptionalDouble[1.5]", "b batch 1.3 12 OptionalDouble[1.5]",
-        "a batch 1.4 14 OptionalDouble[1.0]", "b batch 1.4 14 OptionalDouble[1.0]",
-        "a end 1", "b end 1"), calls);
+    assertEquals(
+        List.of(
+            "a start 1/1 of 14",
+            "b start 1/1 of 14",
+            "a batch 1.1 4 OptionalDouble.empty",
+            "b batch 1.1 4 OptionalDouble.empty",
+            "a batch 1.2 8 OptionalDouble[1.5]",
+            "b batch 1.2 8 OptionalDouble[1.5]",
+            "a batch 1.3 12 OptionalDouble[1.5]",
+            "b batch 1.3 12 OptionalDouble[1.5]",
+            "a batch 1.4 14 OptionalDouble[1.0]",
+            "b batch 1.4 14 OptionalDouble[1.0]",
+            "a end 1",
+            "b end 1"),
+        calls);
   }
 }

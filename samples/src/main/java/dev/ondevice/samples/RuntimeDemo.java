@@ -20,9 +20,14 @@ public final class RuntimeDemo {
 
   /** Runs the demo; {@code --device <spec>} overrides the default device. */
   public static void main(String[] args) {
-    Device device = args.length == 2 && args[0].equals("--device") ? Device.parse(args[1]) : Device.cudaIfAvailable();
-    System.out.println("Device: " + device.describe()
-        + Cuda.unavailableReason().map(r -> " (CUDA not available: " + r + ")").orElse(""));
+    Device device =
+        args.length == 2 && args[0].equals("--device")
+            ? Device.parse(args[1])
+            : Device.cudaIfAvailable();
+    System.out.println(
+        "Device: "
+            + device.describe()
+            + Cuda.unavailableReason().map(r -> " (CUDA not available: " + r + ")").orElse(""));
     Generator.manualSeed(0);
 
     Tensor trueWeights = Tensor.of(new float[] {2.0f, -3.0f, 0.5f}).to(device).reshape(3, 1);

@@ -26,17 +26,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The device analysis over a large body of real code it was not written against: the running
- * JDK's own {@code java.util} (with {@code java.util.stream} and {@code java.util.concurrent}),
- * compiled from the JDK's {@code lib/src.zip} as a patch of {@code java.base}, with the processor.
- * Every body is interpreted; none may fail inside the analysis, and the one device bug planted at
- * the end of the compilation must be the only diagnostic. Skipped on a JDK that ships no sources.
+ * The device analysis over a large body of real code it was not written against: the running JDK's
+ * own {@code java.util} (with {@code java.util.stream} and {@code java.util.concurrent}), compiled
+ * from the JDK's {@code lib/src.zip} as a patch of {@code java.base}, with the processor. Every
+ * body is interpreted; none may fail inside the analysis, and the one device bug planted at the end
+ * of the compilation must be the only diagnostic. Skipped on a JDK that ships no sources.
  */
 class JdkSourcesTest {
   private static final String PACKAGE = "java.base/java/util/";
 
   /** Planted last: proves that the analysis ran over the whole compilation, up to its end. */
-  private static final String PROBE = """
+  private static final String PROBE =
+      """
       package java.util;
 
       import dev.ondevice.Device;
@@ -62,13 +63,27 @@ class JdkSourcesTest {
 
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-    try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, Locale.ROOT,
-        StandardCharsets.UTF_8)) {
-      List<String> options = List.of("--patch-module", "java.base=" + patch, "--add-reads", "java.base=ALL-UNNAMED",
-          "-cp", System.getProperty("java.class.path"), "-d", Files.createDirectories(dir.resolve("out")).toString(),
-          "-Xlint:none", "-XDshould-stop.ifNoError=FLOW", "-Xmaxwarns", "100000", "-Xmaxerrs", "1000");
-      JavaCompiler.CompilationTask task = javac.getTask(null, files, diagnostics, options, null,
-          files.getJavaFileObjectsFromPaths(sources));
+    try (StandardJavaFileManager files =
+        javac.getStandardFileManager(diagnostics, Locale.ROOT, StandardCharsets.UTF_8)) {
+      List<String> options =
+          List.of(
+              "--patch-module",
+              "java.base=" + patch,
+              "--add-reads",
+              "java.base=ALL-UNNAMED",
+              "-cp",
+              System.getProperty("java.class.path"),
+              "-d",
+              Files.createDirectories(dir.resolve("out")).toString(),
+              "-Xlint:none",
+              "-XDshould-stop.ifNoError=FLOW",
+              "-Xmaxwarns",
+              "100000",
+              "-Xmaxerrs",
+              "1000");
+      JavaCompiler.CompilationTask task =
+          javac.getTask(
+              null, files, diagnostics, options, null, files.getJavaFileObjectsFromPaths(sources));
       task.setProcessors(List.of(new OnDeviceProcessor()));
       task.call();
     }
@@ -76,15 +91,21 @@ class JdkSourcesTest {
     List<String> reported = new ArrayList<>();
     for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
       if (d.getKind() != Diagnostic.Kind.NOTE) {
-        String file = d.getSource() == null ? "" : Path.of(d.getSource().toUri()).getFileName().toString();
-        reported.add(file + ":" + d.getLineNumber() + " " + d.getKind() + " " + d.getMessage(Locale.ROOT));
+        String file =
+            d.getSource() == null ? "" : Path.of(d.getSource().toUri()).getFileName().toString();
+        reported.add(
+            file + ":" + d.getLineNumber() + " " + d.getKind() + " " + d.getMessage(Locale.ROOT));
       }
     }
     assertEquals(1, reported.size(), "diagnostics of " + sources.size() + " files: " + reported);
-    assertTrue(reported.get(0).startsWith("OnDeviceProbe.java:8 WARNING [CreateThenMove] "), reported.get(0));
+    assertTrue(
+        reported.get(0).startsWith("OnDeviceProbe.java:8 WARNING [CreateThenMove] "),
+        reported.get(0));
   }
 
-  /** Extracts the sources of java.util and its subpackages into {@code patch}, in the zip's order. */
+  /**
+   * Extracts the sources of java.util and its subpackages into {@code patch}, in the zip's order.
+   */
   private static List<Path> extract(Path srcZip, Path patch) throws IOException {
     List<Path> out = new ArrayList<>();
     try (ZipFile zip = new ZipFile(srcZip.toFile())) {

@@ -22,15 +22,26 @@ class PublicApiOnlyTest {
   @Test
   void noSampleNamesAnInternalPackage() throws IOException {
     List<String> offenders;
-    try (Stream<Path> files = Stream.of("src", "gallery", "corpus").map(Path::of).filter(Files::isDirectory)
-        .flatMap(PublicApiOnlyTest::walk)) {
-      offenders = files.filter(p -> p.toString().endsWith(".java"))
-          .filter(p -> !p.endsWith("PublicApiOnlyTest.java"))
-          .filter(p -> read(p).contains("dev.ondevice.internal"))
-          .map(Path::toString).sorted().collect(Collectors.toList());
+    try (Stream<Path> files =
+        Stream.of("src", "gallery", "corpus")
+            .map(Path::of)
+            .filter(Files::isDirectory)
+            .flatMap(PublicApiOnlyTest::walk)) {
+      offenders =
+          files
+              .filter(p -> p.toString().endsWith(".java"))
+              .filter(p -> !p.endsWith("PublicApiOnlyTest.java"))
+              .filter(p -> read(p).contains("dev.ondevice.internal"))
+              .map(Path::toString)
+              .sorted()
+              .collect(Collectors.toList());
     }
-    assertTrue(offenders.isEmpty(), () -> "These samples name the runtime's internals; give the public API what"
-        + " they need instead: " + offenders);
+    assertTrue(
+        offenders.isEmpty(),
+        () ->
+            "These samples name the runtime's internals; give the public API what"
+                + " they need instead: "
+                + offenders);
   }
 
   private static Stream<Path> walk(Path root) {

@@ -5,7 +5,10 @@ import com.google.errorprone.BugPattern;
 import com.google.errorprone.bugpatterns.BugChecker;
 import dev.ondevice.processor.analysis.CheckId;
 
-/** A tensor created on the CPU and moved to a device right away: the device analysis's {@link CheckId#CREATE_THEN_MOVE} as an Error Prone check. */
+/**
+ * A tensor created on the CPU and moved to a device right away: the device analysis's {@link
+ * CheckId#CREATE_THEN_MOVE} as an Error Prone check.
+ */
 @AutoService(BugChecker.class)
 @BugPattern(
     summary = "A tensor created on the CPU and moved to a device right away",

@@ -24,14 +24,16 @@ import java.util.WeakHashMap;
 
 /**
  * The base of the device checks: each check reports the findings of its ID from one run of the
- * processor's device analysis per compilation unit, shared by all checks (no second
- * implementation of the device rules), with the analysis's fixes as suggested fixes.
+ * processor's device analysis per compilation unit, shared by all checks (no second implementation
+ * of the device rules), with the analysis's fixes as suggested fixes.
  */
-public abstract class DeviceBugChecker extends BugChecker implements BugChecker.CompilationUnitTreeMatcher {
+public abstract class DeviceBugChecker extends BugChecker
+    implements BugChecker.CompilationUnitTreeMatcher {
   private static final long serialVersionUID = 1L;
   private static final Map<CompilationUnitTree, List<Finding>> FINDINGS =
       Collections.synchronizedMap(new WeakHashMap<>());
-  private static final Map<Context, DeviceAnalysis> ANALYSES = Collections.synchronizedMap(new WeakHashMap<>());
+  private static final Map<Context, DeviceAnalysis> ANALYSES =
+      Collections.synchronizedMap(new WeakHashMap<>());
 
   /** The check this checker reports. */
   abstract CheckId check();
@@ -47,10 +49,20 @@ public abstract class DeviceBugChecker extends BugChecker implements BugChecker.
     return Description.NO_MATCH;
   }
 
-  /** One analysis per compilation (its caches of method semantics and runtime types are per compiler). */
+  /**
+   * One analysis per compilation (its caches of method semantics and runtime types are per
+   * compiler).
+   */
   private static List<Finding> analyze(CompilationUnitTree unit, VisitorState state) {
-    DeviceAnalysis analysis = ANALYSES.computeIfAbsent(state.context, c -> new DeviceAnalysis(JavacTrees.instance(c),
-        JavacElements.instance(c), JavacTypes.instance(c), AnalysisOptions.defaults()));
+    DeviceAnalysis analysis =
+        ANALYSES.computeIfAbsent(
+            state.context,
+            c ->
+                new DeviceAnalysis(
+                    JavacTrees.instance(c),
+                    JavacElements.instance(c),
+                    JavacTypes.instance(c),
+                    AnalysisOptions.defaults()));
     return analysis.analyze(unit);
   }
 
@@ -70,8 +82,8 @@ public abstract class DeviceBugChecker extends BugChecker implements BugChecker.
 
   /**
    * The fix as Error Prone's, or null when one of its trees has no source range (code javac
-   * synthesised, such as the type of a {@code var}): the finding is then reported without it,
-   * never as a crash of the check.
+   * synthesised, such as the type of a {@code var}): the finding is then reported without it, never
+   * as a crash of the check.
    */
   private static SuggestedFix suggested(Fix fix, VisitorState state) {
     SuggestedFix.Builder s = SuggestedFix.builder().setShortDescription(fix.description());

@@ -5,7 +5,10 @@ import com.google.errorprone.BugPattern;
 import com.google.errorprone.bugpatterns.BugChecker;
 import dev.ondevice.processor.analysis.CheckId;
 
-/** A tensor move whose result is discarded: tensors do not move in place: the device analysis's {@link CheckId#DISCARDED_MOVE} as an Error Prone check. */
+/**
+ * A tensor move whose result is discarded: tensors do not move in place: the device analysis's
+ * {@link CheckId#DISCARDED_MOVE} as an Error Prone check.
+ */
 @AutoService(BugChecker.class)
 @BugPattern(
     summary = "A tensor move whose result is discarded: tensors do not move in place",

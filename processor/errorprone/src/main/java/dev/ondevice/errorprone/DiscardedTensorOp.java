@@ -5,7 +5,10 @@ import com.google.errorprone.BugPattern;
 import com.google.errorprone.bugpatterns.BugChecker;
 import dev.ondevice.processor.analysis.CheckId;
 
-/** A tensor op whose result is discarded: tensor ops return a new tensor: the device analysis's {@link CheckId#DISCARDED_TENSOR_OP} as an Error Prone check. */
+/**
+ * A tensor op whose result is discarded: tensor ops return a new tensor: the device analysis's
+ * {@link CheckId#DISCARDED_TENSOR_OP} as an Error Prone check.
+ */
 @AutoService(BugChecker.class)
 @BugPattern(
     summary = "A tensor op whose result is discarded: tensor ops return a new tensor",

@@ -5,7 +5,10 @@ import com.google.errorprone.BugPattern;
 import com.google.errorprone.bugpatterns.BugChecker;
 import dev.ondevice.processor.analysis.CheckId;
 
-/** A host synchronisation (item, toArray, cpu, printing) inside the batch loop: the device analysis's {@link CheckId#HOST_SYNC_IN_LOOP} as an Error Prone check. */
+/**
+ * A host synchronisation (item, toArray, cpu, printing) inside the batch loop: the device
+ * analysis's {@link CheckId#HOST_SYNC_IN_LOOP} as an Error Prone check.
+ */
 @AutoService(BugChecker.class)
 @BugPattern(
     summary = "A host synchronisation (item, toArray, cpu, printing) inside the batch loop",

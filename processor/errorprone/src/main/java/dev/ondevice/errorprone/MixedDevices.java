@@ -5,7 +5,10 @@ import com.google.errorprone.BugPattern;
 import com.google.errorprone.bugpatterns.BugChecker;
 import dev.ondevice.processor.analysis.CheckId;
 
-/** Tensors on provably different devices meet in one op, model call or loss: the device analysis's {@link CheckId#MIXED_DEVICES} as an Error Prone check. */
+/**
+ * Tensors on provably different devices meet in one op, model call or loss: the device analysis's
+ * {@link CheckId#MIXED_DEVICES} as an Error Prone check.
+ */
 @AutoService(BugChecker.class)
 @BugPattern(
     summary = "Tensors on provably different devices meet in one op, model call or loss",

@@ -5,7 +5,10 @@ import com.google.errorprone.BugPattern;
 import com.google.errorprone.bugpatterns.BugChecker;
 import dev.ondevice.processor.analysis.CheckId;
 
-/** A model that was never moved is used with tensors on another device: the device analysis's {@link CheckId#MODEL_NOT_MOVED} as an Error Prone check. */
+/**
+ * A model that was never moved is used with tensors on another device: the device analysis's {@link
+ * CheckId#MODEL_NOT_MOVED} as an Error Prone check.
+ */
 @AutoService(BugChecker.class)
 @BugPattern(
     summary = "A model that was never moved is used with tensors on another device",

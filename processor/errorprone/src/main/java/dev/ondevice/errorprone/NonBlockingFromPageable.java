@@ -5,7 +5,10 @@ import com.google.errorprone.BugPattern;
 import com.google.errorprone.bugpatterns.BugChecker;
 import dev.ondevice.processor.analysis.CheckId;
 
-/** A non-blocking copy from host memory that is not pinned: the device analysis's {@link CheckId#NON_BLOCKING_FROM_PAGEABLE} as an Error Prone check. */
+/**
+ * A non-blocking copy from host memory that is not pinned: the device analysis's {@link
+ * CheckId#NON_BLOCKING_FROM_PAGEABLE} as an Error Prone check.
+ */
 @AutoService(BugChecker.class)
 @BugPattern(
     summary = "A non-blocking copy from host memory that is not pinned",

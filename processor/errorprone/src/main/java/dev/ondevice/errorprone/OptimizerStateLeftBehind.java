@@ -5,7 +5,10 @@ import com.google.errorprone.BugPattern;
 import com.google.errorprone.bugpatterns.BugChecker;
 import dev.ondevice.processor.analysis.CheckId;
 
-/** Optimizer state loaded before its model moves: the device analysis's {@link CheckId#OPTIMIZER_STATE_LEFT_BEHIND} as an Error Prone check. */
+/**
+ * Optimizer state loaded before its model moves: the device analysis's {@link
+ * CheckId#OPTIMIZER_STATE_LEFT_BEHIND} as an Error Prone check.
+ */
 @AutoService(BugChecker.class)
 @BugPattern(
     summary = "Optimizer state loaded onto a model's parameters, which then move without it",

@@ -5,7 +5,10 @@ import com.google.errorprone.BugPattern;
 import com.google.errorprone.bugpatterns.BugChecker;
 import dev.ondevice.processor.analysis.CheckId;
 
-/** A static tensor constant, on the CPU, meets tensors on another device: the device analysis's {@link CheckId#STATIC_TENSOR_CONSTANT} as an Error Prone check. */
+/**
+ * A static tensor constant, on the CPU, meets tensors on another device: the device analysis's
+ * {@link CheckId#STATIC_TENSOR_CONSTANT} as an Error Prone check.
+ */
 @AutoService(BugChecker.class)
 @BugPattern(
     summary = "A static tensor constant, on the CPU, meets tensors on another device",

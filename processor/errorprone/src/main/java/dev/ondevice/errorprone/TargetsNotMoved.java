@@ -5,7 +5,10 @@ import com.google.errorprone.BugPattern;
 import com.google.errorprone.bugpatterns.BugChecker;
 import dev.ondevice.processor.analysis.CheckId;
 
-/** Batch targets left on the CPU while the inputs were moved to the device: the device analysis's {@link CheckId#TARGETS_NOT_MOVED} as an Error Prone check. */
+/**
+ * Batch targets left on the CPU while the inputs were moved to the device: the device analysis's
+ * {@link CheckId#TARGETS_NOT_MOVED} as an Error Prone check.
+ */
 @AutoService(BugChecker.class)
 @BugPattern(
     summary = "Batch targets left on the CPU while the inputs were moved to the device",

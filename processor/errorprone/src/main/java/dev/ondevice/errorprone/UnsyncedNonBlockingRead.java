@@ -5,7 +5,10 @@ import com.google.errorprone.BugPattern;
 import com.google.errorprone.bugpatterns.BugChecker;
 import dev.ondevice.processor.analysis.CheckId;
 
-/** The result of a non-blocking copy to the host read before a synchronisation: the device analysis's {@link CheckId#UNSYNCED_NON_BLOCKING_READ} as an Error Prone check. */
+/**
+ * The result of a non-blocking copy to the host read before a synchronisation: the device
+ * analysis's {@link CheckId#UNSYNCED_NON_BLOCKING_READ} as an Error Prone check.
+ */
 @AutoService(BugChecker.class)
 @BugPattern(
     summary = "The result of a non-blocking copy to the host read before a synchronisation",

@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 /** Every suggested fix, as input and expected output, applied by Error Prone's patching. */
 class DeviceFixesTest {
   private static BugCheckerRefactoringTestHelper helper(Class<? extends DeviceBugChecker> check) {
-    // The processor on the test classpath would report the bugs again when the fixed code is compiled.
+    // The processor on the test classpath would report the bugs again when the fixed code is
+    // compiled.
     return BugCheckerRefactoringTestHelper.newInstance(check, DeviceFixesTest.class)
         .setArgs("-Aondevice.analysis=off");
   }
@@ -16,7 +17,8 @@ class DeviceFixesTest {
   @Test
   void discardedMoveIsAssigned() {
     helper(DiscardedMove.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "class Test {",
@@ -25,7 +27,8 @@ class DeviceFixesTest {
             "    return x;",
             "  }",
             "}")
-        .addOutputLines("Test.java",
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "class Test {",
@@ -40,7 +43,8 @@ class DeviceFixesTest {
   @Test
   void hardCodedDeviceUsesTheDeviceVariable() {
     helper(HardCodedDevice.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "class Test {",
@@ -48,7 +52,8 @@ class DeviceFixesTest {
             "    return new Tensor[] {x.to(Device.parse(\"cuda\")), y.to(device)};",
             "  }",
             "}")
-        .addOutputLines("Test.java",
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "class Test {",
@@ -62,7 +67,8 @@ class DeviceFixesTest {
   @Test
   void discardedChainIsAssignedToItsRootVariable() {
     helper(DiscardedTensorOp.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Tensor;",
             "class Test {",
             "  Tensor normalize(Tensor x) {",
@@ -70,7 +76,8 @@ class DeviceFixesTest {
             "    return x;",
             "  }",
             "}")
-        .addOutputLines("Test.java",
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Tensor;",
             "class Test {",
             "  Tensor normalize(Tensor x) {",
@@ -84,7 +91,8 @@ class DeviceFixesTest {
   @Test
   void noFixAssignsAVariableNothingReadsAgain() {
     helper(DiscardedMove.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Tensor;",
             "class Test {",
             "  void prepare(Tensor x) {",
@@ -98,7 +106,8 @@ class DeviceFixesTest {
   @Test
   void assignmentInALoopIsReadByTheNextPass() {
     helper(DiscardedTensorOp.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Tensor;",
             "class Test {",
             "  Tensor run(Tensor h, int n) {",
@@ -110,7 +119,8 @@ class DeviceFixesTest {
             "    return out;",
             "  }",
             "}")
-        .addOutputLines("Test.java",
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Tensor;",
             "class Test {",
             "  Tensor run(Tensor h, int n) {",
@@ -134,9 +144,12 @@ class DeviceFixesTest {
       "    x.add(y);",
       "    return x;",
       "  }",
-      "}"};
-    helper(DiscardedTensorOp.class).addInputLines("Test.java", input)
-        .addOutputLines("Test.java",
+      "}"
+    };
+    helper(DiscardedTensorOp.class)
+        .addInputLines("Test.java", input)
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Tensor;",
             "class Test {",
             "  Tensor run(Tensor x, Tensor y) {",
@@ -145,8 +158,11 @@ class DeviceFixesTest {
             "  }",
             "}")
         .doTest(TestMode.TEXT_MATCH);
-    helper(DiscardedTensorOp.class).setFixChooser(FixChoosers.SECOND).addInputLines("Test.java", input)
-        .addOutputLines("Test.java",
+    helper(DiscardedTensorOp.class)
+        .setFixChooser(FixChoosers.SECOND)
+        .addInputLines("Test.java", input)
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Tensor;",
             "class Test {",
             "  Tensor run(Tensor x, Tensor y) {",
@@ -160,7 +176,8 @@ class DeviceFixesTest {
   @Test
   void createThenMoveCreatesOnTheDevice() {
     helper(CreateThenMove.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "class Test {",
@@ -168,7 +185,8 @@ class DeviceFixesTest {
             "    return Tensor.randn(n, n).to(device);",
             "  }",
             "}")
-        .addOutputLines("Test.java",
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "class Test {",
@@ -184,7 +202,8 @@ class DeviceFixesTest {
     // Tensor.zeros(Shape, DType) has no Device parameter: the analysis takes it for a CPU factory
     // from its @Factory annotation alone, and the fix finds zeros(Shape, DType, Device).
     helper(CreateThenMove.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.DType;",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Shape;",
@@ -194,7 +213,8 @@ class DeviceFixesTest {
             "    return Tensor.zeros(Shape.of(n), DType.INT64).to(device);",
             "  }",
             "}")
-        .addOutputLines("Test.java",
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.DType;",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Shape;",
@@ -210,7 +230,8 @@ class DeviceFixesTest {
   @Test
   void itemPerBatchBecomesAnOnDeviceSumReadOnce() {
     helper(HostSyncInLoop.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.data.Batch;",
@@ -231,7 +252,8 @@ class DeviceFixesTest {
             "    return total / batches;",
             "  }",
             "}")
-        .addOutputLines("Test.java",
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.data.Batch;",
@@ -258,7 +280,8 @@ class DeviceFixesTest {
   @Test
   void targetsAreMoved() {
     helper(TargetsNotMoved.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.data.Batch;",
@@ -275,7 +298,8 @@ class DeviceFixesTest {
             "    }",
             "  }",
             "}")
-        .addOutputLines("Test.java",
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.data.Batch;",
@@ -298,7 +322,8 @@ class DeviceFixesTest {
   @Test
   void targetsFromACallAreMovedWhereUsed() {
     helper(TargetsNotMoved.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.data.Batch;",
@@ -314,7 +339,8 @@ class DeviceFixesTest {
             "    return correct;",
             "  }",
             "}")
-        .addOutputLines("Test.java",
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.data.Batch;",
@@ -336,7 +362,8 @@ class DeviceFixesTest {
   @Test
   void mixedOperandIsMoved() {
     helper(MixedDevices.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "class Test {",
@@ -346,7 +373,8 @@ class DeviceFixesTest {
             "    return a.add(b);",
             "  }",
             "}")
-        .addOutputLines("Test.java",
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "class Test {",
@@ -362,7 +390,8 @@ class DeviceFixesTest {
   @Test
   void aLocalMadeOnTheCpuIsMadeOnTheDevice() {
     helper(MixedDevices.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "class Test {",
@@ -372,7 +401,8 @@ class DeviceFixesTest {
             "    return a.mul(keep);",
             "  }",
             "}")
-        .addOutputLines("Test.java",
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "class Test {",
@@ -388,7 +418,8 @@ class DeviceFixesTest {
   @Test
   void defaultDeviceFactoryTakesTheInputsDevice() {
     helper(DefaultDeviceInModel.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.nn.Layer;",
             "class Test extends Layer {",
@@ -398,7 +429,8 @@ class DeviceFixesTest {
             "    return x.mul(mask);",
             "  }",
             "}")
-        .addOutputLines("Test.java",
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.nn.Layer;",
             "class Test extends Layer {",
@@ -414,7 +446,8 @@ class DeviceFixesTest {
   @Test
   void defaultDeviceFactoryNeverRepeatsACall() {
     helper(DefaultDeviceInModel.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.nn.Layer;",
             "import dev.ondevice.nn.Linear;",
@@ -426,7 +459,8 @@ class DeviceFixesTest {
             "    return fc.forward(x).add(noise);",
             "  }",
             "}")
-        .addOutputLines("Test.java",
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.nn.Layer;",
             "import dev.ondevice.nn.Linear;",
@@ -444,7 +478,8 @@ class DeviceFixesTest {
   @Test
   void nonBlockingFixes() {
     helper(NonBlockingFromPageable.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "class Test {",
@@ -453,7 +488,8 @@ class DeviceFixesTest {
             "    return host.to(device, true);",
             "  }",
             "}")
-        .addOutputLines("Test.java",
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "class Test {",
@@ -464,7 +500,8 @@ class DeviceFixesTest {
             "}")
         .doTest(TestMode.TEXT_MATCH);
     helper(UnsyncedNonBlockingRead.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "class Test {",
@@ -473,7 +510,8 @@ class DeviceFixesTest {
             "    return host.toFloatArray();",
             "  }",
             "}")
-        .addOutputLines("Test.java",
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Cuda;",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
@@ -490,7 +528,8 @@ class DeviceFixesTest {
   @Test
   void modelIsMovedAfterItsCreation() {
     helper(ModelNotMoved.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.nn.Linear;",
@@ -501,7 +540,8 @@ class DeviceFixesTest {
             "    return layer.forward(x);",
             "  }",
             "}")
-        .addOutputLines("Test.java",
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.nn.Linear;",
@@ -519,7 +559,8 @@ class DeviceFixesTest {
   @Test
   void noAssignmentToAFinalOrCapturedVariable() {
     helper(DiscardedMove.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "import java.util.function.Supplier;",
@@ -538,7 +579,8 @@ class DeviceFixesTest {
   @Test
   void floatTotalIsReadBackAsFloat() {
     helper(HostSyncInLoop.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.data.Batch;",
@@ -554,7 +596,8 @@ class DeviceFixesTest {
             "    return mean;",
             "  }",
             "}")
-        .addOutputLines("Test.java",
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.data.Batch;",
@@ -576,7 +619,8 @@ class DeviceFixesTest {
   @Test
   void noModelMoveBeforeItsDeviceIsDeclared() {
     helper(ModelNotMoved.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.nn.Linear;",
@@ -595,7 +639,8 @@ class DeviceFixesTest {
   @Test
   void aFactoryInForwardIsGivenADeviceDeclaredBeforeIt() {
     helper(DefaultDeviceInModel.class)
-        .addInputLines("Net.java",
+        .addInputLines(
+            "Net.java",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.nn.Linear;",
             "import dev.ondevice.nn.Model;",
@@ -607,7 +652,8 @@ class DeviceFixesTest {
             "    return h.add(noise);",
             "  }",
             "}")
-        .addOutputLines("Net.java",
+        .addOutputLines(
+            "Net.java",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.nn.Linear;",
             "import dev.ondevice.nn.Model;",
@@ -625,7 +671,8 @@ class DeviceFixesTest {
   @Test
   void aHostReadOfAnotherTypeGetsNoAccumulateFix() {
     helper(HostSyncInLoop.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.annotations.HostSync;",
@@ -659,7 +706,8 @@ class DeviceFixesTest {
   @Test
   void aVarTotalKeepsVarAndTakesATensor() {
     helper(HostSyncInLoop.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.data.Batch;",
@@ -675,7 +723,8 @@ class DeviceFixesTest {
             "    return total;",
             "  }",
             "}")
-        .addOutputLines("Test.java",
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.data.Batch;",
@@ -697,7 +746,8 @@ class DeviceFixesTest {
   @Test
   void noAccumulateFixForATotalDeclaredWithAnother() {
     helper(HostSyncInLoop.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.data.Batch;",
@@ -720,7 +770,8 @@ class DeviceFixesTest {
   @Test
   void aModelDeclaredWithAnotherIsMovedAfterBoth() {
     helper(ModelNotMoved.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.nn.Linear;",
@@ -731,7 +782,8 @@ class DeviceFixesTest {
             "    return decoder.forward(encoder.forward(Tensor.randn(4, 3, device)));",
             "  }",
             "}")
-        .addOutputLines("Test.java",
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "import dev.ondevice.nn.Linear;",
@@ -749,7 +801,8 @@ class DeviceFixesTest {
   @Test
   void aDeviceFieldOfAnotherClassIsNamedThroughIt() {
     helper(MixedDevices.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "class Test {",
@@ -761,7 +814,8 @@ class DeviceFixesTest {
             "    return x.to(Env.DEVICE).add(b);",
             "  }",
             "}")
-        .addOutputLines("Test.java",
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "class Test {",
@@ -779,7 +833,8 @@ class DeviceFixesTest {
   @Test
   void aMixedOperandCreatedOnTheCpuIsCreatedOnTheDevice() {
     helper(MixedDevices.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "class Test {",
@@ -787,7 +842,8 @@ class DeviceFixesTest {
             "    return Tensor.randn(2, 2, device).add(Tensor.ones(2, 2));",
             "  }",
             "}")
-        .addOutputLines("Test.java",
+        .addOutputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "class Test {",
@@ -801,7 +857,8 @@ class DeviceFixesTest {
   @Test
   void noFixMovesTheReceiverOfAnInPlaceOp() {
     helper(MixedDevices.class)
-        .addInputLines("Test.java",
+        .addInputLines(
+            "Test.java",
             "import dev.ondevice.Device;",
             "import dev.ondevice.Tensor;",
             "class Test {",

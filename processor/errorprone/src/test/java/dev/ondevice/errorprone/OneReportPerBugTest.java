@@ -25,9 +25,14 @@ import org.junit.jupiter.api.io.TempDir;
  * Messager}) when Error Prone is absent or runs none of them.
  */
 class OneReportPerBugTest {
-  /** The diagnostic code of Error Prone's errors; the processor's are {@code compiler.err.proc.messager}. */
+  /**
+   * The diagnostic code of Error Prone's errors; the processor's are {@code
+   * compiler.err.proc.messager}.
+   */
   static final String ERROR_PRONE_CODE = "compiler.err.error.prone";
-  private static final String SOURCE = """
+
+  private static final String SOURCE =
+      """
       import dev.ondevice.Device;
       import dev.ondevice.Tensor;
       class Test {
@@ -38,27 +43,36 @@ class OneReportPerBugTest {
       }\
       """;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
+
   /** The full messages of the last compilation's errors, Error Prone's first. */
   private final List<String> messages = new ArrayList<>();
 
   @Test
   void errorProneReportsWhenItRunsTheChecks() throws IOException {
-    assertEquals(List.of("5 error-prone [DiscardedMove]"), compile("-XDcompilePolicy=simple",
-        "--should-stop=ifError=FLOW", "-Xplugin:ErrorProne"));
+    assertEquals(
+        List.of("5 error-prone [DiscardedMove]"),
+        compile("-XDcompilePolicy=simple", "--should-stop=ifError=FLOW", "-Xplugin:ErrorProne"));
   }
 
   @Test
   void errorProneReportsWhenItEnablesOneDeviceCheckAfterDisablingAll() throws IOException {
-    assertEquals(List.of("5 error-prone [DiscardedMove]"), compile("-XDcompilePolicy=simple",
-        "--should-stop=ifError=FLOW", "-Xplugin:ErrorProne -XepDisableAllChecks -Xep:DiscardedMove:ERROR"));
+    assertEquals(
+        List.of("5 error-prone [DiscardedMove]"),
+        compile(
+            "-XDcompilePolicy=simple",
+            "--should-stop=ifError=FLOW",
+            "-Xplugin:ErrorProne -XepDisableAllChecks -Xep:DiscardedMove:ERROR"));
   }
 
   @Test
   void processorReportsWhenErrorProneRunsNoDeviceCheck() throws IOException {
-    assertEquals(List.of("5 processor [DiscardedMove]"), compile("-XDcompilePolicy=simple",
-        "--should-stop=ifError=FLOW", "-Xplugin:ErrorProne -XepDisableAllChecks"));
+    assertEquals(
+        List.of("5 processor [DiscardedMove]"),
+        compile(
+            "-XDcompilePolicy=simple",
+            "--should-stop=ifError=FLOW",
+            "-Xplugin:ErrorProne -XepDisableAllChecks"));
   }
 
   @Test
@@ -68,15 +82,25 @@ class OneReportPerBugTest {
 
   @Test
   void bothReportWhenTheProcessorIsToldToKeepItsAnalysis() throws IOException {
-    assertEquals(List.of("5 error-prone [DiscardedMove]", "5 processor [DiscardedMove]"), compile(
-        "-Aondevice.analysis=on", "-XDcompilePolicy=simple", "--should-stop=ifError=FLOW", "-Xplugin:ErrorProne"));
+    assertEquals(
+        List.of("5 error-prone [DiscardedMove]", "5 processor [DiscardedMove]"),
+        compile(
+            "-Aondevice.analysis=on",
+            "-XDcompilePolicy=simple",
+            "--should-stop=ifError=FLOW",
+            "-Xplugin:ErrorProne"));
   }
 
   @Test
   void errorProneGivesTheProcessorsMessageWithItsFixAndNoLink() throws IOException {
-    compile("-Aondevice.analysis=on", "-XDcompilePolicy=simple", "--should-stop=ifError=FLOW", "-Xplugin:ErrorProne");
-    String processor = "[DiscardedMove] x.to(device) returns a new tensor and its result is discarded: tensors do not"
-        + " move in place (models do); write x = x.to(device)";
+    compile(
+        "-Aondevice.analysis=on",
+        "-XDcompilePolicy=simple",
+        "--should-stop=ifError=FLOW",
+        "-Xplugin:ErrorProne");
+    String processor =
+        "[DiscardedMove] x.to(device) returns a new tensor and its result is discarded: tensors do not"
+            + " move in place (models do); write x = x.to(device)";
     assertEquals(List.of(processor + "\n  Did you mean 'x = x.to(device);'?", processor), messages);
   }
 
@@ -87,11 +111,16 @@ class OneReportPerBugTest {
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
     String classPath = System.getProperty("java.class.path");
-    List<String> args = new ArrayList<>(List.of("-d", dir.toString(), "-classpath", classPath, "-processorpath",
-        classPath));
+    List<String> args =
+        new ArrayList<>(
+            List.of("-d", dir.toString(), "-classpath", classPath, "-processorpath", classPath));
     args.addAll(List.of(options));
-    try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, Locale.ROOT, null)) {
-      javac.getTask(new StringWriter(), files, diagnostics, args, null, files.getJavaFileObjects(file)).call();
+    try (StandardJavaFileManager files =
+        javac.getStandardFileManager(diagnostics, Locale.ROOT, null)) {
+      javac
+          .getTask(
+              new StringWriter(), files, diagnostics, args, null, files.getJavaFileObjects(file))
+          .call();
     }
     List<String> out = new ArrayList<>();
     for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
@@ -100,7 +129,12 @@ class OneReportPerBugTest {
         boolean byErrorProne = d.getCode().equals(ERROR_PRONE_CODE);
         String reporter = byErrorProne ? "error-prone" : "processor";
         messages.add(byErrorProne ? 0 : messages.size(), message);
-        out.add(d.getLineNumber() + " " + reporter + " " + message.substring(0, message.indexOf(']') + 1));
+        out.add(
+            d.getLineNumber()
+                + " "
+                + reporter
+                + " "
+                + message.substring(0, message.indexOf(']') + 1));
       }
     }
     out.sort(null);

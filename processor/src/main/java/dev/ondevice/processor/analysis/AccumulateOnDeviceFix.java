@@ -37,10 +37,10 @@ import javax.lang.model.type.TypeKind;
  * </pre>
  *
  * Offered only when it is safe: a local {@code double} or {@code float} (for {@code item()}) or
- * {@code long} (for {@code itemAsLong()}), or a {@code var}, declared alone with the literal 0 in the block of
- * the batch loop, before it; changed in the loop by this one statement only; and only read after
- * the loop, where it becomes a read of the tensor ({@code (float)} for a {@code float} total). The
- * 0-dim CPU scalar it starts from may meet a tensor on any device, as in PyTorch.
+ * {@code long} (for {@code itemAsLong()}), or a {@code var}, declared alone with the literal 0 in
+ * the block of the batch loop, before it; changed in the loop by this one statement only; and only
+ * read after the loop, where it becomes a read of the tensor ({@code (float)} for a {@code float}
+ * total). The 0-dim CPU scalar it starts from may meet a tensor on any device, as in PyTorch.
  */
 final class AccumulateOnDeviceFix {
   private AccumulateOnDeviceFix() {}
@@ -53,14 +53,16 @@ final class AccumulateOnDeviceFix {
   private static boolean readsATensor(AnalysisContext ctx, TreePath call, MemberSelectTree select) {
     Element method = ctx.trees().getElement(call);
     TreePath receiver = new TreePath(new TreePath(call, select), select.getExpression());
-    return method != null && ctx.types().isTensor(method.getEnclosingElement().asType())
+    return method != null
+        && ctx.types().isTensor(method.getEnclosingElement().asType())
         && ctx.types().isTensor(ctx.trees().getTypeMirror(receiver));
   }
 
   /** The fix for the host read at {@code call}, or null when the pattern does not apply. */
   static Fix of(AnalysisContext ctx, TreePath call) {
     MethodInvocationTree item = (MethodInvocationTree) call.getLeaf();
-    if (!(item.getMethodSelect() instanceof MemberSelectTree select) || !item.getArguments().isEmpty()
+    if (!(item.getMethodSelect() instanceof MemberSelectTree select)
+        || !item.getArguments().isEmpty()
         || !readsATensor(ctx, call, select)) {
       return null;
     }
@@ -74,7 +76,8 @@ final class AccumulateOnDeviceFix {
     while (assignPath != null && assignPath.getLeaf() instanceof ParenthesizedTree) {
       assignPath = assignPath.getParentPath();
     }
-    if (assignPath == null || assignPath.getLeaf().getKind() != Tree.Kind.PLUS_ASSIGNMENT
+    if (assignPath == null
+        || assignPath.getLeaf().getKind() != Tree.Kind.PLUS_ASSIGNMENT
         || !(assignPath.getParentPath().getLeaf() instanceof ExpressionStatementTree)) {
       return null;
     }
@@ -87,8 +90,14 @@ final class AccumulateOnDeviceFix {
     if (total == null || loop == null || !(loop.getParentPath().getLeaf() instanceof BlockTree)) {
       return null;
     }
-    VariableTree declaration = declarationBefore((BlockTree) loop.getParentPath().getLeaf(), loop.getLeaf(), total,
-        ctx, loop.getParentPath(), integral);
+    VariableTree declaration =
+        declarationBefore(
+            (BlockTree) loop.getParentPath().getLeaf(),
+            loop.getLeaf(),
+            total,
+            ctx,
+            loop.getParentPath(),
+            integral);
     if (declaration == null) {
       return null;
     }
@@ -98,8 +107,11 @@ final class AccumulateOnDeviceFix {
     if (positions.getStartPosition(ctx.unit(), declaration.getType()) >= 0
         && positions.getEndPosition(ctx.unit(), declaration.getType()) >= 0) {
       edits.add(Fix.replaceEdit(declaration.getType(), "Tensor"));
-    } // else declared with var (javac gives it no source range), which the new initializer makes a Tensor
-    edits.add(Fix.replaceEdit(declaration.getInitializer(), integral ? "Tensor.scalar(0L)" : "Tensor.scalar(0.0)"));
+    } // else declared with var (javac gives it no source range), which the new initializer makes a
+    // Tensor
+    edits.add(
+        Fix.replaceEdit(
+            declaration.getInitializer(), integral ? "Tensor.scalar(0L)" : "Tensor.scalar(0.0)"));
     String name = total.getSimpleName().toString();
     boolean floatTotal = total.asType().getKind() == TypeKind.FLOAT;
     String receiver = ctx.text(select.getExpression());
@@ -113,13 +125,19 @@ final class AccumulateOnDeviceFix {
         if (total.equals(ctx.trees().getElement(p)) && node != assign.getVariable()) {
           long at = positions.getStartPosition(ctx.unit(), node);
           Tree parent = p.getParentPath().getLeaf();
-          boolean written = (parent instanceof AssignmentTree || parent instanceof CompoundAssignmentTree
-              || parent.getKind().name().contains("CREMENT"));
+          boolean written =
+              (parent instanceof AssignmentTree
+                  || parent instanceof CompoundAssignmentTree
+                  || parent.getKind().name().contains("CREMENT"));
           if (at < loopEnd || written) {
             safe[0] = false;
           } else {
-            edits.add(Fix.replaceEdit(node, floatTotal ? "((float) " + name + "." + read + "())"
-                : name + "." + read + "()"));
+            edits.add(
+                Fix.replaceEdit(
+                    node,
+                    floatTotal
+                        ? "((float) " + name + "." + read + "())"
+                        : name + "." + read + "()"));
           }
         }
         return super.visitIdentifier(node, null);
@@ -128,7 +146,9 @@ final class AccumulateOnDeviceFix {
     if (!safe[0]) {
       return null;
     }
-    return new Fix("accumulate " + name + " on the device and read it once after the loop", edits,
+    return new Fix(
+        "accumulate " + name + " on the device and read it once after the loop",
+        edits,
         List.of("dev.ondevice.Tensor"));
   }
 
@@ -144,22 +164,29 @@ final class AccumulateOnDeviceFix {
     return null;
   }
 
-  private static VariableTree declarationBefore(BlockTree block, Tree loop, Element variable, AnalysisContext ctx,
-      TreePath blockPath, boolean integral) {
+  private static VariableTree declarationBefore(
+      BlockTree block,
+      Tree loop,
+      Element variable,
+      AnalysisContext ctx,
+      TreePath blockPath,
+      boolean integral) {
     for (StatementTree s : block.getStatements()) {
       if (s == loop) {
         return null;
       }
-      if (s instanceof VariableTree v && variable.equals(ctx.trees().getElement(new TreePath(blockPath, s)))) {
+      if (s instanceof VariableTree v
+          && variable.equals(ctx.trees().getElement(new TreePath(blockPath, s)))) {
         if (StatementFixes.declaresSeveral(block, v)) {
           return null; // double total = 0, steps = 0: the type is shared
         }
         TypeKind kind = variable.asType().getKind();
-        boolean zero = v.getInitializer() instanceof LiteralTree
-            && ((LiteralTree) v.getInitializer()).getValue() instanceof Number
-            && ((Number) ((LiteralTree) v.getInitializer()).getValue()).doubleValue() == 0;
-        boolean fits = integral ? kind == TypeKind.LONG
-            : kind == TypeKind.DOUBLE || kind == TypeKind.FLOAT;
+        boolean zero =
+            v.getInitializer() instanceof LiteralTree
+                && ((LiteralTree) v.getInitializer()).getValue() instanceof Number
+                && ((Number) ((LiteralTree) v.getInitializer()).getValue()).doubleValue() == 0;
+        boolean fits =
+            integral ? kind == TypeKind.LONG : kind == TypeKind.DOUBLE || kind == TypeKind.FLOAT;
         return fits && zero ? v : null;
       }
     }

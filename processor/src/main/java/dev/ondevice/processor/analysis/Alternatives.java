@@ -28,7 +28,10 @@ final class Alternatives {
       Tree t = p.getLeaf();
       if (childTowardsB.containsKey(t)) {
         Tree towardsB = childTowardsB.get(t);
-        return childTowardsA != null && towardsB != null && childTowardsA != towardsB && isBranch(t, childTowardsA)
+        return childTowardsA != null
+            && towardsB != null
+            && childTowardsA != towardsB
+            && isBranch(t, childTowardsA)
             && isBranch(t, towardsB);
       }
       childTowardsA = t;

@@ -31,7 +31,6 @@ import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
 import javax.lang.model.util.ElementFilter;
 import javax.lang.model.util.Elements;
-import javax.lang.model.util.Types;
 
 /**
  * What the analysis of one compilation unit shares: the compiler's trees and types, the method
@@ -56,11 +55,18 @@ final class AnalysisContext {
   private final CallResults callResults = new CallResults();
   private final HeldModels heldModels = new HeldModels();
   private final IdentityHashMap<Tree, Boolean> trainingLoops = new IdentityHashMap<>();
-  private final IdentityHashMap<ExecutableElement, Boolean> methodsThatTrain = new IdentityHashMap<>();
+  private final IdentityHashMap<ExecutableElement, Boolean> methodsThatTrain =
+      new IdentityHashMap<>();
   private ComputedOnTheHost computedOnTheHost;
 
-  AnalysisContext(Trees trees, CompilationUnitTree unit, Elements elements, RuntimeTypes runtimeTypes,
-      AnalysisOptions options, IdentityHashMap<ExecutableElement, MethodSemantics> semantics, ClassFacts facts) {
+  AnalysisContext(
+      Trees trees,
+      CompilationUnitTree unit,
+      Elements elements,
+      RuntimeTypes runtimeTypes,
+      AnalysisOptions options,
+      IdentityHashMap<ExecutableElement, MethodSemantics> semantics,
+      ClassFacts facts) {
     this.trees = trees;
     this.facts = facts;
     this.unit = unit;
@@ -70,7 +76,10 @@ final class AnalysisContext {
     this.semantics = semantics;
   }
 
-  /** Whether a field is the implicit {@code this} or {@code super} of its class, compared by name without decoding it. */
+  /**
+   * Whether a field is the implicit {@code this} or {@code super} of its class, compared by name
+   * without decoding it.
+   */
   boolean isThisOrSuper(Element field) {
     return runtimeTypes.isThisOrSuper(field.getSimpleName());
   }
@@ -92,7 +101,10 @@ final class AnalysisContext {
     return callSites;
   }
 
-  /** Whether a loop calls {@code backward()} on every iteration ({@link TrainingLoops}), asked once per loop. */
+  /**
+   * Whether a loop calls {@code backward()} on every iteration ({@link TrainingLoops}), asked once
+   * per loop.
+   */
   boolean stepsEveryIteration(TreePath loop) {
     Boolean known = trainingLoops.get(loop.getLeaf());
     if (known == null) {
@@ -111,14 +123,20 @@ final class AnalysisContext {
     if (known == null) {
       methodsThatTrain.put(m, false); // a recursive call does not train by itself
       TreePath path = trees.getPath(m);
-      known = path != null && path.getLeaf() instanceof MethodTree method && method.getBody() != null
-          && TrainingLoops.trainsEachCall(new TreePath(path, method.getBody()), trees, this::trainsEachCall);
+      known =
+          path != null
+              && path.getLeaf() instanceof MethodTree method
+              && method.getBody() != null
+              && TrainingLoops.trainsEachCall(
+                  new TreePath(path, method.getBody()), trees, this::trainsEachCall);
       methodsThatTrain.put(m, known);
     }
     return known;
   }
 
-  /** Tensors computed on the CPU from factories, through variables and methods of the compilation. */
+  /**
+   * Tensors computed on the CPU from factories, through variables and methods of the compilation.
+   */
   ComputedOnTheHost computedOnTheHost() {
     if (computedOnTheHost == null) {
       computedOnTheHost = new ComputedOnTheHost(this);
@@ -168,25 +186,32 @@ final class AnalysisContext {
    */
   boolean mayMoveItsModel(ExecutableElement m) {
     Element owner = m.getEnclosingElement();
-    if (m.getModifiers().contains(Modifier.STATIC) || !(owner instanceof TypeElement type)
-        || !runtimeTypes.isModel(owner.asType()) || runtimeTypes.isModelBase(owner.asType())) {
+    if (m.getModifiers().contains(Modifier.STATIC)
+        || !(owner instanceof TypeElement type)
+        || !runtimeTypes.isModel(owner.asType())
+        || runtimeTypes.isModelBase(owner.asType())) {
       return false;
     }
     Boolean known = facts.movesItsModel.get(m);
     if (known == null) {
-      facts.movesItsModel.put(m, false); // a method that calls itself, directly or not, moves nothing by that
+      facts.movesItsModel.put(
+          m, false); // a method that calls itself, directly or not, moves nothing by that
       MethodTree method = trees.getTree(m);
-      known = (method == null || method.getBody() == null) ? !isRuntime(owner)
-          : TreeSearch.contains(method.getBody(), t -> t instanceof MethodInvocationTree call && callMayMove(call, type),
-              t -> false);
+      known =
+          (method == null || method.getBody() == null)
+              ? !isRuntime(owner)
+              : TreeSearch.contains(
+                  method.getBody(),
+                  t -> t instanceof MethodInvocationTree call && callMayMove(call, type),
+                  t -> false);
       facts.movesItsModel.put(m, known);
     }
     return known;
   }
 
   /**
-   * Whether a constructor of a model class of the user's moves the model it builds, or a part of
-   * it ({@code toDevice(Device.parse(spec))}, {@code net1.toDevice(Device.cuda(0))} in PyTorch's
+   * Whether a constructor of a model class of the user's moves the model it builds, or a part of it
+   * ({@code toDevice(Device.parse(spec))}, {@code net1.toDevice(Device.cuda(0))} in PyTorch's
    * model-parallel tutorial): a model so built is not on the CPU for certain.
    */
   boolean constructorMovesModel(ExecutableElement constructor) {
@@ -194,11 +219,23 @@ final class AnalysisContext {
     if (known == null) {
       facts.movesItsModel.put(constructor, false);
       Element owner = constructor.getEnclosingElement();
-      MethodTree method = constructor.getKind() != ElementKind.CONSTRUCTOR || !(owner instanceof TypeElement)
-          || !runtimeTypes.isModel(owner.asType()) || runtimeTypes.isModelBase(owner.asType()) || isRuntime(owner)
-          ? null : trees.getTree(constructor);
-      known = method != null && method.getBody() != null && TreeSearch.contains(method.getBody(),
-          t -> t instanceof MethodInvocationTree call && callMayMove(call, (TypeElement) owner), t -> false);
+      MethodTree method =
+          constructor.getKind() != ElementKind.CONSTRUCTOR
+                  || !(owner instanceof TypeElement)
+                  || !runtimeTypes.isModel(owner.asType())
+                  || runtimeTypes.isModelBase(owner.asType())
+                  || isRuntime(owner)
+              ? null
+              : trees.getTree(constructor);
+      known =
+          method != null
+              && method.getBody() != null
+              && TreeSearch.contains(
+                  method.getBody(),
+                  t ->
+                      t instanceof MethodInvocationTree call
+                          && callMayMove(call, (TypeElement) owner),
+                  t -> false);
       facts.movesItsModel.put(constructor, known);
     }
     return known;
@@ -211,15 +248,27 @@ final class AnalysisContext {
    * so neither its state nor its outputs are taken to be on "the model's device".
    */
   boolean placesPartsItself(TypeElement type) {
-    for (TypeElement t = type; t != null && runtimeTypes.isModel(t.asType()) && !runtimeTypes.isModelBase(t.asType());
-        t = t.getSuperclass() instanceof javax.lang.model.type.DeclaredType d ? (TypeElement) d.asElement() : null) {
+    for (TypeElement t = type;
+        t != null && runtimeTypes.isModel(t.asType()) && !runtimeTypes.isModelBase(t.asType());
+        t =
+            t.getSuperclass() instanceof javax.lang.model.type.DeclaredType d
+                ? (TypeElement) d.asElement()
+                : null) {
       Boolean known = facts.placesParts.get(t);
       if (known == null) {
         known = false;
         for (Element member : t.getEnclosedElements()) {
-          MethodTree tree = member.getKind() == ElementKind.CONSTRUCTOR ? trees.getTree((ExecutableElement) member) : null;
-          known |= tree != null && tree.getBody() != null && TreeSearch.contains(tree.getBody(),
-              x -> x instanceof MethodInvocationTree call && movesAPart(call), x -> false);
+          MethodTree tree =
+              member.getKind() == ElementKind.CONSTRUCTOR
+                  ? trees.getTree((ExecutableElement) member)
+                  : null;
+          known |=
+              tree != null
+                  && tree.getBody() != null
+                  && TreeSearch.contains(
+                      tree.getBody(),
+                      x -> x instanceof MethodInvocationTree call && movesAPart(call),
+                      x -> false);
         }
         facts.placesParts.put(t, known);
       }
@@ -253,17 +302,22 @@ final class AnalysisContext {
     }
     if (!facts.deviceFields.containsKey(type)) {
       VariableElement own = DeviceField.movedTo(type, trees, runtimeTypes);
-      facts.deviceFields.put(type, own != null ? own : DeviceField.globalMovedTo(type, trees, runtimeTypes));
+      facts.deviceFields.put(
+          type, own != null ? own : DeviceField.globalMovedTo(type, trees, runtimeTypes));
     }
     return facts.deviceFields.get(type);
   }
 
-  /** {@code part.toDevice(d)} or {@code this.part.toDevice(d)}: a move of a field, not of the whole model. */
+  /**
+   * {@code part.toDevice(d)} or {@code this.part.toDevice(d)}: a move of a field, not of the whole
+   * model.
+   */
   private static boolean movesAPart(MethodInvocationTree call) {
-    return call.getMethodSelect() instanceof MemberSelectTree select && select.getIdentifier().contentEquals("toDevice")
+    return call.getMethodSelect() instanceof MemberSelectTree select
+        && select.getIdentifier().contentEquals("toDevice")
         && (MethodInterpreter.skipParens(select.getExpression()) instanceof IdentifierTree id
-        ? !id.getName().contentEquals("this") && !id.getName().contentEquals("super")
-        : MethodInterpreter.skipParens(select.getExpression()) instanceof MemberSelectTree);
+            ? !id.getName().contentEquals("this") && !id.getName().contentEquals("super")
+            : MethodInterpreter.skipParens(select.getExpression()) instanceof MemberSelectTree);
   }
 
   /**
@@ -276,8 +330,15 @@ final class AnalysisContext {
     ModelMethodSource.Returns known = facts.returns.get(m);
     if (known == null) {
       TreePath method = userModelMethod(m);
-      known = method == null ? ModelMethodSource.Returns.MODEL_DEVICE : ModelMethodSource.returns(
-          (MethodTree) method.getLeaf(), m, (TypeElement) m.getEnclosingElement(), elements, runtimeTypes);
+      known =
+          method == null
+              ? ModelMethodSource.Returns.MODEL_DEVICE
+              : ModelMethodSource.returns(
+                  (MethodTree) method.getLeaf(),
+                  m,
+                  (TypeElement) m.getEnclosingElement(),
+                  elements,
+                  runtimeTypes);
       facts.returns.put(m, known);
     }
     return known;
@@ -295,7 +356,9 @@ final class AnalysisContext {
       if (m.getEnclosingElement() instanceof TypeElement owner) {
         neutralParametersOf(owner);
       }
-      known = facts.deviceNeutralParameters.computeIfAbsent(m, k -> new boolean[k.getParameters().size()]);
+      known =
+          facts.deviceNeutralParameters.computeIfAbsent(
+              m, k -> new boolean[k.getParameters().size()]);
     }
     return i < known.length && known[i];
   }
@@ -313,7 +376,8 @@ final class AnalysisContext {
       if (path != null) {
         methods.put(m, path);
       }
-      facts.deviceNeutralParameters.put(m, new boolean[m.getParameters().size()]); // while judged: on the model's device
+      facts.deviceNeutralParameters.put(
+          m, new boolean[m.getParameters().size()]); // while judged: on the model's device
     }
     IdentityHashMap<ExecutableElement, boolean[]> assumed = new IdentityHashMap<>();
     for (ExecutableElement m : methods.keySet()) {
@@ -321,14 +385,16 @@ final class AnalysisContext {
       Arrays.fill(all, true);
       assumed.put(m, all);
     }
-    NeutralParameters.OtherMethods others = (callee, index) -> {
-      boolean[] a = assumed.get(callee);
-      return a != null ? index < a.length && a[index] : deviceNeutralParameter(callee, index);
-    };
+    NeutralParameters.OtherMethods others =
+        (callee, index) -> {
+          boolean[] a = assumed.get(callee);
+          return a != null ? index < a.length && a[index] : deviceNeutralParameter(callee, index);
+        };
     for (boolean changed = true; changed; ) {
       changed = false;
       for (Map.Entry<ExecutableElement, TreePath> e : methods.entrySet()) {
-        boolean[] now = NeutralParameters.of(e.getValue(), e.getKey(), owner, elements, runtimeTypes, others);
+        boolean[] now =
+            NeutralParameters.of(e.getValue(), e.getKey(), owner, elements, runtimeTypes, others);
         if (!Arrays.equals(now, assumed.get(e.getKey()))) {
           assumed.put(e.getKey(), now);
           changed = true;
@@ -353,41 +419,52 @@ final class AnalysisContext {
    * Whether {@code Device} parameter {@code i} of {@code m}, a private instance method of a model
    * class of the user's, is the model's device at every call: {@code device()}, or {@code
    * x.device()} of one of the model's tensor fields or of a tensor parameter on the model's device
-   * ({@code setCache(n, x.device())} in {@code forward(x)}, {@code setCache(n, invFreq.device())} in
-   * the constructor).
+   * ({@code setCache(n, x.device())} in {@code forward(x)}, {@code setCache(n, invFreq.device())}
+   * in the constructor).
    */
   boolean givenTheModelsDevice(ExecutableElement m, int i) {
     boolean[] known = facts.modelsDeviceParameters.get(m);
     if (known == null) {
       known = new boolean[m.getParameters().size()];
-      facts.modelsDeviceParameters.put(m, known); // while judged (a recursive call): not known to be
+      facts.modelsDeviceParameters.put(
+          m, known); // while judged (a recursive call): not known to be
       TreePath path = userModelMethod(m);
       for (int p = 0; path != null && p < known.length; p++) {
         int index = p;
-        known[p] = runtimeTypes.isDevice(m.getParameters().get(p).asType())
-            && CallersOfMethod.giveTheModelsDevice(path, m, index, trees, this::isTheModelsDevice);
+        known[p] =
+            runtimeTypes.isDevice(m.getParameters().get(p).asType())
+                && CallersOfMethod.giveTheModelsDevice(
+                    path, m, index, trees, this::isTheModelsDevice);
       }
     }
     return i >= 0 && i < known.length && known[i];
   }
 
-  /** {@code device()} of the model, or {@code t.device()} of a tensor field or parameter on the model's device. */
+  /**
+   * {@code device()} of the model, or {@code t.device()} of a tensor field or parameter on the
+   * model's device.
+   */
   private boolean isTheModelsDevice(TreePath argument) {
-    if (!(argument.getLeaf() instanceof MethodInvocationTree call) || !call.getArguments().isEmpty()) {
+    if (!(argument.getLeaf() instanceof MethodInvocationTree call)
+        || !call.getArguments().isEmpty()) {
       return false;
     }
     if (call.getMethodSelect() instanceof IdentifierTree id) {
-      return id.getName().contentEquals("device") && trees.getElement(argument) instanceof ExecutableElement own
-          && own.getEnclosingElement() instanceof TypeElement owner && runtimeTypes.isModel(owner.asType());
+      return id.getName().contentEquals("device")
+          && trees.getElement(argument) instanceof ExecutableElement own
+          && own.getEnclosingElement() instanceof TypeElement owner
+          && runtimeTypes.isModel(owner.asType());
     }
-    if (!(call.getMethodSelect() instanceof MemberSelectTree select) || !select.getIdentifier().contentEquals("device")) {
+    if (!(call.getMethodSelect() instanceof MemberSelectTree select)
+        || !select.getIdentifier().contentEquals("device")) {
       return false;
     }
     TreePath receiver = new TreePath(new TreePath(argument, select), select.getExpression());
     if (isThisOrSuperTree(select.getExpression())) {
       return true; // this.device()
     }
-    if (!(trees.getElement(receiver) instanceof VariableElement v) || !runtimeTypes.isTensor(v.asType())) {
+    if (!(trees.getElement(receiver) instanceof VariableElement v)
+        || !runtimeTypes.isTensor(v.asType())) {
       return false;
     }
     String declared = runtimeTypes.declaredDevice(v);
@@ -395,11 +472,14 @@ final class AnalysisContext {
       return false; // an @OnDevice("cpu") table
     }
     if (v.getKind() == ElementKind.FIELD) {
-      return !v.getModifiers().contains(Modifier.STATIC) && v.getEnclosingElement() instanceof TypeElement owner
+      return !v.getModifiers().contains(Modifier.STATIC)
+          && v.getEnclosingElement() instanceof TypeElement owner
           && runtimeTypes.isModel(owner.asType());
     }
-    return v.getKind() == ElementKind.PARAMETER && v.getEnclosingElement() instanceof ExecutableElement method
-        && !method.getModifiers().contains(Modifier.STATIC) && userModelMethod(method) != null
+    return v.getKind() == ElementKind.PARAMETER
+        && v.getEnclosingElement() instanceof ExecutableElement method
+        && !method.getModifiers().contains(Modifier.STATIC)
+        && userModelMethod(method) != null
         && !deviceNeutralParameter(method, method.getParameters().indexOf(v));
   }
 
@@ -408,22 +488,35 @@ final class AnalysisContext {
     return userModelMethod(m, false);
   }
 
-  /** The path of the source of a method (an instance method unless {@code staticToo}) of a model class outside the runtime, or null. */
+  /**
+   * The path of the source of a method (an instance method unless {@code staticToo}) of a model
+   * class outside the runtime, or null.
+   */
   private TreePath userModelMethod(ExecutableElement m, boolean staticToo) {
     Element owner = m.getEnclosingElement();
-    if ((!staticToo && m.getModifiers().contains(Modifier.STATIC)) || !(owner instanceof TypeElement)
-        || !runtimeTypes.isModel(owner.asType()) || runtimeTypes.isModelBase(owner.asType()) || isRuntime(owner)) {
+    if ((!staticToo && m.getModifiers().contains(Modifier.STATIC))
+        || !(owner instanceof TypeElement)
+        || !runtimeTypes.isModel(owner.asType())
+        || runtimeTypes.isModelBase(owner.asType())
+        || isRuntime(owner)) {
       return null;
     }
     TreePath method = trees.getPath(m);
-    return method == null || !(method.getLeaf() instanceof MethodTree tree) || tree.getBody() == null ? null : method;
+    return method == null
+            || !(method.getLeaf() instanceof MethodTree tree)
+            || tree.getBody() == null
+        ? null
+        : method;
   }
 
   private boolean isRuntime(Element type) {
     return elements.getPackageOf(type).getQualifiedName().toString().startsWith("dev.ondevice");
   }
 
-  /** Whether a call in a method of model class {@code type} may move the model: {@code toDevice}, or a method of its own that may. */
+  /**
+   * Whether a call in a method of model class {@code type} may move the model: {@code toDevice}, or
+   * a method of its own that may.
+   */
   private boolean callMayMove(MethodInvocationTree call, TypeElement type) {
     Name name;
     if (call.getMethodSelect() instanceof IdentifierTree id) {
@@ -440,8 +533,10 @@ final class AnalysisContext {
       return true;
     }
     for (Element member : elements.getAllMembers(type)) {
-      if (member instanceof ExecutableElement candidate && member.getKind() == ElementKind.METHOD
-          && member.getSimpleName().equals(name) && mayMoveItsModel(candidate)) {
+      if (member instanceof ExecutableElement candidate
+          && member.getKind() == ElementKind.METHOD
+          && member.getSimpleName().equals(name)
+          && mayMoveItsModel(candidate)) {
         return true;
       }
     }
@@ -514,28 +609,37 @@ final class AnalysisContext {
   }
 
   /**
-   * A finding not yet kept, with the path of the expression that found it: the tree it is about,
-   * or the op where a tensor created elsewhere meets another device.
+   * A finding not yet kept, with the path of the expression that found it: the tree it is about, or
+   * the op where a tensor created elsewhere meets another device.
    */
   record Pending(Finding finding, TreePath trigger) {}
 
   /** The line where {@code path}'s node starts, for messages that point into another method. */
   long lineOf(TreePath path) {
     CompilationUnitTree of = path.getCompilationUnit();
-    return of.getLineMap().getLineNumber(trees.getSourcePositions().getStartPosition(of, path.getLeaf()));
+    return of.getLineMap()
+        .getLineNumber(trees.getSourcePositions().getStartPosition(of, path.getLeaf()));
   }
 
-  /** Where {@code path} is, for a message: {@code line N} in this file, {@code Other.java:N} in another. */
+  /**
+   * Where {@code path} is, for a message: {@code line N} in this file, {@code Other.java:N} in
+   * another.
+   */
   String placeOf(TreePath path) {
     CompilationUnitTree of = path.getCompilationUnit();
     if (of == unit) {
       return "line " + lineOf(path);
     }
     String file = of.getSourceFile().getName();
-    return file.substring(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1) + ":" + lineOf(path);
+    return file.substring(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1)
+        + ":"
+        + lineOf(path);
   }
 
-  /** Starts collecting the arguments a method interpreted for one call rejects ({@link CallResults}). */
+  /**
+   * Starts collecting the arguments a method interpreted for one call rejects ({@link
+   * CallResults}).
+   */
   void pushRejections() {
     rejections.push(new ArrayList<>());
   }
@@ -585,8 +689,17 @@ final class AnalysisContext {
     report(check, path, path, message, downgraded, fixes);
   }
 
-  /** {@link #report(CheckId, TreePath, String, boolean, Fix...)} for a finding found at {@code trigger}. */
-  void report(CheckId check, TreePath path, TreePath trigger, String message, boolean downgraded, Fix... fixes) {
+  /**
+   * {@link #report(CheckId, TreePath, String, boolean, Fix...)} for a finding found at {@code
+   * trigger}.
+   */
+  void report(
+      CheckId check,
+      TreePath path,
+      TreePath trigger,
+      String message,
+      boolean downgraded,
+      Fix... fixes) {
     Severity severity = options.severity(check, downgraded);
     if (severity == Severity.OFF || suppressed(check, path)) {
       return;
@@ -621,7 +734,10 @@ final class AnalysisContext {
     return false;
   }
 
-  /** Whether {@code check} is suppressed on the declaration of {@code e} (a field whose uses are reported). */
+  /**
+   * Whether {@code check} is suppressed on the declaration of {@code e} (a field whose uses are
+   * reported).
+   */
   boolean suppressedAt(Element e, CheckId check) {
     return e != null && suppresses(e, check);
   }
@@ -691,10 +807,18 @@ final class AnalysisContext {
   private Value constructorsValue(VariableElement field) {
     Value joined = null;
     for (Element member : field.getEnclosingElement().getEnclosedElements()) {
-      TreePath constructor = member.getKind() == ElementKind.CONSTRUCTOR ? trees.getPath(member) : null;
-      if (constructor == null || !(constructor.getLeaf() instanceof MethodTree tree) || tree.getBody() == null
-          || TreeSearch.contains(tree.getBody(), t -> t instanceof MethodInvocationTree call
-              && call.getMethodSelect() instanceof IdentifierTree id && id.getName().contentEquals("this"), t -> false)) {
+      TreePath constructor =
+          member.getKind() == ElementKind.CONSTRUCTOR ? trees.getPath(member) : null;
+      if (constructor == null
+          || !(constructor.getLeaf() instanceof MethodTree tree)
+          || tree.getBody() == null
+          || TreeSearch.contains(
+              tree.getBody(),
+              t ->
+                  t instanceof MethodInvocationTree call
+                      && call.getMethodSelect() instanceof IdentifierTree id
+                      && id.getName().contentEquals("this"),
+              t -> false)) {
         if (constructor == null && member.getKind() == ElementKind.CONSTRUCTOR) {
           return null;
         }
@@ -704,10 +828,16 @@ final class AnalysisContext {
       for (com.sun.source.tree.StatementTree st : tree.getBody().getStatements()) {
         if (st instanceof com.sun.source.tree.ExpressionStatementTree es
             && es.getExpression() instanceof com.sun.source.tree.AssignmentTree a
-            && trees.getElement(new TreePath(new TreePath(new TreePath(new TreePath(constructor, tree.getBody()), st),
-                a), a.getVariable())) == field) {
-          TreePath rhs = new TreePath(new TreePath(new TreePath(new TreePath(constructor, tree.getBody()), st), a),
-              a.getExpression());
+            && trees.getElement(
+                    new TreePath(
+                        new TreePath(
+                            new TreePath(new TreePath(constructor, tree.getBody()), st), a),
+                        a.getVariable()))
+                == field) {
+          TreePath rhs =
+              new TreePath(
+                  new TreePath(new TreePath(new TreePath(constructor, tree.getBody()), st), a),
+                  a.getExpression());
           given = detachedValue(rhs, field);
         }
       }
@@ -719,11 +849,18 @@ final class AnalysisContext {
     return joined;
   }
 
-  /** An expression's value interpreted on its own, without reporting, in the scope of {@code member}'s class. */
+  /**
+   * An expression's value interpreted on its own, without reporting, in the scope of {@code
+   * member}'s class.
+   */
   private Value detachedValue(TreePath expression, Element member) {
     Element owner = member.getEnclosingElement();
-    ModelScope scope = new ModelScope(runtimeTypes, owner instanceof TypeElement typeElement
-        ? typeElement : null, null, false);
+    ModelScope scope =
+        new ModelScope(
+            runtimeTypes,
+            owner instanceof TypeElement typeElement ? typeElement : null,
+            null,
+            false);
     pushBuffer();
     try {
       return new MethodInterpreter(this, scope, null, Env.start(), false).expression(expression);
@@ -752,9 +889,13 @@ final class AnalysisContext {
   }
 
   private boolean suppresses(Element e, CheckId check) {
-    return suppressionLists.computeIfAbsent(e, k -> {
-      AnnotationMirror s = runtimeTypes.annotations().find(k, SuppressWarnings.class);
-      return s == null ? List.of() : AnnotationReader.strings(s, "value");
-    }).contains(check.id());
+    return suppressionLists
+        .computeIfAbsent(
+            e,
+            k -> {
+              AnnotationMirror s = runtimeTypes.annotations().find(k, SuppressWarnings.class);
+              return s == null ? List.of() : AnnotationReader.strings(s, "value");
+            })
+        .contains(check.id());
   }
 }

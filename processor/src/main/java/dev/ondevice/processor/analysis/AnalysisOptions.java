@@ -15,6 +15,7 @@ import java.util.Set;
 public final class AnalysisOptions {
   /** The option that switches the analysis on or off. */
   public static final String ANALYSIS = "ondevice.analysis";
+
   /** The prefix of per-check severity options. */
   public static final String CHECK_PREFIX = "ondevice.check.";
 
@@ -46,7 +47,8 @@ public final class AnalysisOptions {
   public static AnalysisOptions from(Map<String, String> options) {
     String analysis = options.getOrDefault(ANALYSIS, "auto");
     if (!analysis.equals("on") && !analysis.equals("off") && !analysis.equals("auto")) {
-      throw new IllegalArgumentException("-A" + ANALYSIS + "=" + analysis + " must be auto, on or off");
+      throw new IllegalArgumentException(
+          "-A" + ANALYSIS + "=" + analysis + " must be auto, on or off");
     }
     Map<CheckId, Severity> severities = new EnumMap<>(CheckId.class);
     for (CheckId c : CheckId.values()) {
@@ -58,7 +60,8 @@ public final class AnalysisOptions {
       try {
         severities.put(c, Severity.valueOf(value.trim().toUpperCase(Locale.ROOT)));
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("-A" + CHECK_PREFIX + c.id() + "=" + value + " must be error, warning or off");
+        throw new IllegalArgumentException(
+            "-A" + CHECK_PREFIX + c.id() + "=" + value + " must be error, warning or off");
       }
     }
     return new AnalysisOptions(!analysis.equals("off"), analysis.equals("auto"), severities);

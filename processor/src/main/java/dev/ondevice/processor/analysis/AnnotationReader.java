@@ -61,12 +61,16 @@ public final class AnnotationReader {
     return (Boolean) value(m, member);
   }
 
-  /** The name of the enum constant that member {@code member} of {@code m} holds, or of its default. */
+  /**
+   * The name of the enum constant that member {@code member} of {@code m} holds, or of its default.
+   */
   public static String enumConstant(AnnotationMirror m, String member) {
     return ((VariableElement) value(m, member)).getSimpleName().toString();
   }
 
-  /** The {@code String[]} member {@code member} of {@code m}: its values, or the member's default. */
+  /**
+   * The {@code String[]} member {@code member} of {@code m}: its values, or the member's default.
+   */
   public static List<String> strings(AnnotationMirror m, String member) {
     Object v = value(m, member);
     List<String> out = new ArrayList<>();
@@ -81,16 +85,19 @@ public final class AnnotationReader {
   }
 
   private static Object value(AnnotationMirror m, String member) {
-    for (Map.Entry<? extends ExecutableElement, ? extends AnnotationValue> e : m.getElementValues().entrySet()) {
+    for (Map.Entry<? extends ExecutableElement, ? extends AnnotationValue> e :
+        m.getElementValues().entrySet()) {
       if (e.getKey().getSimpleName().contentEquals(member)) {
         return e.getValue().getValue();
       }
     }
-    for (ExecutableElement method : ElementFilter.methodsIn(m.getAnnotationType().asElement().getEnclosedElements())) {
+    for (ExecutableElement method :
+        ElementFilter.methodsIn(m.getAnnotationType().asElement().getEnclosedElements())) {
       if (method.getSimpleName().contentEquals(member) && method.getDefaultValue() != null) {
         return method.getDefaultValue().getValue();
       }
     }
-    throw new IllegalArgumentException("@" + m.getAnnotationType() + " has no member " + member + " with a value");
+    throw new IllegalArgumentException(
+        "@" + m.getAnnotationType() + " has no member " + member + " with a value");
   }
 }

@@ -26,6 +26,7 @@ import javax.lang.model.element.Element;
  */
 final class BatchIterators {
   private final AnalysisContext ctx;
+
   /** The current value of a local variable, or null. */
   private final Function<Element, Value> values;
 
@@ -35,11 +36,11 @@ final class BatchIterators {
   }
 
   /**
-   * Whether a {@code while}, {@code do} or {@code for} loop takes its batches from a batch
-   * iterator ({@code loader.iterator()}): its condition asks the iterator ({@code while
-   * (it.hasNext())}, {@code while (it.hasNext() && step < max)}), or a statement of its body takes
-   * the next batch ({@code Batch b = it.next();}, as in {@code while (true) { if (!it.hasNext())
-   * break; Batch b = it.next(); ... }}). A batch loop too.
+   * Whether a {@code while}, {@code do} or {@code for} loop takes its batches from a batch iterator
+   * ({@code loader.iterator()}): its condition asks the iterator ({@code while (it.hasNext())},
+   * {@code while (it.hasNext() && step < max)}), or a statement of its body takes the next batch
+   * ({@code Batch b = it.next();}, as in {@code while (true) { if (!it.hasNext()) break; Batch b =
+   * it.next(); ... }}). A batch loop too.
    */
   boolean loopTakesBatches(TreePath path, Tree loop) {
     ExpressionTree condition;
@@ -67,8 +68,10 @@ final class BatchIterators {
     if (body instanceof BlockTree block) {
       TreePath blockPath = new TreePath(path, block);
       for (StatementTree s : block.getStatements()) {
-        ExpressionTree e = s instanceof VariableTree v ? v.getInitializer()
-            : s instanceof ExpressionStatementTree es ? es.getExpression() : null;
+        ExpressionTree e =
+            s instanceof VariableTree v
+                ? v.getInitializer()
+                : s instanceof ExpressionStatementTree es ? es.getExpression() : null;
         if (e instanceof AssignmentTree a) {
           e = a.getExpression();
         }
@@ -80,24 +83,32 @@ final class BatchIterators {
     return false;
   }
 
-  /** Whether a loop condition calls a batch iterator: {@code it.hasNext()}, also within {@code &&}, {@code ||}, {@code !}. */
+  /**
+   * Whether a loop condition calls a batch iterator: {@code it.hasNext()}, also within {@code &&},
+   * {@code ||}, {@code !}.
+   */
   private boolean asksBatchIterator(TreePath condition) {
     Tree c = MethodInterpreter.skipParens(condition.getLeaf());
-    if (c instanceof BinaryTree b && (b.getKind() == Tree.Kind.CONDITIONAL_AND || b.getKind() == Tree.Kind.CONDITIONAL_OR)) {
+    if (c instanceof BinaryTree b
+        && (b.getKind() == Tree.Kind.CONDITIONAL_AND || b.getKind() == Tree.Kind.CONDITIONAL_OR)) {
       return asksBatchIterator(new TreePath(condition, b.getLeftOperand()))
           || asksBatchIterator(new TreePath(condition, b.getRightOperand()));
     }
     if (c instanceof UnaryTree u && u.getKind() == Tree.Kind.LOGICAL_COMPLEMENT) {
       return asksBatchIterator(new TreePath(condition, u.getExpression()));
     }
-    return c instanceof MethodInvocationTree call && call.getMethodSelect() instanceof MemberSelectTree select
-        && isBatchIterator(new TreePath(new TreePath(new TreePath(condition, c), select), select.getExpression()));
+    return c instanceof MethodInvocationTree call
+        && call.getMethodSelect() instanceof MemberSelectTree select
+        && isBatchIterator(
+            new TreePath(new TreePath(new TreePath(condition, c), select), select.getExpression()));
   }
 
   /** Whether an expression is {@code it.next()} on a batch iterator. */
   boolean isNextBatch(TreePath expression) {
-    return expression.getLeaf() instanceof MethodInvocationTree call && call.getArguments().isEmpty()
-        && call.getMethodSelect() instanceof MemberSelectTree select && select.getIdentifier().contentEquals("next")
+    return expression.getLeaf() instanceof MethodInvocationTree call
+        && call.getArguments().isEmpty()
+        && call.getMethodSelect() instanceof MemberSelectTree select
+        && select.getIdentifier().contentEquals("next")
         && isBatchIterator(new TreePath(new TreePath(expression, select), select.getExpression()));
   }
 

@@ -26,8 +26,8 @@ import javax.lang.model.type.TypeMirror;
  * call: its body interpreted with the places of the call's arguments, its findings dropped (the
  * method's own analysis reports them), its returns joined. {@code preprocess(text)} building its
  * inputs on the CPU gives its caller a map of CPU tensors; {@code scale(x)} returning {@code
- * x.mul(2)} gives back where {@code x} is. Answered once per method and places of the arguments;
- * a method that calls itself, directly or not, gives nothing known.
+ * x.mul(2)} gives back where {@code x} is. Answered once per method and places of the arguments; a
+ * method that calls itself, directly or not, gives nothing known.
  */
 final class CallResults {
   /** How deep calls are followed from one call of the class. */
@@ -41,26 +41,37 @@ final class CallResults {
 
   private static final Outcome NOTHING = new Outcome(null, List.of());
 
-  private final IdentityHashMap<ExecutableElement, Map<List<Place>, Outcome>> known = new IdentityHashMap<>();
+  private final IdentityHashMap<ExecutableElement, Map<List<Place>, Outcome>> known =
+      new IdentityHashMap<>();
+
   /** Per method: whether it runs a batch loop, and is not interpreted again for its results. */
-  private final IdentityHashMap<ExecutableElement, Boolean> runsABatchLoop = new IdentityHashMap<>();
+  private final IdentityHashMap<ExecutableElement, Boolean> runsABatchLoop =
+      new IdentityHashMap<>();
+
   /** Per method: whether it moves tensors itself. */
   private final IdentityHashMap<ExecutableElement, Boolean> movesItself = new IdentityHashMap<>();
-  private final Set<ExecutableElement> inProgress = Collections.newSetFromMap(new IdentityHashMap<>());
+
+  private final Set<ExecutableElement> inProgress =
+      Collections.newSetFromMap(new IdentityHashMap<>());
+
   /** Methods in progress whose interpretation met the depth limit: their outcomes are not kept. */
-  private final Set<ExecutableElement> cutShort = Collections.newSetFromMap(new IdentityHashMap<>());
+  private final Set<ExecutableElement> cutShort =
+      Collections.newSetFromMap(new IdentityHashMap<>());
 
   /**
-   * Whether the calls of {@code m} are followed into its body: a method in this class's source,
-   * not abstract, not overridable by a subclass elsewhere, and not running a batch loop.
+   * Whether the calls of {@code m} are followed into its body: a method in this class's source, not
+   * abstract, not overridable by a subclass elsewhere, and not running a batch loop.
    */
   boolean follows(ExecutableElement m, AnalysisContext ctx) {
-    if (!ctx.callSites().records(m) || !(m.getEnclosingElement() instanceof TypeElement owner)
+    if (!ctx.callSites().records(m)
+        || !(m.getEnclosingElement() instanceof TypeElement owner)
         || overridable(m, owner)) {
       return false;
     }
     TreePath body = ctx.trees().getPath(m);
-    return body != null && body.getLeaf() instanceof MethodTree tree && tree.getBody() != null
+    return body != null
+        && body.getLeaf() instanceof MethodTree tree
+        && tree.getBody() != null
         && !runsABatchLoop.computeIfAbsent(m, k -> runsABatchLoop(body, ctx));
   }
 
@@ -70,7 +81,8 @@ final class CallResults {
    * its inputs, {@code ids.to(model.device())}, is the one to move the others it forgets).
    */
   boolean leavesMovesToCallers(ExecutableElement m, AnalysisContext ctx) {
-    return follows(m, ctx) && !movesItself.computeIfAbsent(m, k -> MethodInterpreter.movesTensors(k, ctx));
+    return follows(m, ctx)
+        && !movesItself.computeIfAbsent(m, k -> MethodInterpreter.movesTensors(k, ctx));
   }
 
   /**
@@ -103,8 +115,14 @@ final class CallResults {
     List<RejectedArgument> rejected;
     try {
       boolean instance = !m.getModifiers().contains(Modifier.STATIC);
-      ModelScope scope = new ModelScope(ctx.types(), owner, m, instance,
-          ctx.types().isModel(owner.asType()) && ctx.placesPartsItself(owner), ctx.deviceFieldMovedTo(owner));
+      ModelScope scope =
+          new ModelScope(
+              ctx.types(),
+              owner,
+              m,
+              instance,
+              ctx.types().isModel(owner.asType()) && ctx.placesPartsItself(owner),
+              ctx.deviceFieldMovedTo(owner));
       MethodInterpreter interpreter = new MethodInterpreter(ctx, scope, m, Env.start(), false);
       interpreter.given(args);
       interpreter.method(body, scope);
@@ -136,10 +154,13 @@ final class CallResults {
           return null;
         }
         if (tree instanceof EnhancedForLoopTree f) {
-          TypeMirror t = ctx.trees().getTypeMirror(new TreePath(getCurrentPath(), f.getExpression()));
+          TypeMirror t =
+              ctx.trees().getTypeMirror(new TreePath(getCurrentPath(), f.getExpression()));
           found[0] = t != null && ctx.types().hasInherited(t, BatchSource.class);
         }
-        if (tree instanceof EnhancedForLoopTree || tree instanceof ForLoopTree || tree instanceof WhileLoopTree) {
+        if (tree instanceof EnhancedForLoopTree
+            || tree instanceof ForLoopTree
+            || tree instanceof WhileLoopTree) {
           found[0] |= ctx.stepsEveryIteration(new TreePath(getCurrentPath(), tree));
         }
         return super.scan(tree, null);
@@ -148,10 +169,16 @@ final class CallResults {
     return found[0];
   }
 
-  /** Whether a subclass compiled elsewhere could override {@code m}, so that its body need not be what runs. */
+  /**
+   * Whether a subclass compiled elsewhere could override {@code m}, so that its body need not be
+   * what runs.
+   */
   private static boolean overridable(ExecutableElement m, TypeElement owner) {
-    return !m.getModifiers().contains(Modifier.STATIC) && !m.getModifiers().contains(Modifier.PRIVATE)
-        && !m.getModifiers().contains(Modifier.FINAL) && !owner.getModifiers().contains(Modifier.FINAL)
-        && (m.getModifiers().contains(Modifier.PUBLIC) || m.getModifiers().contains(Modifier.PROTECTED));
+    return !m.getModifiers().contains(Modifier.STATIC)
+        && !m.getModifiers().contains(Modifier.PRIVATE)
+        && !m.getModifiers().contains(Modifier.FINAL)
+        && !owner.getModifiers().contains(Modifier.FINAL)
+        && (m.getModifiers().contains(Modifier.PUBLIC)
+            || m.getModifiers().contains(Modifier.PROTECTED));
   }
 }

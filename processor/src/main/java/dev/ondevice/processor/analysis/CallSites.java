@@ -22,22 +22,32 @@ import javax.lang.model.element.TypeElement;
 import javax.lang.model.util.Elements;
 
 /**
- * The calls between the bodies of one top-level class, and the arguments its methods are given.
- * The bodies are interpreted callers first ({@link #callersFirst}), and each call of a method of
- * the class records the values of its arguments, so that a method whose every caller has been
+ * The calls between the bodies of one top-level class, and the arguments its methods are given. The
+ * bodies are interpreted callers first ({@link #callersFirst}), and each call of a method of the
+ * class records the values of its arguments, so that a method whose every caller has been
  * interpreted knows where its tensor parameters are: {@code accuracy(preds, y)} called only with
- * tensors on the device has them there, and {@code log(b.targets())} only with the batch's, on
- * the CPU. Methods others may call (public or protected ones) and methods in a cycle of calls
- * have no such knowledge.
+ * tensors on the device has them there, and {@code log(b.targets())} only with the batch's, on the
+ * CPU. Methods others may call (public or protected ones) and methods in a cycle of calls have no
+ * such knowledge.
  */
 final class CallSites {
   private final IdentityHashMap<ExecutableElement, Set<Tree>> callers = new IdentityHashMap<>();
   private final Set<Tree> interpreted = Collections.newSetFromMap(new IdentityHashMap<>());
   private final IdentityHashMap<ExecutableElement, Value[]> arguments = new IdentityHashMap<>();
-  /** Per method of the class: for each parameter, whether its body may change the container it is given. */
-  private final IdentityHashMap<ExecutableElement, boolean[]> changesItsParameters = new IdentityHashMap<>();
-  /** Abstract methods called in the class whose one implementation is in it, with that implementation. */
-  private final IdentityHashMap<ExecutableElement, ExecutableElement> soleImplementations = new IdentityHashMap<>();
+
+  /**
+   * Per method of the class: for each parameter, whether its body may change the container it is
+   * given.
+   */
+  private final IdentityHashMap<ExecutableElement, boolean[]> changesItsParameters =
+      new IdentityHashMap<>();
+
+  /**
+   * Abstract methods called in the class whose one implementation is in it, with that
+   * implementation.
+   */
+  private final IdentityHashMap<ExecutableElement, ExecutableElement> soleImplementations =
+      new IdentityHashMap<>();
 
   /**
    * Orders {@code bodies} (method bodies, initializers, given in the order of the source) so that a
@@ -54,15 +64,23 @@ final class CallSites {
     IdentityHashMap<Tree, List<TreePath>> callees = new IdentityHashMap<>();
     for (TreePath b : bodies) {
       List<TreePath> called = new ArrayList<>();
-      calls(b, trees, invoked -> {
-        ExecutableElement m = methods.containsKey(invoked) && !onlyThrows(methods.get(invoked)) ? invoked
-            : soleImplementations.computeIfAbsent(invoked, k -> soleImplementation(k, methods.keySet(), elements));
-        TreePath callee = m == null ? null : methods.get(m);
-        if (callee != null) {
-          called.add(callee);
-          callers.computeIfAbsent(m, k -> Collections.newSetFromMap(new IdentityHashMap<>())).add(b.getLeaf());
-        }
-      });
+      calls(
+          b,
+          trees,
+          invoked -> {
+            ExecutableElement m =
+                methods.containsKey(invoked) && !onlyThrows(methods.get(invoked))
+                    ? invoked
+                    : soleImplementations.computeIfAbsent(
+                        invoked, k -> soleImplementation(k, methods.keySet(), elements));
+            TreePath callee = m == null ? null : methods.get(m);
+            if (callee != null) {
+              called.add(callee);
+              callers
+                  .computeIfAbsent(m, k -> Collections.newSetFromMap(new IdentityHashMap<>()))
+                  .add(b.getLeaf());
+            }
+          });
       callees.put(b.getLeaf(), called);
     }
     List<TreePath> postOrder = new ArrayList<>();
@@ -74,7 +92,10 @@ final class CallSites {
     return postOrder;
   }
 
-  private static void visit(TreePath b, IdentityHashMap<Tree, List<TreePath>> callees, Set<Tree> seen,
+  private static void visit(
+      TreePath b,
+      IdentityHashMap<Tree, List<TreePath>> callees,
+      Set<Tree> seen,
       List<TreePath> out) {
     if (!seen.add(b.getLeaf())) {
       return;
@@ -91,15 +112,17 @@ final class CallSites {
    * a subclass must provide), or null where there are none or several: a call of {@code m} runs it,
    * as far as this class can tell.
    */
-  private static ExecutableElement soleImplementation(ExecutableElement m, Set<ExecutableElement> methods,
-      Elements elements) {
+  private static ExecutableElement soleImplementation(
+      ExecutableElement m, Set<ExecutableElement> methods, Elements elements) {
     if (m.getModifiers().contains(Modifier.STATIC) || m.getModifiers().contains(Modifier.PRIVATE)) {
       return null;
     }
     ExecutableElement found = null;
     for (ExecutableElement candidate : methods) {
-      if (candidate != m && candidate.getSimpleName().contentEquals(m.getSimpleName())
-          && candidate.getEnclosingElement() instanceof TypeElement type && elements.overrides(candidate, m, type)) {
+      if (candidate != m
+          && candidate.getSimpleName().contentEquals(m.getSimpleName())
+          && candidate.getEnclosingElement() instanceof TypeElement type
+          && elements.overrides(candidate, m, type)) {
         if (found != null) {
           return null;
         }
@@ -109,20 +132,32 @@ final class CallSites {
     return found;
   }
 
-  /** Whether a method's body is one {@code throw}: a stub its subclasses must override ({@code NotImplementedError}). */
+  /**
+   * Whether a method's body is one {@code throw}: a stub its subclasses must override ({@code
+   * NotImplementedError}).
+   */
   private static boolean onlyThrows(TreePath method) {
-    return method.getLeaf() instanceof MethodTree tree && tree.getBody() != null
-        && tree.getBody().getStatements().size() == 1 && tree.getBody().getStatements().get(0) instanceof ThrowTree;
+    return method.getLeaf() instanceof MethodTree tree
+        && tree.getBody() != null
+        && tree.getBody().getStatements().size() == 1
+        && tree.getBody().getStatements().get(0) instanceof ThrowTree;
   }
 
-  /** The method a call of {@code m} runs: its one implementation in the class for an abstract one, else {@code m}. */
+  /**
+   * The method a call of {@code m} runs: its one implementation in the class for an abstract one,
+   * else {@code m}.
+   */
   ExecutableElement resolved(ExecutableElement m) {
     ExecutableElement implementation = soleImplementations.get(m);
     return implementation == null ? m : implementation;
   }
 
-  /** The methods called in a body, lambdas included, not in the classes it declares (bodies of their own). */
-  private static void calls(TreePath body, Trees trees, java.util.function.Consumer<ExecutableElement> action) {
+  /**
+   * The methods called in a body, lambdas included, not in the classes it declares (bodies of their
+   * own).
+   */
+  private static void calls(
+      TreePath body, Trees trees, java.util.function.Consumer<ExecutableElement> action) {
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
@@ -161,7 +196,9 @@ final class CallSites {
    */
   Value argument(ExecutableElement m, int i) {
     Set<Tree> from = callers.get(m);
-    if (from == null || m.getModifiers().contains(Modifier.PUBLIC) || m.getModifiers().contains(Modifier.PROTECTED)
+    if (from == null
+        || m.getModifiers().contains(Modifier.PUBLIC)
+        || m.getModifiers().contains(Modifier.PROTECTED)
         || !interpreted.containsAll(from)) {
       return null;
     }
@@ -171,22 +208,26 @@ final class CallSites {
 
   /**
    * Whether {@code m} may change the container it is given as parameter {@code i}: any method whose
-   * body is not in this class, or one that stores into it ({@code out[i] = x}), calls a method on it
-   * other than a read, or hands it on. Answered once per method.
+   * body is not in this class, or one that stores into it ({@code out[i] = x}), calls a method on
+   * it other than a read, or hands it on. Answered once per method.
    */
   boolean mayChangeItsParameter(ExecutableElement m, int i, Trees trees) {
     MethodTree tree = callers.containsKey(m) ? trees.getTree(m) : null;
     if (tree == null || tree.getBody() == null || i >= tree.getParameters().size()) {
       return true;
     }
-    return changesItsParameters.computeIfAbsent(m, k -> {
-      boolean[] changes = new boolean[tree.getParameters().size()];
-      for (int p = 0; p < changes.length; p++) {
-        javax.lang.model.element.Name name = tree.getParameters().get(p).getName();
-        changes[p] = TreeSearch.contains(tree.getBody(), x -> writesInto(x, name), x -> false);
-      }
-      return changes;
-    })[i];
+    return changesItsParameters
+        .computeIfAbsent(
+            m,
+            k -> {
+              boolean[] changes = new boolean[tree.getParameters().size()];
+              for (int p = 0; p < changes.length; p++) {
+                javax.lang.model.element.Name name = tree.getParameters().get(p).getName();
+                changes[p] =
+                    TreeSearch.contains(tree.getBody(), x -> writesInto(x, name), x -> false);
+              }
+              return changes;
+            })[i];
   }
 
   /** Whether {@code x} stores into, changes or hands on the container named {@code name}. */
@@ -200,11 +241,14 @@ final class CallSites {
     }
     return call.getArguments().stream().anyMatch(arg -> names(arg, name))
         || (call.getMethodSelect() instanceof com.sun.source.tree.MemberSelectTree select
-            && names(select.getExpression(), name) && !TensorContainers.reads(select.getIdentifier()));
+            && names(select.getExpression(), name)
+            && !TensorContainers.reads(select.getIdentifier()));
   }
 
-  private static boolean names(com.sun.source.tree.ExpressionTree e, javax.lang.model.element.Name name) {
-    return MethodInterpreter.skipParens(e) instanceof com.sun.source.tree.IdentifierTree id && id.getName().equals(name);
+  private static boolean names(
+      com.sun.source.tree.ExpressionTree e, javax.lang.model.element.Name name) {
+    return MethodInterpreter.skipParens(e) instanceof com.sun.source.tree.IdentifierTree id
+        && id.getName().equals(name);
   }
 
   /** Whether an element is a method whose calls this records; for the interpreter's cheap test. */

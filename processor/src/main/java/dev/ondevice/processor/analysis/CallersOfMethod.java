@@ -33,8 +33,8 @@ import javax.lang.model.element.Name;
 /**
  * How a private method of a model is called within its class, where all its calls are: whether
  * every caller takes the tensor it returns where a CPU tensor is fine, and whether every caller
- * passes the model's device for one of its {@code Device} parameters. Asked only where a finding
- * is about to be reported, while the class's trees are attributed.
+ * passes the model's device for one of its {@code Device} parameters. Asked only where a finding is
+ * about to be reported, while the class's trees are attributed.
  */
 final class CallersOfMethod {
   /** Calls that copy their tensor argument in place, from any device. */
@@ -45,27 +45,35 @@ final class CallersOfMethod {
   /**
    * Whether the tensor {@code method} returns may stay on the CPU for its callers: it is a private
    * helper of its class, called there, and only while the model is built (in constructors and
-   * initializers, where its state is on the CPU until the model moves) or where the result is
-   * moved to a device, copied or read on the host before it meets anything else ({@code
+   * initializers, where its state is on the CPU until the model moves) or where the result is moved
+   * to a device, copied or read on the host before it meets anything else ({@code
    * causalMask(n).to(x.device())}, {@code causalMask(n).t().to(x.device())}, {@code
    * w.copyFrom(init(8, 8))}, {@code rows(n).toLongArray()}), also through a local it is given
-   * ({@code Tensor m = mask(n); m = m.to(x.device());}). A package-private method's calls are looked
-   * for in its file (PyTorch's {@code _generate_square_subsequent_mask}, a method private by
-   * convention). A public or protected method is not: callers elsewhere may use its result anywhere.
+   * ({@code Tensor m = mask(n); m = m.to(x.device());}). A package-private method's calls are
+   * looked for in its file (PyTorch's {@code _generate_square_subsequent_mask}, a method private by
+   * convention). A public or protected method is not: callers elsewhere may use its result
+   * anywhere.
    *
    * @param inMethod a path inside the method, under its class
    */
   static boolean takeItOnTheCpu(TreePath inMethod, ExecutableElement method, Trees trees) {
-    if (method.getModifiers().contains(Modifier.PUBLIC) || method.getModifiers().contains(Modifier.PROTECTED)) {
+    if (method.getModifiers().contains(Modifier.PUBLIC)
+        || method.getModifiers().contains(Modifier.PROTECTED)) {
       return false;
     }
-    // A private method's calls are in its class; a package-private one's are taken to be in its file.
-    TreePath classPath = method.getModifiers().contains(Modifier.PRIVATE) ? enclosingClass(inMethod)
-        : new TreePath(new TreePath(inMethod.getCompilationUnit()), topLevelClass(inMethod));
+    // A private method's calls are in its class; a package-private one's are taken to be in its
+    // file.
+    TreePath classPath =
+        method.getModifiers().contains(Modifier.PRIVATE)
+            ? enclosingClass(inMethod)
+            : new TreePath(new TreePath(inMethod.getCompilationUnit()), topLevelClass(inMethod));
     List<TreePath> calls = classPath == null ? null : calls(classPath, method, trees);
     Tree classTree = classPath == null ? null : classPath.getLeaf();
-    return calls != null && !calls.isEmpty()
-        && calls.stream().allMatch(c -> whileBuilding(c, classTree) || new Uses(c, trees).endOffTheModel(c, true));
+    return calls != null
+        && !calls.isEmpty()
+        && calls.stream()
+            .allMatch(
+                c -> whileBuilding(c, classTree) || new Uses(c, trees).endOffTheModel(c, true));
   }
 
   /**
@@ -75,15 +83,25 @@ final class CallersOfMethod {
    *
    * @param inMethod a path inside the method, under its class
    */
-  static boolean giveTheModelsDevice(TreePath inMethod, ExecutableElement method, int index, Trees trees,
+  static boolean giveTheModelsDevice(
+      TreePath inMethod,
+      ExecutableElement method,
+      int index,
+      Trees trees,
       Predicate<TreePath> modelsDevice) {
     if (!method.getModifiers().contains(Modifier.PRIVATE)) {
       return false;
     }
     TreePath classPath = enclosingClass(inMethod);
     List<TreePath> calls = classPath == null ? null : calls(classPath, method, trees);
-    return calls != null && !calls.isEmpty() && calls.stream().allMatch(c -> c.getLeaf() instanceof MethodInvocationTree call
-        && index < call.getArguments().size() && modelsDevice.test(new TreePath(c, call.getArguments().get(index))));
+    return calls != null
+        && !calls.isEmpty()
+        && calls.stream()
+            .allMatch(
+                c ->
+                    c.getLeaf() instanceof MethodInvocationTree call
+                        && index < call.getArguments().size()
+                        && modelsDevice.test(new TreePath(c, call.getArguments().get(index))));
   }
 
   /** The top-level class around {@code path}. */
@@ -97,7 +115,10 @@ final class CallersOfMethod {
     return top;
   }
 
-  /** The calls of {@code method} in the class at {@code classPath}; null where it is also used through a method reference. */
+  /**
+   * The calls of {@code method} in the class at {@code classPath}; null where it is also used
+   * through a method reference.
+   */
   private static List<TreePath> calls(TreePath classPath, ExecutableElement method, Trees trees) {
     List<TreePath> calls = new ArrayList<>();
     boolean[] referenced = {false};
@@ -112,7 +133,8 @@ final class CallersOfMethod {
 
       @Override
       public Void visitMemberReference(MemberReferenceTree node, Void unused) {
-        referenced[0] |= trees.getElement(getCurrentPath()) == method; // this::table may run anywhere
+        referenced[0] |=
+            trees.getElement(getCurrentPath()) == method; // this::table may run anywhere
         return super.visitMemberReference(node, null);
       }
     }.scan(classPath, null);
@@ -127,7 +149,10 @@ final class CallersOfMethod {
     return p;
   }
 
-  /** Whether the call is in a constructor, a field's initializer or an initializer block of the class, not in a lambda. */
+  /**
+   * Whether the call is in a constructor, a field's initializer or an initializer block of the
+   * class, not in a lambda.
+   */
   private static boolean whileBuilding(TreePath call, Tree classTree) {
     Tree child = call.getLeaf();
     for (TreePath p = call.getParentPath(); p != null; child = p.getLeaf(), p = p.getParentPath()) {
@@ -137,7 +162,8 @@ final class CallersOfMethod {
       }
       if (t == classTree) {
         return (child instanceof MethodTree m && m.getName().contentEquals("<init>"))
-            || child instanceof VariableTree || child instanceof BlockTree;
+            || child instanceof VariableTree
+            || child instanceof BlockTree;
       }
     }
     return false;
@@ -146,8 +172,8 @@ final class CallersOfMethod {
   /**
    * Where the value of an expression goes, in the method around it: whether it is moved to a
    * device, copied or read on the host (its shape, its elements, its device) before it meets
-   * anything else, directly or after ops that take only constants ({@code t()}, {@code
-   * view(-1, 4)}, {@code to(DType.FLOAT32)}), or through a local it is given.
+   * anything else, directly or after ops that take only constants ({@code t()}, {@code view(-1,
+   * 4)}, {@code to(DType.FLOAT32)}), or through a local it is given.
    */
   private static final class Uses {
     private final Trees trees;
@@ -158,21 +184,29 @@ final class CallersOfMethod {
       this.unit = at.getCompilationUnit();
     }
 
-    /** Whether the value at {@code path} ends off the model's tensors; {@code followLocal}: also through a local given it. */
+    /**
+     * Whether the value at {@code path} ends off the model's tensors; {@code followLocal}: also
+     * through a local given it.
+     */
     boolean endOffTheModel(TreePath path, boolean followLocal) {
       Tree child = path.getLeaf();
-      for (TreePath p = path.getParentPath(); p != null; child = p.getLeaf(), p = p.getParentPath()) {
+      for (TreePath p = path.getParentPath();
+          p != null;
+          child = p.getLeaf(), p = p.getParentPath()) {
         Tree t = p.getLeaf();
         if (t instanceof ParenthesizedTree) {
           continue;
         }
         if (t instanceof MemberSelectTree select && select.getExpression() == child) {
-          if (!(p.getParentPath().getLeaf() instanceof MethodInvocationTree call) || call.getMethodSelect() != select) {
+          if (!(p.getParentPath().getLeaf() instanceof MethodInvocationTree call)
+              || call.getMethodSelect() != select) {
             return false;
           }
           String name = select.getIdentifier().toString();
-          if (NeutralParameters.isMove(call, select) || NeutralParameters.HOST_VALUES.contains(name)
-              || name.equals("device") || (name.equals("to") && givenADevice(p.getParentPath(), call))) {
+          if (NeutralParameters.isMove(call, select)
+              || NeutralParameters.HOST_VALUES.contains(name)
+              || name.equals("device")
+              || (name.equals("to") && givenADevice(p.getParentPath(), call))) {
             return true;
           }
           if (!call.getArguments().stream().allMatch(Uses::constant)) {
@@ -199,21 +233,24 @@ final class CallersOfMethod {
       if (call.getArguments().isEmpty()) {
         return false;
       }
-      javax.lang.model.type.TypeMirror t = trees.getTypeMirror(new TreePath(callPath, call.getArguments().get(0)));
+      javax.lang.model.type.TypeMirror t =
+          trees.getTypeMirror(new TreePath(callPath, call.getArguments().get(0)));
       return t != null && t.toString().equals("dev.ondevice.Device");
     }
 
     /** A literal, a constant of a class ({@code DType.FLOAT32}), or minus a literal: no tensor. */
     private static boolean constant(ExpressionTree e) {
       ExpressionTree x = MethodInterpreter.skipParens(e);
-      return x instanceof LiteralTree || (x instanceof UnaryTree u && u.getExpression() instanceof LiteralTree)
-          || (x instanceof MemberSelectTree select && select.getExpression() instanceof IdentifierTree owner
+      return x instanceof LiteralTree
+          || (x instanceof UnaryTree u && u.getExpression() instanceof LiteralTree)
+          || (x instanceof MemberSelectTree select
+              && select.getExpression() instanceof IdentifierTree owner
               && Character.isUpperCase(owner.getName().charAt(0)));
     }
 
     /**
-     * Whether every use of the local declared at {@code declaration} ends off the model's tensors, a
-     * use after a statement of its block that moves it back ({@code m = m.to(x.device());}, also
+     * Whether every use of the local declared at {@code declaration} ends off the model's tensors,
+     * a use after a statement of its block that moves it back ({@code m = m.to(x.device());}, also
      * under an {@code if} without {@code else}) being on that device.
      */
     private boolean localEndsOffTheModel(TreePath declaration, Name name) {
@@ -236,8 +273,10 @@ final class CallersOfMethod {
         @Override
         public Void visitIdentifier(IdentifierTree node, Void unused) {
           TreePath use = getCurrentPath();
-          if (node.getName().equals(name) && trees.getSourcePositions().getStartPosition(unit, node) < end
-              && !written(use) && !endOffTheModel(use, false)) {
+          if (node.getName().equals(name)
+              && trees.getSourcePositions().getStartPosition(unit, node) < end
+              && !written(use)
+              && !endOffTheModel(use, false)) {
             offTheModel[0] = false;
           }
           return null;
@@ -246,7 +285,10 @@ final class CallersOfMethod {
       return offTheModel[0];
     }
 
-    /** {@code m = m.to(d);}, or that statement as the only or last one of an {@code if} without {@code else}. */
+    /**
+     * {@code m = m.to(d);}, or that statement as the only or last one of an {@code if} without
+     * {@code else}.
+     */
     private boolean movesBack(TreePath statement, Name name) {
       Tree s = statement.getLeaf();
       if (s instanceof IfTree guard && guard.getElseStatement() == null) {
@@ -256,9 +298,13 @@ final class CallersOfMethod {
         }
         return movesBack(new TreePath(statement, then), name);
       }
-      return s instanceof ExpressionStatementTree e && e.getExpression() instanceof AssignmentTree a
-          && a.getVariable() instanceof IdentifierTree target && target.getName().equals(name)
-          && TreeSearch.contains(a.getExpression(), t -> t instanceof IdentifierTree id && id.getName().equals(name),
+      return s instanceof ExpressionStatementTree e
+          && e.getExpression() instanceof AssignmentTree a
+          && a.getVariable() instanceof IdentifierTree target
+          && target.getName().equals(name)
+          && TreeSearch.contains(
+              a.getExpression(),
+              t -> t instanceof IdentifierTree id && id.getName().equals(name),
               t -> false)
           && endsInMove(a.getExpression());
     }
@@ -266,12 +312,14 @@ final class CallersOfMethod {
     /** An expression whose outermost call is a move: {@code m.t().to(d)}. */
     private static boolean endsInMove(ExpressionTree e) {
       return MethodInterpreter.skipParens(e) instanceof MethodInvocationTree call
-          && call.getMethodSelect() instanceof MemberSelectTree select && NeutralParameters.isMove(call, select);
+          && call.getMethodSelect() instanceof MemberSelectTree select
+          && NeutralParameters.isMove(call, select);
     }
 
     /** The variable of an assignment: written, not read. */
     private static boolean written(TreePath use) {
-      return use.getParentPath().getLeaf() instanceof AssignmentTree a && a.getVariable() == use.getLeaf();
+      return use.getParentPath().getLeaf() instanceof AssignmentTree a
+          && a.getVariable() == use.getLeaf();
     }
   }
 }

@@ -26,19 +26,20 @@ final class Checks {
   /** Every device check, reading {@code at}. */
   static Checks all(AnalysisContext ctx, Interpretation at) {
     DeviceTexts texts = new DeviceTexts(ctx, at);
-    return new Checks(List.of(
-        new DiscardedMoveCheck(ctx, at, texts),
-        new DiscardedTensorOpCheck(ctx, at, texts),
-        new MixedDevicesCheck(ctx, at, texts),
-        new TargetsNotMovedCheck(ctx, at, texts),
-        new DefaultDeviceInModelCheck(ctx, at, texts),
-        new HostSyncInLoopCheck(ctx, at, texts),
-        new CreateThenMoveCheck(ctx, at, texts),
-        new HardCodedDeviceCheck(ctx, at, texts),
-        new NonBlockingFromPageableCheck(ctx, at, texts),
-        new UnsyncedNonBlockingReadCheck(ctx, at, texts),
-        new ModelNotMovedCheck(ctx, at, texts),
-        new StaticTensorConstantCheck(ctx, at, texts)));
+    return new Checks(
+        List.of(
+            new DiscardedMoveCheck(ctx, at, texts),
+            new DiscardedTensorOpCheck(ctx, at, texts),
+            new MixedDevicesCheck(ctx, at, texts),
+            new TargetsNotMovedCheck(ctx, at, texts),
+            new DefaultDeviceInModelCheck(ctx, at, texts),
+            new HostSyncInLoopCheck(ctx, at, texts),
+            new CreateThenMoveCheck(ctx, at, texts),
+            new HardCodedDeviceCheck(ctx, at, texts),
+            new NonBlockingFromPageableCheck(ctx, at, texts),
+            new UnsyncedNonBlockingReadCheck(ctx, at, texts),
+            new ModelNotMovedCheck(ctx, at, texts),
+            new StaticTensorConstantCheck(ctx, at, texts)));
   }
 
   void discardedResult(TreePath path, MethodInvocationTree call, MethodSemantics s) {
@@ -53,7 +54,8 @@ final class Checks {
     }
   }
 
-  void storedMoveNeverRead(TreePath move, MethodInvocationTree call, CharSequence stored, CharSequence original) {
+  void storedMoveNeverRead(
+      TreePath move, MethodInvocationTree call, CharSequence stored, CharSequence original) {
     for (DeviceCheck c : all) {
       c.storedMoveNeverRead(move, call, stored, original);
     }
@@ -107,7 +109,8 @@ final class Checks {
     }
   }
 
-  void rejectedArgument(MethodInterpreter.Call call, RejectedArgument r, Value argument, TreePath argumentPath) {
+  void rejectedArgument(
+      MethodInterpreter.Call call, RejectedArgument r, Value argument, TreePath argumentPath) {
     for (DeviceCheck c : all) {
       c.rejectedArgument(call, r, argument, argumentPath);
     }

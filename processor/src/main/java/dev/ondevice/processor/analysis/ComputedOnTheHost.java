@@ -24,14 +24,14 @@ import javax.lang.model.element.Modifier;
 import javax.lang.model.type.TypeMirror;
 
 /**
- * Tensors computed on the CPU from factories alone, through local variables and the methods of
- * the compilation ({@code relativePositionalEncoding(qlen, klen)} building sines of {@code
- * Tensor.arange(...)}), so that moving them to a device copies what could have been made there.
- * A tensor is computed on the host when it is a factory call without a device (not one copying
- * Java data), an op of the tensor API on such tensors only, a local variable initialised so,
- * never assigned again, never written in place and read only to be moved, or a call of a method
- * of the compilation that no subclass can replace whose every return is computed on the host,
- * given that its tensor arguments are. Depth and recursion are bounded.
+ * Tensors computed on the CPU from factories alone, through local variables and the methods of the
+ * compilation ({@code relativePositionalEncoding(qlen, klen)} building sines of {@code
+ * Tensor.arange(...)}), so that moving them to a device copies what could have been made there. A
+ * tensor is computed on the host when it is a factory call without a device (not one copying Java
+ * data), an op of the tensor API on such tensors only, a local variable initialised so, never
+ * assigned again, never written in place and read only to be moved, or a call of a method of the
+ * compilation that no subclass can replace whose every return is computed on the host, given that
+ * its tensor arguments are. Depth and recursion are bounded.
  */
 final class ComputedOnTheHost {
   /** How deep calls are followed from the move. */
@@ -44,21 +44,27 @@ final class ComputedOnTheHost {
   private record Summary(TreePath factory, boolean needsArguments) {}
 
   /**
-   * An expression computed on the host: from {@code factory} (null where only from parameters),
-   * and needing the enclosing method's tensor parameters to be.
+   * An expression computed on the host: from {@code factory} (null where only from parameters), and
+   * needing the enclosing method's tensor parameters to be.
    */
   private record Made(TreePath factory, boolean needsParameters) {
     Made and(Made other) {
-      return other == null ? null : new Made(factory != null ? factory : other.factory,
-          needsParameters || other.needsParameters);
+      return other == null
+          ? null
+          : new Made(
+              factory != null ? factory : other.factory, needsParameters || other.needsParameters);
     }
   }
 
   private final AnalysisContext ctx;
-  private final IdentityHashMap<ExecutableElement, Optional<Summary>> summaries = new IdentityHashMap<>();
-  private final Set<ExecutableElement> inProgress = Collections.newSetFromMap(new IdentityHashMap<>());
+  private final IdentityHashMap<ExecutableElement, Optional<Summary>> summaries =
+      new IdentityHashMap<>();
+  private final Set<ExecutableElement> inProgress =
+      Collections.newSetFromMap(new IdentityHashMap<>());
+
   /** Methods in progress whose look met the depth limit: their summaries are not kept. */
-  private final Set<ExecutableElement> cutShort = Collections.newSetFromMap(new IdentityHashMap<>());
+  private final Set<ExecutableElement> cutShort =
+      Collections.newSetFromMap(new IdentityHashMap<>());
 
   ComputedOnTheHost(AnalysisContext ctx) {
     this.ctx = ctx;
@@ -66,8 +72,8 @@ final class ComputedOnTheHost {
 
   /**
    * The factory the receiver of the move at {@code move} is computed from on the host, through a
-   * variable or a method call ({@code posEmb} of {@code posEmb = posEmb.to(device)}); null where
-   * it is not.
+   * variable or a method call ({@code posEmb} of {@code posEmb = posEmb.to(device)}); null where it
+   * is not.
    */
   TreePath factoryBehind(TreePath receiver, TreePath move) {
     Tree leaf = MethodInterpreter.skipParens(receiver.getLeaf());
@@ -85,9 +91,12 @@ final class ComputedOnTheHost {
     }
     TreePath declaration = ctx.trees().getPath(local);
     TreePath method = LocalInitializers.enclosingMethod(declaration);
-    if (declaration == null || method == null || method.getLeaf() != leafOf(LocalInitializers.enclosingMethod(move))
+    if (declaration == null
+        || method == null
+        || method.getLeaf() != leafOf(LocalInitializers.enclosingMethod(move))
         || !(declaration.getLeaf() instanceof VariableTree variable)
-        || variable.getInitializer() == null || !onlyMovedAway(method, local, receiver.getLeaf(), move)) {
+        || variable.getInitializer() == null
+        || !onlyMovedAway(method, local, receiver.getLeaf(), move)) {
       return null;
     }
     Made made = made(new TreePath(declaration, variable.getInitializer()), 0);
@@ -95,17 +104,23 @@ final class ComputedOnTheHost {
   }
 
   /**
-   * Whether {@code local} is read only as the receiver {@code read} of the move, and assigned
-   * only by that move's own statement ({@code x = x.to(device)}); no in-place op writes it.
+   * Whether {@code local} is read only as the receiver {@code read} of the move, and assigned only
+   * by that move's own statement ({@code x = x.to(device)}); no in-place op writes it.
    */
   private boolean onlyMovedAway(TreePath method, Element local, Tree read, TreePath move) {
-    Tree reassignedByTheMove = move.getParentPath().getLeaf() instanceof AssignmentTree a
-        && ctx.trees().getElement(new TreePath(move.getParentPath(), a.getVariable())) == local ? a : null;
+    Tree reassignedByTheMove =
+        move.getParentPath().getLeaf() instanceof AssignmentTree a
+                && ctx.trees().getElement(new TreePath(move.getParentPath(), a.getVariable()))
+                    == local
+            ? a
+            : null;
     boolean[] other = {false};
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitAssignment(AssignmentTree node, Void unused) {
-        if (node != reassignedByTheMove && ctx.trees().getElement(new TreePath(getCurrentPath(), node.getVariable())) == local) {
+        if (node != reassignedByTheMove
+            && ctx.trees().getElement(new TreePath(getCurrentPath(), node.getVariable()))
+                == local) {
           other[0] = true;
         }
         if (node == reassignedByTheMove) {
@@ -116,7 +131,9 @@ final class ComputedOnTheHost {
 
       @Override
       public Void visitIdentifier(IdentifierTree node, Void unused) {
-        if (node != read && ctx.trees().getElement(getCurrentPath()) == local && readBeforeReassigned(getCurrentPath())) {
+        if (node != read
+            && ctx.trees().getElement(getCurrentPath()) == local
+            && readBeforeReassigned(getCurrentPath())) {
           other[0] = true;
         }
         return null;
@@ -128,14 +145,19 @@ final class ComputedOnTheHost {
           return true;
         }
         long at = ctx.trees().getSourcePositions().getStartPosition(ctx.unit(), use.getLeaf());
-        long moved = ctx.trees().getSourcePositions().getEndPosition(ctx.unit(), reassignedByTheMove);
+        long moved =
+            ctx.trees().getSourcePositions().getEndPosition(ctx.unit(), reassignedByTheMove);
         return at < moved || inLoop(use);
       }
 
       private boolean inLoop(TreePath use) {
-        for (TreePath p = use; p != null && p.getLeaf() != method.getLeaf(); p = p.getParentPath()) {
+        for (TreePath p = use;
+            p != null && p.getLeaf() != method.getLeaf();
+            p = p.getParentPath()) {
           Tree.Kind k = p.getLeaf().getKind();
-          if (k == Tree.Kind.FOR_LOOP || k == Tree.Kind.ENHANCED_FOR_LOOP || k == Tree.Kind.WHILE_LOOP
+          if (k == Tree.Kind.FOR_LOOP
+              || k == Tree.Kind.ENHANCED_FOR_LOOP
+              || k == Tree.Kind.WHILE_LOOP
               || k == Tree.Kind.DO_WHILE_LOOP) {
             return true;
           }
@@ -161,14 +183,18 @@ final class ComputedOnTheHost {
       }
       return v != null && v.getKind() == ElementKind.LOCAL_VARIABLE ? local(path, v, depth) : null;
     }
-    if (!(t instanceof MethodInvocationTree call) || !(ctx.trees().getElement(path) instanceof ExecutableElement m)) {
+    if (!(t instanceof MethodInvocationTree call)
+        || !(ctx.trees().getElement(path) instanceof ExecutableElement m)) {
       return null;
     }
     MethodSemantics s = ctx.semantics(m);
     switch (s.kind) {
       case FACTORY -> {
-        return s.deviceParameter < 0 && !s.fromHostData && tensorArguments(path, call, depth, true) != null
-            ? new Made(path, false) : null;
+        return s.deviceParameter < 0
+                && !s.fromHostData
+                && tensorArguments(path, call, depth, true) != null
+            ? new Made(path, false)
+            : null;
       }
       case SAME_DEVICE -> {
         Made args = s.inPlace ? null : tensorArguments(path, call, depth, false);
@@ -176,7 +202,9 @@ final class ComputedOnTheHost {
           return args;
         }
         return call.getMethodSelect() instanceof MemberSelectTree select
-            ? combine(made(new TreePath(new TreePath(path, select), select.getExpression()), depth), args) : null;
+            ? combine(
+                made(new TreePath(new TreePath(path, select), select.getExpression()), depth), args)
+            : null;
       }
       default -> {
         if (!isMethodOfTheCompilation(path)) {
@@ -191,7 +219,9 @@ final class ComputedOnTheHost {
           return null;
         }
         Made made = new Made(summary.factory, false);
-        return summary.needsArguments ? combine(made, tensorArguments(path, call, depth, false)) : made;
+        return summary.needsArguments
+            ? combine(made, tensorArguments(path, call, depth, false))
+            : made;
       }
     }
   }
@@ -201,10 +231,11 @@ final class ComputedOnTheHost {
   }
 
   /**
-   * The tensor arguments of a call, all computed on the host (a factory's must be none); a
-   * neutral result ({@code Made(null, false)}) where there are none; null otherwise.
+   * The tensor arguments of a call, all computed on the host (a factory's must be none); a neutral
+   * result ({@code Made(null, false)}) where there are none; null otherwise.
    */
-  private Made tensorArguments(TreePath path, MethodInvocationTree call, int depth, boolean noneAllowed) {
+  private Made tensorArguments(
+      TreePath path, MethodInvocationTree call, int depth, boolean noneAllowed) {
     Made all = new Made(null, false);
     for (ExpressionTree a : call.getArguments()) {
       TreePath ap = new TreePath(path, a);
@@ -231,13 +262,18 @@ final class ComputedOnTheHost {
   /** {@code List.of(a, b)} of tensors computed on the host (the argument of {@code Tensor.cat}). */
   private Made listOf(TreePath list, int depth) {
     if (!(MethodInterpreter.skipParens(list.getLeaf()) instanceof MethodInvocationTree of)
-        || !(of.getMethodSelect() instanceof MemberSelectTree select) || !select.getIdentifier().contentEquals("of")) {
+        || !(of.getMethodSelect() instanceof MemberSelectTree select)
+        || !select.getIdentifier().contentEquals("of")) {
       return null;
     }
     Made all = new Made(null, false);
     for (ExpressionTree a : of.getArguments()) {
-      all = combine(all, ctx.types().isTensor(ctx.trees().getTypeMirror(new TreePath(list, a)))
-          ? made(new TreePath(list, a), depth) : null);
+      all =
+          combine(
+              all,
+              ctx.types().isTensor(ctx.trees().getTypeMirror(new TreePath(list, a)))
+                  ? made(new TreePath(list, a), depth)
+                  : null);
     }
     return all;
   }
@@ -276,8 +312,11 @@ final class ComputedOnTheHost {
       @Override
       public Void visitReturn(ReturnTree node, Void unused) {
         any[0] = true;
-        all[0] = node.getExpression() == null ? null
-            : combine(all[0], made(new TreePath(getCurrentPath(), node.getExpression()), depth));
+        all[0] =
+            node.getExpression() == null
+                ? null
+                : combine(
+                    all[0], made(new TreePath(getCurrentPath(), node.getExpression()), depth));
         return null;
       }
 
@@ -292,14 +331,16 @@ final class ComputedOnTheHost {
       }
     }.scan(body, null);
     return any[0] && all[0] != null && (all[0].factory != null || all[0].needsParameters)
-        ? new Summary(all[0].factory, all[0].needsParameters) : null;
+        ? new Summary(all[0].factory, all[0].needsParameters)
+        : null;
   }
 
   /** A local variable initialised on the host, never assigned again nor written in place. */
   private Made local(TreePath use, Element local, int depth) {
     TreePath initializer = LocalInitializers.soleInitializer(ctx, local);
     TreePath method = LocalInitializers.enclosingMethod(use);
-    if (initializer == null || method == null
+    if (initializer == null
+        || method == null
         || method.getLeaf() != LocalInitializers.enclosingMethod(initializer).getLeaf()
         || writtenInPlace(method, local)) {
       return null;
@@ -314,8 +355,12 @@ final class ComputedOnTheHost {
       @Override
       public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
         if (node.getMethodSelect() instanceof MemberSelectTree select
-            && ctx.trees().getElement(getCurrentPath()) instanceof ExecutableElement m && ctx.semantics(m).inPlace
-            && ctx.trees().getElement(new TreePath(new TreePath(getCurrentPath(), select), select.getExpression()))
+            && ctx.trees().getElement(getCurrentPath()) instanceof ExecutableElement m
+            && ctx.semantics(m).inPlace
+            && ctx.trees()
+                    .getElement(
+                        new TreePath(
+                            new TreePath(getCurrentPath(), select), select.getExpression()))
                 == local) {
           found[0] = true;
         }
@@ -327,18 +372,21 @@ final class ComputedOnTheHost {
 
   /** A call of a method with its body here that no subclass elsewhere can replace. */
   private boolean isMethodOfTheCompilation(TreePath path) {
-    if (!(ctx.trees().getElement(path) instanceof ExecutableElement m) || ctx.trees().getPath(m) == null
+    if (!(ctx.trees().getElement(path) instanceof ExecutableElement m)
+        || ctx.trees().getPath(m) == null
         || m.getModifiers().contains(Modifier.ABSTRACT)) {
       return false;
     }
     Element owner = m.getEnclosingElement();
-    return m.getModifiers().contains(Modifier.STATIC) || m.getModifiers().contains(Modifier.PRIVATE)
-        || m.getModifiers().contains(Modifier.FINAL) || owner.getModifiers().contains(Modifier.FINAL)
-        || owner.getKind() == ElementKind.RECORD || owner.getKind() == ElementKind.ENUM;
+    return m.getModifiers().contains(Modifier.STATIC)
+        || m.getModifiers().contains(Modifier.PRIVATE)
+        || m.getModifiers().contains(Modifier.FINAL)
+        || owner.getModifiers().contains(Modifier.FINAL)
+        || owner.getKind() == ElementKind.RECORD
+        || owner.getKind() == ElementKind.ENUM;
   }
 
   private static Tree leafOf(TreePath p) {
     return p == null ? null : p.getLeaf();
   }
-
 }

@@ -13,15 +13,16 @@ import javax.lang.model.type.TypeMirror;
 import javax.lang.model.util.ElementFilter;
 
 /**
- * The rewrite of create-then-move into creation on the device: {@code Tensor.randn(n, n).to(device)}
- * becomes {@code Tensor.randn(n, n, device)} when the factory has an overload that takes the same
- * arguments and a trailing {@code Device}.
+ * The rewrite of create-then-move into creation on the device: {@code Tensor.randn(n,
+ * n).to(device)} becomes {@code Tensor.randn(n, n, device)} when the factory has an overload that
+ * takes the same arguments and a trailing {@code Device}.
  */
 final class CreateThenMoveFix {
   private CreateThenMoveFix() {}
 
   /** The replacement text, or null when no overload takes a device. */
-  static String suggestion(AnalysisContext ctx, TreePath factoryPath, MethodInvocationTree factory, String device) {
+  static String suggestion(
+      AnalysisContext ctx, TreePath factoryPath, MethodInvocationTree factory, String device) {
     Element e = ctx.trees().getElement(factoryPath);
     if (!(e instanceof ExecutableElement) || !(e.getEnclosingElement() instanceof TypeElement)) {
       return null;
@@ -44,9 +45,11 @@ final class CreateThenMoveFix {
     return null;
   }
 
-  private static boolean accepts(AnalysisContext ctx, ExecutableElement m, List<TypeMirror> argTypes) {
+  private static boolean accepts(
+      AnalysisContext ctx, ExecutableElement m, List<TypeMirror> argTypes) {
     List<? extends VariableElement> params = m.getParameters();
-    if (m.isVarArgs() || params.size() != argTypes.size() + 1
+    if (m.isVarArgs()
+        || params.size() != argTypes.size() + 1
         || !ctx.types().isDevice(params.get(params.size() - 1).asType())) {
       return false;
     }

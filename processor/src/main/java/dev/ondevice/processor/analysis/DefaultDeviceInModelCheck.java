@@ -33,19 +33,41 @@ final class DefaultDeviceInModelCheck extends DeviceCheck {
     Operand device = c.device();
     TreePath factory = cpu.value.originPath();
     String target = texts.deviceAt(factory, device);
-    String onDevice = target != null && factory.getLeaf() instanceof MethodInvocationTree call
-        ? CreateThenMoveFix.suggestion(ctx, factory, call, target) : null;
+    String onDevice =
+        target != null && factory.getLeaf() instanceof MethodInvocationTree call
+            ? CreateThenMoveFix.suggestion(ctx, factory, call, target)
+            : null;
     boolean somePaths = cpu.value.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS;
     String variable = somePaths ? texts.variableText(cpu.named) : null;
-    String paths = !somePaths ? "" : variable != null ? " on the paths where " + variable + " is this tensor"
-        : " on some paths";
-    // On some paths only, the paths may never be taken together (if (device().isCpu()) h = Tensor.zeros(..)):
+    String paths =
+        !somePaths
+            ? ""
+            : variable != null
+                ? " on the paths where " + variable + " is this tensor"
+                : " on some paths";
+    // On some paths only, the paths may never be taken together (if (device().isCpu()) h =
+    // Tensor.zeros(..)):
     // a warning, as other conflicts that may not happen are.
-    reportAt(CheckId.DEFAULT_DEVICE_IN_MODEL, factory, c.at(), ctx.shortText(factory.getLeaf()) + " creates a tensor"
-        + " on the CPU (the default device) inside " + at.scope().methodName() + ", where it meets "
-        + device.text(ctx) + " on " + device.value.place().describe() + paths + "; create it there: pass "
-        + (target != null ? target : "the device of " + device.text(ctx)) + " to the factory", somePaths,
-        onDevice == null ? null : Fix.replace("create it on the device", factory.getLeaf(), onDevice));
+    reportAt(
+        CheckId.DEFAULT_DEVICE_IN_MODEL,
+        factory,
+        c.at(),
+        ctx.shortText(factory.getLeaf())
+            + " creates a tensor"
+            + " on the CPU (the default device) inside "
+            + at.scope().methodName()
+            + ", where it meets "
+            + device.text(ctx)
+            + " on "
+            + device.value.place().describe()
+            + paths
+            + "; create it there: pass "
+            + (target != null ? target : "the device of " + device.text(ctx))
+            + " to the factory",
+        somePaths,
+        onDevice == null
+            ? null
+            : Fix.replace("create it on the device", factory.getLeaf(), onDevice));
   }
 
   /**
@@ -56,30 +78,47 @@ final class DefaultDeviceInModelCheck extends DeviceCheck {
    */
   @Override
   void returned(TreePath expression, Value v, ExecutableElement method) {
-    if (!v.isDefaultDeviceFactory() || !at.scope().isModelInstanceMethod()
-        || !at.isCpuFactory(v.originPath().getLeaf()) || returnsCpuElsewhere(expression)
+    if (!v.isDefaultDeviceFactory()
+        || !at.scope().isModelInstanceMethod()
+        || !at.isCpuFactory(v.originPath().getLeaf())
+        || returnsCpuElsewhere(expression)
         || CallersOfMethod.takeItOnTheCpu(expression, method, ctx.trees())) {
       return;
     }
     boolean somePaths = v.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS;
     TreePath factory = v.originPath();
     String device = modelDeviceIn(method, expression);
-    String onDevice = device != null && factory.getLeaf() instanceof MethodInvocationTree call
-        ? CreateThenMoveFix.suggestion(ctx, factory, call, device) : null;
+    String onDevice =
+        device != null && factory.getLeaf() instanceof MethodInvocationTree call
+            ? CreateThenMoveFix.suggestion(ctx, factory, call, device)
+            : null;
     Name name = method.getSimpleName();
-    reportAt(CheckId.DEFAULT_DEVICE_IN_MODEL, factory, expression, ctx.shortText(factory.getLeaf()) + " creates a"
-        + " tensor on the CPU (the default device) that " + name + " returns" + (somePaths ? " on some paths" : "")
-        + ": once the model has moved, its callers"
-        + " get it on the CPU beside the model's tensors; create it on the model's device, passing "
-        + (device != null ? device : "the device of the tensors it is used with") + " to the factory, or declare "
-        + name + " @OnDevice(\"cpu\") if it is meant to be on the CPU", somePaths,
-        onDevice == null ? null : Fix.replace("create it on the device", factory.getLeaf(), onDevice));
+    reportAt(
+        CheckId.DEFAULT_DEVICE_IN_MODEL,
+        factory,
+        expression,
+        ctx.shortText(factory.getLeaf())
+            + " creates a"
+            + " tensor on the CPU (the default device) that "
+            + name
+            + " returns"
+            + (somePaths ? " on some paths" : "")
+            + ": once the model has moved, its callers"
+            + " get it on the CPU beside the model's tensors; create it on the model's device, passing "
+            + (device != null ? device : "the device of the tensors it is used with")
+            + " to the factory, or declare "
+            + name
+            + " @OnDevice(\"cpu\") if it is meant to be on the CPU",
+        somePaths,
+        onDevice == null
+            ? null
+            : Fix.replace("create it on the device", factory.getLeaf(), onDevice));
   }
 
   /**
-   * How a model's method names the model's device: {@code x.device()} of its first tensor parameter,
-   * else {@code device()}, the device of the model's state; null for a model without state, whose
-   * {@code device()} is always the CPU.
+   * How a model's method names the model's device: {@code x.device()} of its first tensor
+   * parameter, else {@code device()}, the device of the model's state; null for a model without
+   * state, whose {@code device()} is always the CPU.
    */
   private String modelDeviceIn(ExecutableElement method, TreePath inMethod) {
     for (VariableElement p : method.getParameters()) {
@@ -96,19 +135,33 @@ final class DefaultDeviceInModelCheck extends DeviceCheck {
    */
   private static boolean returnsCpuElsewhere(TreePath inMethod) {
     Tree m = enclosingMethod(inMethod);
-    return m != null && TreeSearch.contains(m, t -> t instanceof ReturnTree r && r.getExpression() != null
-        && ModelMethodSource.isMoveToCpu(ModelMethodSource.skipParensAndCasts(r.getExpression()), false),
-        t -> t instanceof ClassTree || t instanceof LambdaExpressionTree);
+    return m != null
+        && TreeSearch.contains(
+            m,
+            t ->
+                t instanceof ReturnTree r
+                    && r.getExpression() != null
+                    && ModelMethodSource.isMoveToCpu(
+                        ModelMethodSource.skipParensAndCasts(r.getExpression()), false),
+            t -> t instanceof ClassTree || t instanceof LambdaExpressionTree);
   }
 
-  /** Whether the method at {@code inMethod} compares {@code name} with null ({@code prev == null ? ...}): it may be null. */
+  /**
+   * Whether the method at {@code inMethod} compares {@code name} with null ({@code prev == null ?
+   * ...}): it may be null.
+   */
   private static boolean comparedWithNull(CharSequence name, TreePath inMethod) {
     Tree m = enclosingMethod(inMethod);
-    return m != null && TreeSearch.contains(m, t -> t instanceof BinaryTree b
-        && (b.getKind() == Tree.Kind.EQUAL_TO || b.getKind() == Tree.Kind.NOT_EQUAL_TO)
-        && (isNamed(b.getLeftOperand(), name) || isNamed(b.getRightOperand(), name))
-        && (b.getLeftOperand().getKind() == Tree.Kind.NULL_LITERAL || b.getRightOperand().getKind() == Tree.Kind.NULL_LITERAL),
-        t -> false);
+    return m != null
+        && TreeSearch.contains(
+            m,
+            t ->
+                t instanceof BinaryTree b
+                    && (b.getKind() == Tree.Kind.EQUAL_TO || b.getKind() == Tree.Kind.NOT_EQUAL_TO)
+                    && (isNamed(b.getLeftOperand(), name) || isNamed(b.getRightOperand(), name))
+                    && (b.getLeftOperand().getKind() == Tree.Kind.NULL_LITERAL
+                        || b.getRightOperand().getKind() == Tree.Kind.NULL_LITERAL),
+            t -> false);
   }
 
   private static Tree enclosingMethod(TreePath path) {
@@ -120,6 +173,7 @@ final class DefaultDeviceInModelCheck extends DeviceCheck {
   }
 
   private static boolean isNamed(ExpressionTree e, CharSequence name) {
-    return MethodInterpreter.skipParens(e) instanceof IdentifierTree id && id.getName().contentEquals(name);
+    return MethodInterpreter.skipParens(e) instanceof IdentifierTree id
+        && id.getName().contentEquals(name);
   }
 }

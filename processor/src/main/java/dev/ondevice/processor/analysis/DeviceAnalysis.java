@@ -24,20 +24,24 @@ import javax.lang.model.util.Types;
 
 /**
  * The device analysis: every method, initializer and lambda body of a class (nested and local
- * classes included) interpreted once over abstract device values, with the findings of each
- * check. Shared by the annotation processor and the Error Prone checks. One instance per
- * compilation; it caches method semantics.
+ * classes included) interpreted once over abstract device values, with the findings of each check.
+ * Shared by the annotation processor and the Error Prone checks. One instance per compilation; it
+ * caches method semantics.
  */
 public final class DeviceAnalysis {
   private final Trees trees;
   private final Elements elements;
   private final Types types;
   private final AnalysisOptions options;
-  private final IdentityHashMap<ExecutableElement, MethodSemantics> semantics = new IdentityHashMap<>();
+  private final IdentityHashMap<ExecutableElement, MethodSemantics> semantics =
+      new IdentityHashMap<>();
   private final ClassFacts facts = new ClassFacts();
   private RuntimeTypes runtimeTypes;
 
-  /** An analysis of the classes of one compilation, with javac's utilities and the options it was given. */
+  /**
+   * An analysis of the classes of one compilation, with javac's utilities and the options it was
+   * given.
+   */
   public DeviceAnalysis(Trees trees, Elements elements, Types types, AnalysisOptions options) {
     this.trees = trees;
     this.elements = elements;
@@ -62,7 +66,8 @@ public final class DeviceAnalysis {
     if (!runtimeTypes.present()) {
       return List.of();
     }
-    AnalysisContext ctx = new AnalysisContext(trees, unit, elements, runtimeTypes, options, semantics, facts);
+    AnalysisContext ctx =
+        new AnalysisContext(trees, unit, elements, runtimeTypes, options, semantics, facts);
     facts.steps.scan(classPath, ctx);
     List<TreePath> bodies = new ArrayList<>();
     new TreePathScanner<Void, Void>() {
@@ -107,7 +112,9 @@ public final class DeviceAnalysis {
     }
     recordFacts(ctx, classPath);
     List<Finding> findings = ctx.findings();
-    findings.sort(java.util.Comparator.comparingLong(f -> trees.getSourcePositions().getStartPosition(unit, f.tree())));
+    findings.sort(
+        java.util.Comparator.comparingLong(
+            f -> trees.getSourcePositions().getStartPosition(unit, f.tree())));
     return findings;
   }
 
@@ -116,7 +123,8 @@ public final class DeviceAnalysis {
    * while its trees are there: javac discards them once it has generated the class.
    */
   private void recordFacts(AnalysisContext ctx, TreePath classPath) {
-    if (!(trees.getElement(classPath) instanceof TypeElement type) || !(classPath.getLeaf() instanceof ClassTree c)) {
+    if (!(trees.getElement(classPath) instanceof TypeElement type)
+        || !(classPath.getLeaf() instanceof ClassTree c)) {
       return;
     }
     boolean model = runtimeTypes.isModel(type.asType());
@@ -124,22 +132,29 @@ public final class DeviceAnalysis {
       TreePath path = new TreePath(classPath, member);
       if (member instanceof ClassTree) {
         recordFacts(ctx, path);
-      } else if (member instanceof MethodTree && model && trees.getElement(path) instanceof ExecutableElement m
+      } else if (member instanceof MethodTree
+          && model
+          && trees.getElement(path) instanceof ExecutableElement m
           && m.getKind() == ElementKind.METHOD) {
         ctx.mayMoveItsModel(m);
         ctx.returns(m);
         ctx.deviceNeutralParameter(m, 0);
-      } else if (member instanceof MethodTree && model && trees.getElement(path) instanceof ExecutableElement constructor
+      } else if (member instanceof MethodTree
+          && model
+          && trees.getElement(path) instanceof ExecutableElement constructor
           && constructor.getKind() == ElementKind.CONSTRUCTOR) {
         ctx.constructorMovesModel(constructor);
-      } else if (member instanceof MethodTree && runtimeTypes.isOptimizer(type.asType())
+      } else if (member instanceof MethodTree
+          && runtimeTypes.isOptimizer(type.asType())
           && trees.getElement(path) instanceof ExecutableElement constructor
           && constructor.getKind() == ElementKind.CONSTRUCTOR) {
         ctx.constructorMakesTensors(constructor); // new Nero(params) in a class analysed later
-      } else if (member instanceof VariableTree && trees.getElement(path) instanceof VariableElement f) {
+      } else if (member instanceof VariableTree
+          && trees.getElement(path) instanceof VariableElement f) {
         if (runtimeTypes.isDevice(f.asType())) {
           ctx.finalDevice(f);
-        } else if (f.getModifiers().contains(Modifier.STATIC) && runtimeTypes.isTensor(f.asType())) {
+        } else if (f.getModifiers().contains(Modifier.STATIC)
+            && runtimeTypes.isTensor(f.asType())) {
           ctx.staticField(f);
         }
       }
@@ -152,30 +167,60 @@ public final class DeviceAnalysis {
    * listing its parameters or saving its state would fail at run time.
    */
   private void localModelClass(AnalysisContext ctx, TreePath classPath) {
-    if (!(trees.getElement(classPath) instanceof TypeElement type) || !runtimeTypes.isModel(type.asType())) {
+    if (!(trees.getElement(classPath) instanceof TypeElement type)
+        || !runtimeTypes.isModel(type.asType())) {
       return;
     }
-    String why = " the ondevice processor cannot generate its code (moving it, listing its parameters, saving its"
-        + " state), so these fail at run time; ";
+    String why =
+        " the ondevice processor cannot generate its code (moving it, listing its parameters, saving its"
+            + " state), so these fail at run time; ";
     switch (type.getNestingKind()) {
-      case LOCAL -> ctx.report(CheckId.LOCAL_MODEL_CLASS, classPath, "Model class " + type.getSimpleName()
-          + " is declared inside a method, where" + why + "declare " + type.getSimpleName()
-          + " as a top-level class or a static nested class", false);
+      case LOCAL ->
+          ctx.report(
+              CheckId.LOCAL_MODEL_CLASS,
+              classPath,
+              "Model class "
+                  + type.getSimpleName()
+                  + " is declared inside a method, where"
+                  + why
+                  + "declare "
+                  + type.getSimpleName()
+                  + " as a top-level class or a static nested class",
+              false);
       case ANONYMOUS -> {
-        TreePath at = classPath.getParentPath().getLeaf() instanceof NewClassTree ? classPath.getParentPath() : classPath;
-        ctx.report(CheckId.LOCAL_MODEL_CLASS, at, "This anonymous subclass of "
-            + types.asElement(type.getSuperclass()).getSimpleName() + " is a model, for which" + why
-            + "declare it as a named top-level class or static nested class", false);
+        TreePath at =
+            classPath.getParentPath().getLeaf() instanceof NewClassTree
+                ? classPath.getParentPath()
+                : classPath;
+        ctx.report(
+            CheckId.LOCAL_MODEL_CLASS,
+            at,
+            "This anonymous subclass of "
+                + types.asElement(type.getSuperclass()).getSimpleName()
+                + " is a model, for which"
+                + why
+                + "declare it as a named top-level class or static nested class",
+            false);
       }
       default -> {
         Element outer = type.getEnclosingElement();
-        while (outer instanceof TypeElement t && t.getNestingKind() == javax.lang.model.element.NestingKind.MEMBER) {
+        while (outer instanceof TypeElement t
+            && t.getNestingKind() == javax.lang.model.element.NestingKind.MEMBER) {
           outer = t.getEnclosingElement();
         }
         if (outer instanceof TypeElement t && t.getNestingKind().isNested()) {
-          ctx.report(CheckId.LOCAL_MODEL_CLASS, classPath, "Model class " + type.getSimpleName() + " is nested in a"
-              + " class declared inside a method, where" + why + "declare " + type.getSimpleName()
-              + " in a top-level class", false);
+          ctx.report(
+              CheckId.LOCAL_MODEL_CLASS,
+              classPath,
+              "Model class "
+                  + type.getSimpleName()
+                  + " is nested in a"
+                  + " class declared inside a method, where"
+                  + why
+                  + "declare "
+                  + type.getSimpleName()
+                  + " in a top-level class",
+              false);
         }
       }
     }
@@ -192,11 +237,13 @@ public final class DeviceAnalysis {
   /** Analyses one body; a failure is reported as one warning naming the method, never thrown. */
   private void analyzeBody(AnalysisContext ctx, TreePath body) {
     TypeElement type = enclosingType(body);
-    ExecutableElement method = body.getLeaf() instanceof MethodTree
-        ? (ExecutableElement) trees.getElement(body) : null;
-    boolean spread = type != null && ctx.types().isModel(type.asType()) && ctx.placesPartsItself(type);
-    ModelScope scope = new ModelScope(ctx.types(), type, method, !isStatic(body), spread,
-        ctx.deviceFieldMovedTo(type));
+    ExecutableElement method =
+        body.getLeaf() instanceof MethodTree ? (ExecutableElement) trees.getElement(body) : null;
+    boolean spread =
+        type != null && ctx.types().isModel(type.asType()) && ctx.placesPartsItself(type);
+    ModelScope scope =
+        new ModelScope(
+            ctx.types(), type, method, !isStatic(body), spread, ctx.deviceFieldMovedTo(type));
     ctx.pushBuffer();
     try {
       MethodInterpreter interpreter = new MethodInterpreter(ctx, scope, method, Env.start(), true);
@@ -210,12 +257,22 @@ public final class DeviceAnalysis {
       ctx.commitBuffer();
     } catch (RuntimeException | StackOverflowError e) {
       ctx.discardBuffer();
-      ctx.report(CheckId.ANALYSIS_FAILURE, body, "the device analysis of " + scope.methodName()
-          + " failed and skipped it (" + e + "); please report it", false);
+      ctx.report(
+          CheckId.ANALYSIS_FAILURE,
+          body,
+          "the device analysis of "
+              + scope.methodName()
+              + " failed and skipped it ("
+              + e
+              + "); please report it",
+          false);
     }
   }
 
-  /** Whether a body is static: a static method, a static initializer or a static field's initializer. */
+  /**
+   * Whether a body is static: a static method, a static initializer or a static field's
+   * initializer.
+   */
   private boolean isStatic(TreePath body) {
     Tree leaf = body.getLeaf();
     if (leaf instanceof MethodTree methodTree) {
@@ -252,8 +309,17 @@ public final class DeviceAnalysis {
         } catch (RuntimeException | StackOverflowError e) {
           Severity severity = options.severity(CheckId.ANALYSIS_FAILURE, false);
           if (severity != Severity.OFF) {
-            out.add(new Finding(CheckId.ANALYSIS_FAILURE, severity, t, "the device analysis of " + type.getSimpleName()
-                + " failed (" + e + ") and skipped it; please report it", List.of()));
+            out.add(
+                new Finding(
+                    CheckId.ANALYSIS_FAILURE,
+                    severity,
+                    t,
+                    "the device analysis of "
+                        + type.getSimpleName()
+                        + " failed ("
+                        + e
+                        + ") and skipped it; please report it",
+                    List.of()));
           }
         }
       }

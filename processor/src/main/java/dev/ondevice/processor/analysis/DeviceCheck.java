@@ -32,8 +32,12 @@ abstract class DeviceCheck {
   /** A method reference to a pure tensor method passed as a function whose result is dropped. */
   void discardedReference(TreePath path, MemberReferenceTree reference, MethodSemantics s) {}
 
-  /** {@code Tensor moved = x.to(device);} whose variable is never read, while {@code x} is read afterwards. */
-  void storedMoveNeverRead(TreePath move, MethodInvocationTree call, CharSequence stored, CharSequence original) {}
+  /**
+   * {@code Tensor moved = x.to(device);} whose variable is never read, while {@code x} is read
+   * afterwards.
+   */
+  void storedMoveNeverRead(
+      TreePath move, MethodInvocationTree call, CharSequence stored, CharSequence original) {}
 
   /** A tensor value read: an operand, a receiver, a model's input or a printed tensor. */
   void read(TreePath path, Value v) {}
@@ -50,24 +54,39 @@ abstract class DeviceCheck {
   /** Two operands on different devices meeting in one op. */
   void conflict(DeviceConflict c) {}
 
-  /** A value given where {@code @OnDevice} declares a place: a parameter, a result or a variable. */
+  /**
+   * A value given where {@code @OnDevice} declares a place: a parameter, a result or a variable.
+   */
   void contract(TreePath path, Value v, Place declared, Supplier<String> what) {}
 
-  /** A tensor assigned to a field of {@code this} ({@code globMean = stats.get("mean")}) in a method. */
+  /**
+   * A tensor assigned to a field of {@code this} ({@code globMean = stats.get("mean")}) in a
+   * method.
+   */
   void stateAssigned(TreePath value, VariableElement field, Value v) {}
 
   /** A tensor a method returns, with what the method is. */
   void returned(TreePath expression, Value v, ExecutableElement method) {}
 
   /** A tensor this body gives a method on the CPU, where the method's body needs it on a device. */
-  void rejectedArgument(MethodInterpreter.Call c, RejectedArgument r, Value argument, TreePath argumentPath) {}
+  void rejectedArgument(
+      MethodInterpreter.Call c, RejectedArgument r, Value argument, TreePath argumentPath) {}
 
-  final void report(CheckId check, TreePath path, String message, boolean downgraded, Fix... fixes) {
+  final void report(
+      CheckId check, TreePath path, String message, boolean downgraded, Fix... fixes) {
     reportAt(check, path, path, message, downgraded, fixes);
   }
 
-  /** Reports at {@code path} a finding found at {@code trigger} (the op where a tensor created at {@code path} is used). */
-  final void reportAt(CheckId check, TreePath path, TreePath trigger, String message, boolean downgraded,
+  /**
+   * Reports at {@code path} a finding found at {@code trigger} (the op where a tensor created at
+   * {@code path} is used).
+   */
+  final void reportAt(
+      CheckId check,
+      TreePath path,
+      TreePath trigger,
+      String message,
+      boolean downgraded,
       Fix... fixes) {
     List<Fix> present = new ArrayList<>();
     for (Fix f : fixes) {

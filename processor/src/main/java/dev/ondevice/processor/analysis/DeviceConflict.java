@@ -4,8 +4,8 @@ import com.sun.source.util.TreePath;
 
 /**
  * Two operands of one op, model call or loss that are on different devices, or may be: a fact the
- * interpreter found, with what put the CPU operand there ({@link Culprit}), which decides the
- * check that reports it.
+ * interpreter found, with what put the CPU operand there ({@link Culprit}), which decides the check
+ * that reports it.
  *
  * @param op the op's name, for messages
  * @param at the op
@@ -16,8 +16,15 @@ import com.sun.source.util.TreePath;
  * @param cpu the operand on the CPU, or null where neither is
  * @param culprit what put {@code cpu} there
  */
-record DeviceConflict(CharSequence op, TreePath at, Operand a, Operand b, Place.Conflict level, boolean modelCall,
-    Operand cpu, Culprit culprit) {
+record DeviceConflict(
+    CharSequence op,
+    TreePath at,
+    Operand a,
+    Operand b,
+    Place.Conflict level,
+    boolean modelCall,
+    Operand cpu,
+    Culprit culprit) {
 
   /** What put the CPU operand of a conflict on the CPU. */
   enum Culprit {
@@ -37,7 +44,10 @@ record DeviceConflict(CharSequence op, TreePath at, Operand a, Operand b, Place.
     OTHER
   }
 
-  /** The operand on a device: the other one than {@link #cpu}, or {@code a} where neither is on the CPU. */
+  /**
+   * The operand on a device: the other one than {@link #cpu}, or {@code a} where neither is on the
+   * CPU.
+   */
   Operand device() {
     return cpu == a ? b : a;
   }

@@ -36,7 +36,10 @@ final class DeviceOps {
 
   // ------------------------------------------------------------------ moves
 
-  /** {@code x.to(device)}: the moved tensor, on the target, pinned or pending a non-blocking copy to the host. */
+  /**
+   * {@code x.to(device)}: the moved tensor, on the target, pinned or pending a non-blocking copy to
+   * the host.
+   */
   Value move(MethodInterpreter.Call c, Place deviceArgument) {
     MethodSemantics s = c.semantics;
     Value receiver = c.receiver == null ? Value.UNKNOWN : c.receiver;
@@ -44,8 +47,9 @@ final class DeviceOps {
       checks.read(c.receiverPath(), receiver);
     }
     Place target = deviceArgument != null ? deviceArgument : moveTarget(c);
-    boolean nonBlocking = s.nonBlockingParameter >= 0
-        && Boolean.TRUE.equals(interpreter.constant(c.argumentPath(s.nonBlockingParameter)));
+    boolean nonBlocking =
+        s.nonBlockingParameter >= 0
+            && Boolean.TRUE.equals(interpreter.constant(c.argumentPath(s.nonBlockingParameter)));
     TensorMove move = new TensorMove(c, receiver, target, nonBlocking, deviceArgument != null);
     checks.move(move);
     if (!nonBlocking && Place.CPU.equals(target) && move.fromDevice()) {
@@ -121,22 +125,38 @@ final class DeviceOps {
     }
     if (!conflicting && reference != null && !reference.cpuScalar()) {
       for (Operand o : operands) {
-        if (!conflicting && o.value.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS
+        if (!conflicting
+            && o.value.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS
             && !o.value.place().isKnown()) {
-          conflicting = conflict(c.method.getSimpleName(), c.path, reference, o, false); // if (h == null) h = zeros(..)
+          conflicting =
+              conflict(
+                  c.method.getSimpleName(),
+                  c.path,
+                  reference,
+                  o,
+                  false); // if (h == null) h = zeros(..)
         }
       }
       for (Operand o : operands) {
-        if (!conflicting && o.value.place().kind() == Place.Kind.BY_PATH && !o.value.zeroDim()
+        if (!conflicting
+            && o.value.place().kind() == Place.Kind.BY_PATH
+            && !o.value.zeroDim()
             && !o.value.isDefaultDeviceFactory()) {
-          conflicting = conflict(c.method.getSimpleName(), c.path, reference, o, false); // if (gpu) x = x.to(device)
+          conflicting =
+              conflict(
+                  c.method.getSimpleName(),
+                  c.path,
+                  reference,
+                  o,
+                  false); // if (gpu) x = x.to(device)
         }
       }
     }
     // With a CPU operand in conflict, the result is where the other operand is, as the fix moves
     // the CPU one there: what is computed from it is not reported again
     // (classWeights.indexSelect(0, yb).mul(loss)).
-    Place place = reference == null ? Place.UNKNOWN : movedTo != null ? movedTo : reference.value.place();
+    Place place =
+        reference == null ? Place.UNKNOWN : movedTo != null ? movedTo : reference.value.place();
     if (reference != null && reference.cpuScalar()) {
       place = Place.CPU;
       for (Operand o : operands) {
@@ -149,7 +169,9 @@ final class DeviceOps {
     if (c.semantics.inPlace && c.receiver != null) {
       return c.receiver;
     }
-    Value result = Value.fresh(place).withZeroDim(c.semantics.zeroDim(c.argumentTrees.size()) || keepsZeroDim(c, operands));
+    Value result =
+        Value.fresh(place)
+            .withZeroDim(c.semantics.zeroDim(c.argumentTrees.size()) || keepsZeroDim(c, operands));
     if (Place.CPU.equals(place) && c.receiver != null && c.receiver.pinned() != Value.Tri.NO) {
       // The result may be a view of the receiver's memory (view, narrow, ...), pinned if it is.
       result = result.withPinned(Value.Tri.MAYBE);
@@ -164,14 +186,26 @@ final class DeviceOps {
     return reference == null || reference.cpuScalar() ? onSomePaths(result, operands) : result;
   }
 
-  /** The tensor operands of an op: its receiver, its tensor arguments, the tensors of a list it joins. */
+  /**
+   * The tensor operands of an op: its receiver, its tensor arguments, the tensors of a list it
+   * joins.
+   */
   private List<Operand> operands(MethodInterpreter.Call c) {
     List<Operand> operands = new ArrayList<>(c.argumentTrees.size() + 1);
-    if (c.receiver != null && c.receiverTree != null && ctx.types().isTensor(
-        ctx.trees().getTypeMirror(c.receiverPath()))) {
-      operands.add(new Operand(c.receiver, c.receiverPath(), c.receiverTree, "self",
-          c.semantics.inPlace ? Operand.Role.IN_PLACE_RECEIVER : Operand.Role.OPERAND, null));
-    } else if (c.receiver != null && c.receiverTree == null && scope.isModelInstanceMethod()
+    if (c.receiver != null
+        && c.receiverTree != null
+        && ctx.types().isTensor(ctx.trees().getTypeMirror(c.receiverPath()))) {
+      operands.add(
+          new Operand(
+              c.receiver,
+              c.receiverPath(),
+              c.receiverTree,
+              "self",
+              c.semantics.inPlace ? Operand.Role.IN_PLACE_RECEIVER : Operand.Role.OPERAND,
+              null));
+    } else if (c.receiver != null
+        && c.receiverTree == null
+        && scope.isModelInstanceMethod()
         && ctx.types().isTensor(c.method.getEnclosingElement().asType())) {
       operands.add(new Operand(c.receiver, c.path, null, "self"));
     }
@@ -189,16 +223,21 @@ final class DeviceOps {
           for (ExpressionTree element : methodInvocationTree.getArguments()) {
             TreePath ep = new TreePath(new TreePath(c.path, a), element);
             if (ctx.types().isTensor(ctx.trees().getTypeMirror(ep))) {
-              operands.add(new Operand(c.valueOf(element), ep, element, name, Operand.Role.JOINED, null));
+              operands.add(
+                  new Operand(c.valueOf(element), ep, element, name, Operand.Role.JOINED, null));
             }
           }
         } else if (c.arguments.get(i).mixedPuts() != null) {
           // A list a loop filled with device tensors and, on some iterations, a CPU factory's.
           for (Value.Put put : c.arguments.get(i).mixedPuts()) {
-            operands.add(new Operand(put.value(), put.at(), put.at().getLeaf(), name, Operand.Role.HELD, null));
+            operands.add(
+                new Operand(
+                    put.value(), put.at(), put.at().getLeaf(), name, Operand.Role.HELD, null));
           }
         } else if (c.arguments.get(i).place().isKnown()) {
-          operands.add(new Operand(c.arguments.get(i), ap, c.argumentTrees.get(i), name, Operand.Role.JOINED, null));
+          operands.add(
+              new Operand(
+                  c.arguments.get(i), ap, c.argumentTrees.get(i), name, Operand.Role.JOINED, null));
         }
       }
     }
@@ -207,12 +246,14 @@ final class DeviceOps {
 
   /**
    * The result of an op whose one tensor operand is on the CPU on some paths only ({@code
-   * h.mul(2.0).tanh()} after {@code if (h == null) h = Tensor.zeros(..)}): the same, on those paths.
+   * h.mul(2.0).tanh()} after {@code if (h == null) h = Tensor.zeros(..)}): the same, on those
+   * paths.
    */
   private static Value onSomePaths(Value result, List<Operand> operands) {
     Operand factory = null;
     for (Operand o : operands) {
-      if (o.value.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS && !o.value.zeroDim()) {
+      if (o.value.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS
+          && !o.value.zeroDim()) {
         factory = factory == null ? o : null;
         if (factory == null) {
           return result;
@@ -221,19 +262,22 @@ final class DeviceOps {
         return result;
       }
     }
-    return factory == null || result.zeroDim() ? result
+    return factory == null || result.zeroDim()
+        ? result
         : result.withOrigin(factory.value.origin(), factory.value.originPath(), null);
   }
 
   /**
    * Whether a call makes a collection of its arguments, as {@code List.of}, {@code Set.of} and
-   * {@code Arrays.asList} do: a static method of one type variable whose parameters are all of
-   * it (or arrays of it), so that the arguments are the elements. The arguments of any other call
-   * in a collection's place (a helper that moves its tensors, say) are not.
+   * {@code Arrays.asList} do: a static method of one type variable whose parameters are all of it
+   * (or arrays of it), so that the arguments are the elements. The arguments of any other call in a
+   * collection's place (a helper that moves its tensors, say) are not.
    */
   private boolean isCollectionFactory(Element e) {
-    if (!(e instanceof ExecutableElement m) || !m.getModifiers().contains(Modifier.STATIC)
-        || m.getTypeParameters().size() != 1 || m.getParameters().isEmpty()) {
+    if (!(e instanceof ExecutableElement m)
+        || !m.getModifiers().contains(Modifier.STATIC)
+        || m.getTypeParameters().size() != 1
+        || m.getParameters().isEmpty()) {
       return false;
     }
     TypeMirror element = m.getTypeParameters().get(0).asType();
@@ -266,12 +310,16 @@ final class DeviceOps {
     return !joinsTensors(c.method);
   }
 
-  /** Whether {@code m} takes a list or an array of tensors ({@code stack}, {@code cat}): its result has a dimension more. */
+  /**
+   * Whether {@code m} takes a list or an array of tensors ({@code stack}, {@code cat}): its result
+   * has a dimension more.
+   */
   private boolean joinsTensors(ExecutableElement m) {
     for (VariableElement p : m.getParameters()) {
       TypeMirror t = p.asType();
       if (ctx.types().isTensorIterable(t)
-          || (t.getKind() == TypeKind.ARRAY && ctx.types().isTensor(((ArrayType) t).getComponentType()))) {
+          || (t.getKind() == TypeKind.ARRAY
+              && ctx.types().isTensor(((ArrayType) t).getComponentType()))) {
         return true;
       }
     }
@@ -282,9 +330,9 @@ final class DeviceOps {
 
   /**
    * A model call: each of its tensor arguments against the model's device; the result is on it
-   * (unknown after a conflict). Where the model's device is not known, its arguments are not compared
-   * with each other: a model may take tensors on several devices on purpose (model parallelism, CPU
-   * lengths for a packed sequence).
+   * (unknown after a conflict). Where the model's device is not known, its arguments are not
+   * compared with each other: a model may take tensors on several devices on purpose (model
+   * parallelism, CPU lengths for a packed sequence).
    */
   Value modelCall(MethodInterpreter.Call c) {
     Value model = c.receiver == null ? Value.UNKNOWN : c.receiver;
@@ -297,35 +345,64 @@ final class DeviceOps {
     for (int i = 0; i < c.argumentTrees.size() && i < params.size(); i++) {
       TreePath ap = c.argumentPath(i);
       TypeMirror type = ctx.trees().getTypeMirror(ap);
-      // forward(Map<String, Tensor> input) uses its tensors on the model's device, unless it moves them itself.
-      boolean held = ctx.containers().holdsTensors(type) && ctx.isUserModelMethod(c.method)
-          && !MethodInterpreter.movesToADevice(c.method, ctx);
+      // forward(Map<String, Tensor> input) uses its tensors on the model's device, unless it moves
+      // them itself.
+      boolean held =
+          ctx.containers().holdsTensors(type)
+              && ctx.isUserModelMethod(c.method)
+              && !MethodInterpreter.movesToADevice(c.method, ctx);
       Value arg = c.arguments.get(i);
       if (!ctx.types().isTensor(type) && !(held && Place.CPU.equals(arg.place()))) {
-        continue; // a container is compared only where it holds CPU tensors: other devices are the callee's to check
+        continue; // a container is compared only where it holds CPU tensors: other devices are the
+        // callee's to check
       }
       checks.read(ap, arg);
       String declared = c.semantics.parameterDevices[i];
       if (declared == null && ctx.deviceNeutralParameter(c.method, i)) {
-        continue; // forward(ids, lengths) reading lengths on the host, load(vectors) copying them in
+        continue; // forward(ids, lengths) reading lengths on the host, load(vectors) copying them
+        // in
       }
       if (declared != null && !declared.equals(dev.ondevice.annotations.OnDevice.MODEL)) {
         VariableElement param = params.get(i);
-        checks.contract(ap, arg, scope.declaredPlace(declared, model), () -> "parameter " + param.getSimpleName()
-            + " of " + c.method.getSimpleName() + " (@OnDevice(\"" + declared + "\"))");
+        checks.contract(
+            ap,
+            arg,
+            scope.declaredPlace(declared, model),
+            () ->
+                "parameter "
+                    + param.getSimpleName()
+                    + " of "
+                    + c.method.getSimpleName()
+                    + " (@OnDevice(\""
+                    + declared
+                    + "\"))");
       } else if (!arg.cpuScalarLike()) {
-        String note = declared == null && !c.method.getSimpleName().contentEquals("forward")
-            && ctx.isUserModelMethod(c.method)
-            ? c.method.getSimpleName() + " is taken to need " + params.get(i).getSimpleName() + " on the"
-                + " model's device: its body uses it where the device matters (with the model's state or outputs,"
-                + " returned, stored or converted)"
-            : null;
-        Operand argument = new Operand(arg, ap, c.argumentTrees.get(i), params.get(i).getSimpleName(),
-            Operand.Role.OPERAND, note);
-        // Every argument on another device is reported, not only the first (forward(xPred, xPredMask)).
+        String note =
+            declared == null
+                    && !c.method.getSimpleName().contentEquals("forward")
+                    && ctx.isUserModelMethod(c.method)
+                ? c.method.getSimpleName()
+                    + " is taken to need "
+                    + params.get(i).getSimpleName()
+                    + " on the"
+                    + " model's device: its body uses it where the device matters (with the model's state or outputs,"
+                    + " returned, stored or converted)"
+                : null;
+        Operand argument =
+            new Operand(
+                arg,
+                ap,
+                c.argumentTrees.get(i),
+                params.get(i).getSimpleName(),
+                Operand.Role.OPERAND,
+                note);
+        // Every argument on another device is reported, not only the first (forward(xPred,
+        // xPredMask)).
         if (conflict(c.method.getSimpleName(), c.path, modelOperand, argument, true)) {
           conflicting = true;
-        } else if (!model.place().isKnown() && arg.place().isKnown() && !spreadOverDevices(c.method)) {
+        } else if (!model.place().isKnown()
+            && arg.place().isKnown()
+            && !spreadOverDevices(c.method)) {
           if (firstInput == null) {
             firstInput = argument;
           } else {
@@ -341,7 +418,8 @@ final class DeviceOps {
       return Value.on(scope.declaredPlace(c.semantics.returnDevice, model));
     }
     if (!c.semantics.returnsTensor && !ctx.containers().holdsTensors(c.method.getReturnType())) {
-      return Value.UNKNOWN; // forward returning a Map<String, Tensor> of outputs is followed as a tensor is
+      return Value
+          .UNKNOWN; // forward returning a Map<String, Tensor> of outputs is followed as a tensor is
     }
     switch (ctx.returns(c.method)) {
       case CPU -> {
@@ -361,15 +439,20 @@ final class DeviceOps {
     Place inputs = Place.NONE;
     for (int i = 0; i < c.argumentTrees.size(); i++) {
       Value arg = c.arguments.get(i);
-      if (ctx.types().isTensor(ctx.trees().getTypeMirror(c.argumentPath(i))) && !arg.cpuScalarLike()) {
+      if (ctx.types().isTensor(ctx.trees().getTypeMirror(c.argumentPath(i)))
+          && !arg.cpuScalarLike()) {
         inputs = inputs.join(arg.place());
       }
     }
-    return Place.NONE.equals(inputs) ? Value.fresh(Place.UNKNOWN)
+    return Place.NONE.equals(inputs)
+        ? Value.fresh(Place.UNKNOWN)
         : Value.fresh(inputs).withOrigin(Value.Origin.MODEL_OUTPUT, c.path, null);
   }
 
-  /** Whether {@code m}'s model places its parts on devices of their own (PyTorch's model-parallel tutorial). */
+  /**
+   * Whether {@code m}'s model places its parts on devices of their own (PyTorch's model-parallel
+   * tutorial).
+   */
   private boolean spreadOverDevices(ExecutableElement m) {
     return m.getEnclosingElement() instanceof TypeElement owner && ctx.placesPartsItself(owner);
   }
@@ -385,11 +468,16 @@ final class DeviceOps {
 
   /**
    * The tensor arguments of a call or a constructor ({@code new TensorDataset(x, y)}) at {@code
-   * path} against {@code @OnDevice} on the parameters of {@code m}, the last one standing for
-   * every argument of a varargs parameter.
+   * path} against {@code @OnDevice} on the parameters of {@code m}, the last one standing for every
+   * argument of a varargs parameter.
    */
-  void parameterContracts(TreePath path, ExecutableElement m, MethodSemantics s, Value receiver,
-      List<? extends ExpressionTree> argumentTrees, List<Value> arguments) {
+  void parameterContracts(
+      TreePath path,
+      ExecutableElement m,
+      MethodSemantics s,
+      Value receiver,
+      List<? extends ExpressionTree> argumentTrees,
+      List<Value> arguments) {
     String[] declared = s.parameterDevices;
     List<? extends VariableElement> params = m.getParameters();
     for (int i = 0; i < argumentTrees.size() && declared.length > 0; i++) {
@@ -401,9 +489,20 @@ final class DeviceOps {
       if (ctx.types().isTensor(ctx.trees().getTypeMirror(ap))) {
         VariableElement param = params.get(p);
         String declaredDevice = declared[p];
-        checks.contract(ap, arguments.get(i), scope.declaredPlace(declaredDevice, receiver), () -> "parameter "
-            + param.getSimpleName() + " of " + (m.getKind() == ElementKind.CONSTRUCTOR
-            ? m.getEnclosingElement().getSimpleName() : m.getSimpleName()) + " (@OnDevice(\"" + declaredDevice + "\"))");
+        checks.contract(
+            ap,
+            arguments.get(i),
+            scope.declaredPlace(declaredDevice, receiver),
+            () ->
+                "parameter "
+                    + param.getSimpleName()
+                    + " of "
+                    + (m.getKind() == ElementKind.CONSTRUCTOR
+                        ? m.getEnclosingElement().getSimpleName()
+                        : m.getSimpleName())
+                    + " (@OnDevice(\""
+                    + declaredDevice
+                    + "\"))");
       }
     }
   }
@@ -419,8 +518,13 @@ final class DeviceOps {
     Value arg = c.arguments.get(r.parameter());
     TreePath argPath = c.argumentPath(r.parameter());
     if (arg.place().givenParameter() >= 0) {
-      ctx.rejected(new RejectedArgument(arg.place().givenParameter(), argPath, c.method.getSimpleName(), r.needed(),
-          r.other()));
+      ctx.rejected(
+          new RejectedArgument(
+              arg.place().givenParameter(),
+              argPath,
+              c.method.getSimpleName(),
+              r.needed(),
+              r.other()));
     } else if (Place.CPU.equals(arg.place()) && !arg.cpuScalarLike()) {
       checks.rejectedArgument(c, r, arg, argPath);
     }
@@ -434,32 +538,43 @@ final class DeviceOps {
    */
   private boolean conflict(CharSequence op, TreePath at, Operand a, Operand b, boolean modelCall) {
     Place.Conflict level = Place.conflict(a.value.place(), b.value.place());
-    if (a.role == Operand.Role.HELD && b.role == Operand.Role.HELD && Alternatives.exclusive(a.path, b.path)) {
+    if (a.role == Operand.Role.HELD
+        && b.role == Operand.Role.HELD
+        && Alternatives.exclusive(a.path, b.path)) {
       return false; // put on the two paths of an if: the container holds one or the other
     }
     if (level != Place.Conflict.NONE && (byPathFromAFactory(a) || byPathFromAFactory(b))) {
       level = Place.Conflict.NONE; // DefaultDeviceInModel reports it at its factory
     }
     if (level == Place.Conflict.NONE) {
-      Operand cpu = a.value.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS ? a
-          : b.value.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS ? b : null;
+      Operand cpu =
+          a.value.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS
+              ? a
+              : b.value.origin() == Value.Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS ? b : null;
       if (cpu == null || !onTheCpuOnSomePaths(cpu, cpu == a ? b : a)) {
         return false;
       }
-      checks.conflict(new DeviceConflict(op, at, a, b, level, modelCall, cpu,
-          DeviceConflict.Culprit.DEFAULT_DEVICE_FACTORY));
+      checks.conflict(
+          new DeviceConflict(
+              op, at, a, b, level, modelCall, cpu, DeviceConflict.Culprit.DEFAULT_DEVICE_FACTORY));
       return true;
     }
-    Operand given = a.value.place().givenParameter() >= 0 ? a : b.value.place().givenParameter() >= 0 ? b : null;
+    Operand given =
+        a.value.place().givenParameter() >= 0
+            ? a
+            : b.value.place().givenParameter() >= 0 ? b : null;
     if (given != null) {
       // A caller gave it on the CPU: the caller's to move, reported at its call (CallResults).
       Operand other = given == a ? b : a;
-      ctx.rejected(new RejectedArgument(given.value.place().givenParameter(), at, op, other.value.place(),
-          other.text(ctx)));
+      ctx.rejected(
+          new RejectedArgument(
+              given.value.place().givenParameter(), at, op, other.value.place(), other.text(ctx)));
       return true;
     }
     Operand cpu = a.onCpu() ? a : b.onCpu() ? b : null;
-    checks.conflict(new DeviceConflict(op, at, a, b, inferred(level, a, b), modelCall, cpu, culprit(cpu, a, modelCall)));
+    checks.conflict(
+        new DeviceConflict(
+            op, at, a, b, inferred(level, a, b), modelCall, cpu, culprit(cpu, a, modelCall)));
     return true;
   }
 
@@ -475,8 +590,10 @@ final class DeviceOps {
       return DeviceConflict.Culprit.UNMOVED_MODEL;
     }
     return switch (cpu.value.origin()) {
-      case DEFAULT_DEVICE_FACTORY, DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS -> scope.isModelClass()
-          ? DeviceConflict.Culprit.DEFAULT_DEVICE_FACTORY : DeviceConflict.Culprit.OTHER;
+      case DEFAULT_DEVICE_FACTORY, DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS ->
+          scope.isModelClass()
+              ? DeviceConflict.Culprit.DEFAULT_DEVICE_FACTORY
+              : DeviceConflict.Culprit.OTHER;
       case STATIC_CONSTANT -> DeviceConflict.Culprit.STATIC_CONSTANT;
       case PINNED_CPU -> DeviceConflict.Culprit.PINNED;
       case BATCH -> DeviceConflict.Culprit.BATCH;
@@ -484,7 +601,9 @@ final class DeviceOps {
     };
   }
 
-  /** An operand on the CPU on some paths because a factory in a model made it there on those paths. */
+  /**
+   * An operand on the CPU on some paths because a factory in a model made it there on those paths.
+   */
   private static boolean byPathFromAFactory(Operand o) {
     return o.value.place().kind() == Place.Kind.BY_PATH && o.value.isDefaultDeviceFactory();
   }
@@ -495,7 +614,8 @@ final class DeviceOps {
    */
   private boolean onTheCpuOnSomePaths(Operand cpu, Operand device) {
     Place.Kind kind = device.value.place().kind();
-    return scope.isModelClass() && (kind == Place.Kind.FIXED || kind == Place.Kind.SYMBOL)
+    return scope.isModelClass()
+        && (kind == Place.Kind.FIXED || kind == Place.Kind.SYMBOL)
         && interpreter.isCpuFactory(cpu.value.originPath().getLeaf());
   }
 
@@ -505,7 +625,9 @@ final class DeviceOps {
    * over devices on purpose. Against the CPU it stays certain (targets left behind).
    */
   private static Place.Conflict inferred(Place.Conflict level, Operand a, Operand b) {
-    boolean guessed = a.value.origin() == Value.Origin.MODEL_OUTPUT || b.value.origin() == Value.Origin.MODEL_OUTPUT;
+    boolean guessed =
+        a.value.origin() == Value.Origin.MODEL_OUTPUT
+            || b.value.origin() == Value.Origin.MODEL_OUTPUT;
     boolean cpu = a.onCpu() || b.onCpu();
     return guessed && !cpu ? Place.Conflict.POSSIBLE : level;
   }

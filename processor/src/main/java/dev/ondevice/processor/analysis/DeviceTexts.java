@@ -35,7 +35,10 @@ final class DeviceTexts {
     return ctx.trees().getElement(path) instanceof VariableElement;
   }
 
-  /** The text of a variable or field that {@code t} names, through parentheses and casts; null for another expression. */
+  /**
+   * The text of a variable or field that {@code t} names, through parentheses and casts; null for
+   * another expression.
+   */
   String variableText(Tree t) {
     Tree e = t;
     while (e instanceof ParenthesizedTree || e instanceof TypeCastTree) {
@@ -44,10 +47,14 @@ final class DeviceTexts {
     return e instanceof IdentifierTree || e instanceof MemberSelectTree ? ctx.shortText(e) : null;
   }
 
-  /** {@code x.to(target)}; for a tensor that is itself a move ({@code x.to(first)}), a move of its source instead of a second one. */
+  /**
+   * {@code x.to(target)}; for a tensor that is itself a move ({@code x.to(first)}), a move of its
+   * source instead of a second one.
+   */
   String movedFrom(TreePath path, String target) {
     Tree t = path.getLeaf();
-    if (t instanceof MethodInvocationTree call && call.getMethodSelect() instanceof MemberSelectTree select
+    if (t instanceof MethodInvocationTree call
+        && call.getMethodSelect() instanceof MemberSelectTree select
         && at.isMove(path)) {
       return ctx.shortText(select.getExpression()) + ".to(" + target + ")";
     }
@@ -62,7 +69,8 @@ final class DeviceTexts {
   String createdOn(Operand o, String device) {
     Tree t = o.path.getLeaf();
     return device != null && t instanceof MethodInvocationTree call && at.isCpuFactory(call)
-        ? CreateThenMoveFix.suggestion(ctx, o.path, call, device) : null;
+        ? CreateThenMoveFix.suggestion(ctx, o.path, call, device)
+        : null;
   }
 
   /**
@@ -79,7 +87,9 @@ final class DeviceTexts {
     if (at.scope().isModelInstanceMethod() && p.equals(at.scope().thisValue().place())) {
       return "device()";
     }
-    return namedInCode(p) && StatementFixes.usableAt(ctx, where, leadingName(p.name())) ? p.name() : null;
+    return namedInCode(p) && StatementFixes.usableAt(ctx, where, leadingName(p.name()))
+        ? p.name()
+        : null;
   }
 
   /**
@@ -87,15 +97,23 @@ final class DeviceTexts {
    * a field read through variables and types ({@code Env.DEVICE}, {@code cfg.device}).
    */
   static boolean namedInCode(Place p) {
-    return p.kind() == Place.Kind.SYMBOL && p.name() != null
+    return p.kind() == Place.Kind.SYMBOL
+        && p.name() != null
         && p.name().matches("[A-Za-z_$][\\w$]*(\\.[A-Za-z_$][\\w$]*)*(\\(\\))?");
   }
 
-  /** An operand with the argument it is passed as and where it is: {@code y (argument 'target') is on the CPU}. */
+  /**
+   * An operand with the argument it is passed as and where it is: {@code y (argument 'target') is
+   * on the CPU}.
+   */
   String describe(Operand o) {
     String argument = o.argument.toString();
-    return o.text(ctx) + (argument.equals("self") || argument.equals("the model") ? "" : " (argument '" + argument
-        + "')") + " is on " + o.value.place().describe();
+    return o.text(ctx)
+        + (argument.equals("self") || argument.equals("the model")
+            ? ""
+            : " (argument '" + argument + "')")
+        + " is on "
+        + o.value.place().describe();
   }
 
   /** The variable an expression such as {@code device} or {@code x.device()} starts with. */
@@ -113,10 +131,17 @@ final class DeviceTexts {
       return null;
     }
     Tree t = o.path.getLeaf();
-    boolean primary = t instanceof IdentifierTree || t instanceof MemberSelectTree || t instanceof MethodInvocationTree
-        || t instanceof ParenthesizedTree;
+    boolean primary =
+        t instanceof IdentifierTree
+            || t instanceof MemberSelectTree
+            || t instanceof MethodInvocationTree
+            || t instanceof ParenthesizedTree;
     String text = ctx.text(t);
-    return Fix.replace("move " + ctx.shortText(t) + (device.equals("Device.cpu()") ? " to the CPU" : " to the device"), t,
+    return Fix.replace(
+        "move "
+            + ctx.shortText(t)
+            + (device.equals("Device.cpu()") ? " to the CPU" : " to the device"),
+        t,
         (primary ? text : "(" + text + ")") + ".to(" + device + ")");
   }
 
@@ -125,27 +150,31 @@ final class DeviceTexts {
    * or the device of the tensor beside it.
    */
   String deviceText(Place p, Operand beside) {
-    if (namedInCode(p) && (beside == null || StatementFixes.usableAt(ctx, beside.path, leadingName(p.name())))) {
+    if (namedInCode(p)
+        && (beside == null || StatementFixes.usableAt(ctx, beside.path, leadingName(p.name())))) {
       return p.name();
     }
     if (p.kind() == Place.Kind.FIXED) {
-      return p.name().matches("cuda:\\d+") ? "Device.cuda(" + p.name().substring(5) + ")"
+      return p.name().matches("cuda:\\d+")
+          ? "Device.cuda(" + p.name().substring(5) + ")"
           : "Device.parse(\"" + p.name() + "\")";
     }
     if (Place.CPU.equals(p)) {
       return "Device.cpu()";
     }
     ModelScope scope = at.scope();
-    if (p.kind() == Place.Kind.SYMBOL && scope.isModelInstanceMethod() && p.equals(scope.thisValue().place())) {
+    if (p.kind() == Place.Kind.SYMBOL
+        && scope.isModelInstanceMethod()
+        && p.equals(scope.thisValue().place())) {
       return "device()";
     }
     return beside == null ? "device" : deviceOf(beside);
   }
 
   /**
-   * {@code t.device()} for the simplest expression on the operand's device: the operand itself
-   * when it is a variable, else a tensor (then a model) variable inside it on the same device, so
-   * that a fix never evaluates a call such as {@code fc.forward(x)} twice.
+   * {@code t.device()} for the simplest expression on the operand's device: the operand itself when
+   * it is a variable, else a tensor (then a model) variable inside it on the same device, so that a
+   * fix never evaluates a call such as {@code fc.forward(x)} twice.
    */
   String deviceOf(Operand o) {
     ExpressionTree t = MethodInterpreter.skipParens(o.path.getLeaf());

@@ -4,7 +4,10 @@ import com.sun.source.tree.MemberReferenceTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.util.TreePath;
 
-/** {@link CheckId#DISCARDED_MOVE}: a tensor move whose result is discarded, or stored and never read. */
+/**
+ * {@link CheckId#DISCARDED_MOVE}: a tensor move whose result is discarded, or stored and never
+ * read.
+ */
 final class DiscardedMoveCheck extends DeviceCheck {
   DiscardedMoveCheck(AnalysisContext ctx, Interpretation at, DeviceTexts texts) {
     super(ctx, at, texts);
@@ -16,8 +19,14 @@ final class DiscardedMoveCheck extends DeviceCheck {
       return;
     }
     String target = DiscardedResults.assignmentTarget(ctx, texts, path, call);
-    report(CheckId.DISCARDED_MOVE, path, ctx.shortText(call) + " returns a new tensor and its result is discarded:"
-        + " tensors do not move in place (models do); " + DiscardedResults.assignAdvice(ctx, call, target), false,
+    report(
+        CheckId.DISCARDED_MOVE,
+        path,
+        ctx.shortText(call)
+            + " returns a new tensor and its result is discarded:"
+            + " tensors do not move in place (models do); "
+            + DiscardedResults.assignAdvice(ctx, call, target),
+        false,
         DiscardedResults.assign(call, target));
   }
 
@@ -26,9 +35,16 @@ final class DiscardedMoveCheck extends DeviceCheck {
     if (s.kind != MethodSemantics.Kind.MOVE) {
       return;
     }
-    report(CheckId.DISCARDED_MOVE, path, ctx.shortText(reference) + " returns a new tensor, and the "
-        + DiscardedResults.functionalName(ctx, path) + " it is passed as discards it: tensors do not move in place"
-        + " (models do); keep the moved tensors" + DiscardedResults.keepAdvice(ctx, path, reference), false);
+    report(
+        CheckId.DISCARDED_MOVE,
+        path,
+        ctx.shortText(reference)
+            + " returns a new tensor, and the "
+            + DiscardedResults.functionalName(ctx, path)
+            + " it is passed as discards it: tensors do not move in place"
+            + " (models do); keep the moved tensors"
+            + DiscardedResults.keepAdvice(ctx, path, reference),
+        false);
   }
 
   /**
@@ -37,9 +53,24 @@ final class DiscardedMoveCheck extends DeviceCheck {
    * see it where it was ({@code model.forward(x)} on the GPU machine fails).
    */
   @Override
-  void storedMoveNeverRead(TreePath move, MethodInvocationTree call, CharSequence stored, CharSequence original) {
-    report(CheckId.DISCARDED_MOVE, move, stored + " holds " + ctx.shortText(call) + " but is never read, while "
-        + original + " is used afterwards where it still is: tensors do not move in place; use " + stored
-        + " instead of " + original + " after the move, or write " + original + " = " + ctx.shortText(call), false);
+  void storedMoveNeverRead(
+      TreePath move, MethodInvocationTree call, CharSequence stored, CharSequence original) {
+    report(
+        CheckId.DISCARDED_MOVE,
+        move,
+        stored
+            + " holds "
+            + ctx.shortText(call)
+            + " but is never read, while "
+            + original
+            + " is used afterwards where it still is: tensors do not move in place; use "
+            + stored
+            + " instead of "
+            + original
+            + " after the move, or write "
+            + original
+            + " = "
+            + ctx.shortText(call),
+        false);
   }
 }

@@ -9,27 +9,34 @@ import javax.lang.model.element.Element;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.TypeElement;
 
-/** What {@link DiscardedMoveCheck} and {@link DiscardedTensorOpCheck} share: how to keep a result. */
+/**
+ * What {@link DiscardedMoveCheck} and {@link DiscardedTensorOpCheck} share: how to keep a result.
+ */
 final class DiscardedResults {
   private DiscardedResults() {}
 
   /**
-   * The tensor variable at the root of a discarded chain ({@code x} in {@code x.sub(m).div(s)}) when
-   * assigning the result to it is a fix: the variable is read afterwards. Null otherwise.
+   * The tensor variable at the root of a discarded chain ({@code x} in {@code x.sub(m).div(s)})
+   * when assigning the result to it is a fix: the variable is read afterwards. Null otherwise.
    */
-  static String assignmentTarget(AnalysisContext ctx, DeviceTexts texts, TreePath path, MethodInvocationTree call) {
+  static String assignmentTarget(
+      AnalysisContext ctx, DeviceTexts texts, TreePath path, MethodInvocationTree call) {
     TreePath at = path;
     ExpressionTree t = call;
-    while (t instanceof MethodInvocationTree && ((MethodInvocationTree) t).getMethodSelect() instanceof MemberSelectTree) {
+    while (t instanceof MethodInvocationTree
+        && ((MethodInvocationTree) t).getMethodSelect() instanceof MemberSelectTree) {
       MemberSelectTree select = (MemberSelectTree) ((MethodInvocationTree) t).getMethodSelect();
       at = new TreePath(new TreePath(at, select), select.getExpression());
       t = MethodInterpreter.skipParens(select.getExpression());
     }
-    if (t == call || !texts.isVariable(at, t) || !ctx.types().isTensor(ctx.trees().getTypeMirror(at))) {
+    if (t == call
+        || !texts.isVariable(at, t)
+        || !ctx.types().isTensor(ctx.trees().getTypeMirror(at))) {
       return null;
     }
     Element variable = ctx.trees().getElement(at);
-    if (variable.getModifiers().contains(Modifier.FINAL) || VariableUses.capturedInLambdaOrClass(ctx, path, variable)) {
+    if (variable.getModifiers().contains(Modifier.FINAL)
+        || VariableUses.capturedInLambdaOrClass(ctx, path, variable)) {
       return null;
     }
     return VariableUses.readAfter(ctx, path, variable) ? ctx.text(t) : null;
@@ -37,12 +44,16 @@ final class DiscardedResults {
 
   /** The fix that assigns a discarded result to its variable, or null where there is none. */
   static Fix assign(MethodInvocationTree call, String target) {
-    return target == null ? null : Fix.prefix("assign the result to " + target, call, target + " = ");
+    return target == null
+        ? null
+        : Fix.prefix("assign the result to " + target, call, target + " = ");
   }
 
   /** What to do with a discarded result, for a message. */
   static String assignAdvice(AnalysisContext ctx, MethodInvocationTree call, String target) {
-    return target == null ? "assign its result to a variable and use it" : "write " + target + " = " + ctx.shortText(call);
+    return target == null
+        ? "assign its result to a variable and use it"
+        : "write " + target + " = " + ctx.shortText(call);
   }
 
   /** The name of the functional interface a method reference is passed as ({@code Consumer}). */
@@ -56,8 +67,11 @@ final class DiscardedResults {
    * be mapped instead; {@code x::relu} (no argument) cannot.
    */
   static String keepAdvice(AnalysisContext ctx, TreePath path, MemberReferenceTree reference) {
-    boolean perElement = ctx.trees().getElement(new TreePath(path, reference.getQualifierExpression()))
-        instanceof TypeElement;
-    return perElement ? ", for example with stream().map(" + ctx.shortText(reference) + ").toList()" : "";
+    boolean perElement =
+        ctx.trees().getElement(new TreePath(path, reference.getQualifierExpression()))
+            instanceof TypeElement;
+    return perElement
+        ? ", for example with stream().map(" + ctx.shortText(reference) + ").toList()"
+        : "";
   }
 }

@@ -8,9 +8,9 @@ import javax.lang.model.element.Element;
  * throw.
  *
  * <p>A method has few locals in scope at once, so the variables are kept in two small arrays,
- * searched by identity (javac's symbols are compared by identity anyway), and shared between
- * copies until one of them is written: the interpretation copies an environment at every branch
- * and loop, and most copies are never written.
+ * searched by identity (javac's symbols are compared by identity anyway), and shared between copies
+ * until one of them is written: the interpretation copies an environment at every branch and loop,
+ * and most copies are never written.
  */
 final class Env {
   private static final Element[] NO_VARIABLES = new Element[0];
@@ -19,8 +19,12 @@ final class Env {
   private Element[] variables;
   private Value[] values;
   private int size;
-  /** Whether the arrays may be shared with another environment, which a write must then not touch. */
+
+  /**
+   * Whether the arrays may be shared with another environment, which a write must then not touch.
+   */
   private boolean shared;
+
   private final boolean reachable;
 
   private Env(Element[] variables, Value[] values, int size, boolean shared, boolean reachable) {
@@ -94,7 +98,10 @@ final class Env {
     values[i] = value;
   }
 
-  /** Forgets every pending non-blocking copy to the host: after a synchronisation they have completed. */
+  /**
+   * Forgets every pending non-blocking copy to the host: after a synchronisation they have
+   * completed.
+   */
   void completePendingHostCopies() {
     for (int i = 0; i < size; i++) {
       if (values[i].pendingHostCopy()) {

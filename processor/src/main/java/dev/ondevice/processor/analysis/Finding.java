@@ -3,7 +3,10 @@ package dev.ondevice.processor.analysis;
 import com.sun.source.tree.Tree;
 import java.util.List;
 
-/** A device bug found at one expression: the check, its severity, the message and the fixes, best first. */
+/**
+ * A device bug found at one expression: the check, its severity, the message and the fixes, best
+ * first.
+ */
 public final class Finding {
   private final CheckId check;
   private final Severity severity;

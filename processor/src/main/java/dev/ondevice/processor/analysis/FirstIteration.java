@@ -18,20 +18,22 @@ import com.sun.source.tree.YieldTree;
 import com.sun.source.util.TreePath;
 
 /**
- * Whether the first iteration of a loop certainly reaches a tree of its body: no branch on the
- * way to it (an {@code if}, a {@code ?:}, a {@code switch} case, a {@code catch}, the right of
- * {@code &&} or {@code ||}, a lambda), and no statement before it that may leave the iteration
- * ({@code continue}, {@code break}, {@code return}, {@code throw}). The analysis does not follow
- * conditions, so a finding of the first pass is kept only there: {@code if (step > 0) use(prev)}
- * or {@code if (first) { prev = out; continue; }} may well never run with the values the loop
- * starts from.
+ * Whether the first iteration of a loop certainly reaches a tree of its body: no branch on the way
+ * to it (an {@code if}, a {@code ?:}, a {@code switch} case, a {@code catch}, the right of {@code
+ * &&} or {@code ||}, a lambda), and no statement before it that may leave the iteration ({@code
+ * continue}, {@code break}, {@code return}, {@code throw}). The analysis does not follow
+ * conditions, so a finding of the first pass is kept only there: {@code if (step > 0) use(prev)} or
+ * {@code if (first) { prev = out; continue; }} may well never run with the values the loop starts
+ * from.
  */
 final class FirstIteration {
   private FirstIteration() {}
 
   static boolean reaches(TreePath loop, TreePath tree) {
     Tree child = tree.getLeaf();
-    for (TreePath p = tree.getParentPath(); p != null && p.getLeaf() != loop.getLeaf(); p = p.getParentPath()) {
+    for (TreePath p = tree.getParentPath();
+        p != null && p.getLeaf() != loop.getLeaf();
+        p = p.getParentPath()) {
       Tree t = p.getLeaf();
       if (branches(t, child)) {
         return false;
@@ -52,11 +54,13 @@ final class FirstIteration {
     if (parent instanceof ConditionalExpressionTree c) {
       return child != c.getCondition();
     }
-    if (parent instanceof BinaryTree b && (b.getKind() == Tree.Kind.CONDITIONAL_AND
-        || b.getKind() == Tree.Kind.CONDITIONAL_OR)) {
+    if (parent instanceof BinaryTree b
+        && (b.getKind() == Tree.Kind.CONDITIONAL_AND || b.getKind() == Tree.Kind.CONDITIONAL_OR)) {
       return child == b.getRightOperand();
     }
-    return parent instanceof CaseTree || parent instanceof CatchTree || parent instanceof LambdaExpressionTree
+    return parent instanceof CaseTree
+        || parent instanceof CatchTree
+        || parent instanceof LambdaExpressionTree
         || parent instanceof ClassTree;
   }
 
@@ -73,10 +77,17 @@ final class FirstIteration {
     return false;
   }
 
-  /** Whether a statement may leave the iteration: a jump not inside a lambda or a class of its own. */
+  /**
+   * Whether a statement may leave the iteration: a jump not inside a lambda or a class of its own.
+   */
   private static boolean jumps(Tree statement) {
-    return TreeSearch.contains(statement,
-        t -> t instanceof ContinueTree || t instanceof BreakTree || t instanceof ReturnTree || t instanceof ThrowTree,
+    return TreeSearch.contains(
+        statement,
+        t ->
+            t instanceof ContinueTree
+                || t instanceof BreakTree
+                || t instanceof ReturnTree
+                || t instanceof ThrowTree,
         t -> t instanceof YieldTree || t instanceof LambdaExpressionTree || t instanceof ClassTree);
   }
 }

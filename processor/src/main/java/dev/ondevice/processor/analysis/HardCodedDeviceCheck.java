@@ -26,7 +26,8 @@ final class HardCodedDeviceCheck extends DeviceCheck {
     while (user != null && user.getLeaf() instanceof ParenthesizedTree) {
       user = user.getParentPath();
     }
-    if (user == null || user.getLeaf() instanceof MethodInvocationTree
+    if (user == null
+        || user.getLeaf() instanceof MethodInvocationTree
         || user.getLeaf() instanceof MemberSelectTree) {
       return; // w.mul(x.to(Device.cuda(1))): the op it meets says so, as MixedDevices
     }
@@ -36,10 +37,24 @@ final class HardCodedDeviceCheck extends DeviceCheck {
     }
     ExpressionTree device = c.argumentTrees.get(c.semantics.deviceParameter);
     String target = m.target().describe();
-    report(CheckId.HARD_CODED_DEVICE, c.path, ctx.shortText(c.tree) + " moves " + ctx.shortText(c.receiverTree)
-        + " to " + target + ", a device written into the code, while this code moves its other tensors to "
-        + variable + ": they meet on different devices wherever " + variable + " is not " + target
-        + " (another GPU, or the CPU); move it to " + variable + " as well", false,
+    report(
+        CheckId.HARD_CODED_DEVICE,
+        c.path,
+        ctx.shortText(c.tree)
+            + " moves "
+            + ctx.shortText(c.receiverTree)
+            + " to "
+            + target
+            + ", a device written into the code, while this code moves its other tensors to "
+            + variable
+            + ": they meet on different devices wherever "
+            + variable
+            + " is not "
+            + target
+            + " (another GPU, or the CPU); move it to "
+            + variable
+            + " as well",
+        false,
         Fix.replace("move it to " + variable, device, variable));
   }
 }

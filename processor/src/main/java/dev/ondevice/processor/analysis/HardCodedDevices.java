@@ -16,8 +16,8 @@ import javax.lang.model.element.VariableElement;
 
 /**
  * Where a body that moves a tensor to a device written into the code ({@code
- * x.to(Device.parse("cuda"))}) moves its other tensors to a device it is given: the device
- * variable it follows elsewhere, so that the two agree on every machine.
+ * x.to(Device.parse("cuda"))}) moves its other tensors to a device it is given: the device variable
+ * it follows elsewhere, so that the two agree on every machine.
  */
 final class HardCodedDevices {
   private HardCodedDevices() {}
@@ -29,7 +29,9 @@ final class HardCodedDevices {
    */
   static String deviceVariableBeside(TreePath move, AnalysisContext ctx) {
     TreePath body = move;
-    while (body != null && !(body.getLeaf() instanceof MethodTree) && !(body.getLeaf() instanceof LambdaExpressionTree)) {
+    while (body != null
+        && !(body.getLeaf() instanceof MethodTree)
+        && !(body.getLeaf() instanceof LambdaExpressionTree)) {
       body = body.getParentPath();
     }
     if (body == null) {
@@ -39,7 +41,8 @@ final class HardCodedDevices {
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
-        if (found[0] == null && node != move.getLeaf()
+        if (found[0] == null
+            && node != move.getLeaf()
             && ctx.trees().getElement(getCurrentPath()) instanceof ExecutableElement m) {
           int i = ctx.semantics(m).deviceParameter;
           if (i >= 0 && i < node.getArguments().size()) {
@@ -69,7 +72,8 @@ final class HardCodedDevices {
     if (!(e instanceof VariableElement v) || !ctx.types().isDevice(v.asType())) {
       return false;
     }
-    return e.getKind() == ElementKind.PARAMETER || e.getKind() == ElementKind.LOCAL_VARIABLE
+    return e.getKind() == ElementKind.PARAMETER
+        || e.getKind() == ElementKind.LOCAL_VARIABLE
         || (e.getKind() == ElementKind.FIELD && ctx.finalDevice(v) == null);
   }
 }

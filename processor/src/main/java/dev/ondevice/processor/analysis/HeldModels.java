@@ -15,8 +15,8 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
-import javax.lang.model.element.Modifier;
 import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
 
@@ -27,13 +27,16 @@ import javax.lang.model.element.VariableElement;
  * caller, or {@code net.toDevice(device); new Trainer(net)} where the constructor stores {@code
  * net} in the field. Every move going to one device gives that device; moves to devices named in
  * other methods give a device known to be one (not the CPU) but not which; no move, or a move to
- * the CPU beside others, gives nothing known. The model is taken to be moved before its methods
- * are used, as the trainers of the field do.
+ * the CPU beside others, gives nothing known. The model is taken to be moved before its methods are
+ * used, as the trainers of the field do.
  */
 final class HeldModels {
   private final IdentityHashMap<VariableElement, Place> known = new IdentityHashMap<>();
 
-  /** The place of the model field {@code f} of a class that is not a model; unknown where no move is seen. */
+  /**
+   * The place of the model field {@code f} of a class that is not a model; unknown where no move is
+   * seen.
+   */
   Place of(VariableElement f, AnalysisContext ctx) {
     Place cached = known.get(f);
     if (cached != null) {
@@ -61,15 +64,21 @@ final class HeldModels {
       public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
         Element m = ctx.trees().getElement(getCurrentPath());
         MethodSemantics s = m instanceof ExecutableElement method ? ctx.semantics(method) : null;
-        if (s != null && s.inPlace && s.deviceParameter == 0 && node.getArguments().size() == 1
+        if (s != null
+            && s.inPlace
+            && s.deviceParameter == 0
+            && node.getArguments().size() == 1
             && node.getMethodSelect() instanceof MemberSelectTree select) {
-          Element receiver = ctx.trees().getElement(new TreePath(new TreePath(getCurrentPath(), select),
-              select.getExpression()));
+          Element receiver =
+              ctx.trees()
+                  .getElement(
+                      new TreePath(new TreePath(getCurrentPath(), select), select.getExpression()));
           TreePath to = new TreePath(getCurrentPath(), node.getArguments().get(0));
           if (receiver != null && ctx.types().isModel(receiver.asType())) {
             if (receiver == f || storedIn.get(receiver) == f) {
               destinations.add(destination(to, owner, storedIn, new IdentityHashMap<>(), ctx));
-            } else if (receiver.getKind() == ElementKind.LOCAL_VARIABLE || receiver.getKind() == ElementKind.PARAMETER) {
+            } else if (receiver.getKind() == ElementKind.LOCAL_VARIABLE
+                || receiver.getKind() == ElementKind.PARAMETER) {
               localMoves.computeIfAbsent(receiver, k -> new ArrayList<>()).add(to);
             }
           }
@@ -82,8 +91,11 @@ final class HeldModels {
         if (ctx.trees().getElement(getCurrentPath()) instanceof ExecutableElement constructor
             && constructor.getEnclosingElement() == owner) {
           IdentityHashMap<Element, VariableElement> argumentsStored = new IdentityHashMap<>();
-          for (int i = 0; i < node.getArguments().size() && i < constructor.getParameters().size(); i++) {
-            Element arg = ctx.trees().getElement(new TreePath(getCurrentPath(), node.getArguments().get(i)));
+          for (int i = 0;
+              i < node.getArguments().size() && i < constructor.getParameters().size();
+              i++) {
+            Element arg =
+                ctx.trees().getElement(new TreePath(getCurrentPath(), node.getArguments().get(i)));
             VariableElement field = storedIn.get(constructor.getParameters().get(i));
             if (arg != null && field != null) {
               argumentsStored.put(arg, field);
@@ -95,16 +107,22 @@ final class HeldModels {
       }
     }.scan(ctx.unit(), null);
     for (IdentityHashMap<Element, VariableElement> call : constructorCalls) {
-      call.forEach((arg, field) -> {
-        if (field == f) {
-          localMoves.getOrDefault(arg, List.of()).forEach(to -> destinations.add(destination(to, owner, storedIn, call, ctx)));
-        }
-      });
+      call.forEach(
+          (arg, field) -> {
+            if (field == f) {
+              localMoves
+                  .getOrDefault(arg, List.of())
+                  .forEach(to -> destinations.add(destination(to, owner, storedIn, call, ctx)));
+            }
+          });
     }
     return joined(f, destinations);
   }
 
-  /** Every move to one place gives it; moves to devices (never the CPU) named differently give one device, unnamed. */
+  /**
+   * Every move to one place gives it; moves to devices (never the CPU) named differently give one
+   * device, unnamed.
+   */
   private static Place joined(VariableElement f, List<Place> destinations) {
     if (destinations.isEmpty()) {
       return Place.UNKNOWN;
@@ -114,7 +132,9 @@ final class HeldModels {
       return first;
     }
     boolean devices = destinations.stream().allMatch(p -> p.isKnown() && !Place.CPU.equals(p));
-    return devices ? Place.symbol(f, "the device of " + f.getSimpleName()).throughCalls() : Place.UNKNOWN;
+    return devices
+        ? Place.symbol(f, "the device of " + f.getSimpleName()).throughCalls()
+        : Place.UNKNOWN;
   }
 
   /**
@@ -123,15 +143,20 @@ final class HeldModels {
    * stores it: {@code new Trainer(net, device)}) is that field's device, as its other methods read
    * it; a variable of another method is a device named there.
    */
-  private static Place destination(TreePath argument, TypeElement owner,
+  private static Place destination(
+      TreePath argument,
+      TypeElement owner,
       IdentityHashMap<Element, VariableElement> storedIn,
-      IdentityHashMap<Element, VariableElement> givenToConstructor, AnalysisContext ctx) {
+      IdentityHashMap<Element, VariableElement> givenToConstructor,
+      AnalysisContext ctx) {
     Element e = ctx.trees().getElement(argument);
     if (e == null || !ctx.types().isDevice(e.asType())) {
       return Place.UNKNOWN;
     }
-    VariableElement field = e.getKind() == ElementKind.FIELD ? (VariableElement) e
-        : storedIn.containsKey(e) ? storedIn.get(e) : givenToConstructor.get(e);
+    VariableElement field =
+        e.getKind() == ElementKind.FIELD
+            ? (VariableElement) e
+            : storedIn.containsKey(e) ? storedIn.get(e) : givenToConstructor.get(e);
     if (field != null && field.getEnclosingElement() == owner) {
       Place initial = ctx.finalDevice(field);
       return initial != null ? initial : Place.symbol(field, field.getSimpleName().toString());
@@ -148,23 +173,30 @@ final class HeldModels {
     return Place.UNKNOWN;
   }
 
-  /** The constructors' parameters each stores in a field of its class ({@code this.model = model;}). */
-  private static IdentityHashMap<Element, VariableElement> storedInFields(TypeElement owner, AnalysisContext ctx) {
+  /**
+   * The constructors' parameters each stores in a field of its class ({@code this.model = model;}).
+   */
+  private static IdentityHashMap<Element, VariableElement> storedInFields(
+      TypeElement owner, AnalysisContext ctx) {
     IdentityHashMap<Element, VariableElement> stored = new IdentityHashMap<>();
     for (Element member : owner.getEnclosedElements()) {
-      TreePath path = member.getKind() == ElementKind.CONSTRUCTOR ? ctx.trees().getPath(member) : null;
+      TreePath path =
+          member.getKind() == ElementKind.CONSTRUCTOR ? ctx.trees().getPath(member) : null;
       if (path == null || !(path.getLeaf() instanceof MethodTree tree) || tree.getBody() == null) {
         continue;
       }
       TreePath body = new TreePath(path, tree.getBody());
       for (StatementTree st : tree.getBody().getStatements()) {
-        if (st instanceof ExpressionStatementTree es && es.getExpression() instanceof AssignmentTree a) {
+        if (st instanceof ExpressionStatementTree es
+            && es.getExpression() instanceof AssignmentTree a) {
           TreePath assignment = new TreePath(new TreePath(body, st), a);
           Element target = ctx.trees().getElement(new TreePath(assignment, a.getVariable()));
           ExpressionTree value = MethodInterpreter.skipParens(a.getExpression());
           Element source = ctx.trees().getElement(new TreePath(assignment, value));
-          if (target instanceof VariableElement field && target.getKind() == ElementKind.FIELD
-              && source != null && source.getKind() == ElementKind.PARAMETER) {
+          if (target instanceof VariableElement field
+              && target.getKind() == ElementKind.FIELD
+              && source != null
+              && source.getKind() == ElementKind.PARAMETER) {
             stored.put(source, field);
           }
         }

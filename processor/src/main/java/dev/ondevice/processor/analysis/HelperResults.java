@@ -31,16 +31,25 @@ import javax.lang.model.type.TypeMirror;
 final class HelperResults {
   private HelperResults() {}
 
-  /** Whether every call of {@code m} (called at {@code call}) returns a model it made and did not move. */
+  /**
+   * Whether every call of {@code m} (called at {@code call}) returns a model it made and did not
+   * move.
+   */
   static boolean newUnmovedModel(ExecutableElement m, TreePath call, AnalysisContext ctx) {
     Boolean known = ctx.facts().returnsNewModel.get(m);
     if (known == null) {
       TreePath body = body(m, call, ctx);
       List<TreePath> returned = body == null ? List.of() : returned(body);
-      known = !returned.isEmpty() && !TreeSearch.contains(body.getLeaf(), t -> t instanceof MethodInvocationTree c
-          && c.getMethodSelect() instanceof MemberSelectTree select && select.getIdentifier().contentEquals("toDevice"),
-          t -> false) // it may move what it returns
-          && returned.stream().allMatch(r -> newUnmoved(r, body, ctx));
+      known =
+          !returned.isEmpty()
+              && !TreeSearch.contains(
+                  body.getLeaf(),
+                  t ->
+                      t instanceof MethodInvocationTree c
+                          && c.getMethodSelect() instanceof MemberSelectTree select
+                          && select.getIdentifier().contentEquals("toDevice"),
+                  t -> false) // it may move what it returns
+              && returned.stream().allMatch(r -> newUnmoved(r, body, ctx));
       ctx.facts().returnsNewModel.put(m, known);
     }
     return known;
@@ -65,7 +74,8 @@ final class HelperResults {
   private static boolean madeOnTheCpu(TreePath expression, AnalysisContext ctx) {
     ExpressionTree e = MethodInterpreter.skipParens((ExpressionTree) expression.getLeaf());
     TreePath at = new TreePath(expression, e);
-    while (e instanceof MethodInvocationTree call && ctx.trees().getElement(at) instanceof ExecutableElement m) {
+    while (e instanceof MethodInvocationTree call
+        && ctx.trees().getElement(at) instanceof ExecutableElement m) {
       MethodSemantics s = ctx.semantics(m);
       if (!noTensorOrDevice(at, call.getArguments(), ctx) || s.inPlace) {
         return false;
@@ -73,7 +83,8 @@ final class HelperResults {
       if (s.kind == MethodSemantics.Kind.FACTORY) {
         return !s.fromHostData && !s.zeroDim(call.getArguments().size());
       }
-      if (s.kind != MethodSemantics.Kind.SAME_DEVICE || !(call.getMethodSelect() instanceof MemberSelectTree select)) {
+      if (s.kind != MethodSemantics.Kind.SAME_DEVICE
+          || !(call.getMethodSelect() instanceof MemberSelectTree select)) {
         return false;
       }
       e = MethodInterpreter.skipParens(select.getExpression()); // .triu(1) on it
@@ -82,10 +93,14 @@ final class HelperResults {
     return false;
   }
 
-  private static boolean noTensorOrDevice(TreePath call, List<? extends ExpressionTree> arguments, AnalysisContext ctx) {
+  private static boolean noTensorOrDevice(
+      TreePath call, List<? extends ExpressionTree> arguments, AnalysisContext ctx) {
     for (ExpressionTree a : arguments) {
       TypeMirror t = ctx.trees().getTypeMirror(new TreePath(call, a));
-      if (t == null || ctx.types().isTensor(t) || ctx.types().isDevice(t) || ctx.types().isTensorIterable(t)) {
+      if (t == null
+          || ctx.types().isTensor(t)
+          || ctx.types().isDevice(t)
+          || ctx.types().isTensorIterable(t)) {
         return false;
       }
     }
@@ -97,11 +112,17 @@ final class HelperResults {
    * and it cannot be overridden (static, private or final); null otherwise.
    */
   private static TreePath body(ExecutableElement m, TreePath call, AnalysisContext ctx) {
-    boolean fixed = m.getModifiers().contains(Modifier.STATIC) || m.getModifiers().contains(Modifier.PRIVATE)
-        || m.getModifiers().contains(Modifier.FINAL) || m.getEnclosingElement().getModifiers().contains(Modifier.FINAL);
+    boolean fixed =
+        m.getModifiers().contains(Modifier.STATIC)
+            || m.getModifiers().contains(Modifier.PRIVATE)
+            || m.getModifiers().contains(Modifier.FINAL)
+            || m.getEnclosingElement().getModifiers().contains(Modifier.FINAL);
     TreePath method = fixed ? ctx.trees().getPath(m) : null;
-    if (method == null || !(method.getLeaf() instanceof MethodTree tree) || tree.getBody() == null
-        || outermost(method) != outermost(call) || outermost(call) == null) {
+    if (method == null
+        || !(method.getLeaf() instanceof MethodTree tree)
+        || tree.getBody() == null
+        || outermost(method) != outermost(call)
+        || outermost(call) == null) {
       return null;
     }
     return new TreePath(method, tree.getBody());
@@ -155,14 +176,19 @@ final class HelperResults {
       @Override
       public Void visitIdentifier(IdentifierTree node, Void unused) {
         Tree parent = getCurrentPath().getParentPath().getLeaf();
-        boolean receiver = parent instanceof MemberSelectTree select && select.getExpression() == node
-            && getCurrentPath().getParentPath().getParentPath().getLeaf() instanceof MethodInvocationTree;
+        boolean receiver =
+            parent instanceof MemberSelectTree select
+                && select.getExpression() == node
+                && getCurrentPath().getParentPath().getParentPath().getLeaf()
+                    instanceof MethodInvocationTree;
         otherUse[0] |= node.getName().equals(id.getName()) && node != e && !receiver;
         return null;
       }
     }.scan(body, null);
-    return declaration[0] != null && !otherUse[0]
-        && MethodInterpreter.skipParens((ExpressionTree) declaration[0].getLeaf()) instanceof NewClassTree created
+    return declaration[0] != null
+        && !otherUse[0]
+        && MethodInterpreter.skipParens((ExpressionTree) declaration[0].getLeaf())
+            instanceof NewClassTree created
         && made(new TreePath(declaration[0], created), ctx);
   }
 
@@ -173,7 +199,9 @@ final class HelperResults {
    */
   private static boolean made(TreePath created, AnalysisContext ctx) {
     TypeMirror type = ctx.trees().getTypeMirror(created);
-    if (type == null || !ctx.types().isModel(type) || !ctx.types().hasState(type)
+    if (type == null
+        || !ctx.types().isModel(type)
+        || !ctx.types().hasState(type)
         || !(ctx.trees().getElement(created) instanceof ExecutableElement constructor)
         || ctx.constructorMovesModel(constructor)) {
       return false;
@@ -181,10 +209,12 @@ final class HelperResults {
     for (ExpressionTree argument : ((NewClassTree) created.getLeaf()).getArguments()) {
       TreePath ap = new TreePath(created, argument);
       TypeMirror at = ctx.trees().getTypeMirror(ap);
-      if (at == null || ctx.types().isDevice(at)
-          || (ctx.types().isModel(at) && ctx.types().hasState(at)
+      if (at == null
+          || ctx.types().isDevice(at)
+          || (ctx.types().isModel(at)
+              && ctx.types().hasState(at)
               && !(MethodInterpreter.skipParens(argument) instanceof NewClassTree
-              && made(new TreePath(ap, MethodInterpreter.skipParens(argument)), ctx)))) {
+                  && made(new TreePath(ap, MethodInterpreter.skipParens(argument)), ctx)))) {
         return false;
       }
     }

@@ -15,7 +15,9 @@ interface Interpretation {
   /** Whether the code runs inside a batch loop or a step method. */
   boolean inBatchLoop();
 
-  /** The innermost batch loop, or the lambda a batch source runs once per batch; null outside one. */
+  /**
+   * The innermost batch loop, or the lambda a batch source runs once per batch; null outside one.
+   */
   Tree batchLoop();
 
   /** Why the body runs once per batch where no loop or {@code @Step} says so, or null. */
@@ -36,7 +38,10 @@ interface Interpretation {
   /** The value a variable or a call's argument had when it was last evaluated. */
   Value valueOf(Tree t);
 
-  /** When the code runs once per step, said for a message ({@code on every batch}); null when it does not. */
+  /**
+   * When the code runs once per step, said for a message ({@code on every batch}); null when it
+   * does not.
+   */
   default String everyStep() {
     if (inBatchLoop()) {
       return "on every batch";

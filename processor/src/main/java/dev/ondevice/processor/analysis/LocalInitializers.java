@@ -19,19 +19,23 @@ final class LocalInitializers {
   private LocalInitializers() {}
 
   /**
-   * The initializer of {@code local}, a local variable declared with one and never assigned
-   * after, with its declaration's path as parent; null otherwise.
+   * The initializer of {@code local}, a local variable declared with one and never assigned after,
+   * with its declaration's path as parent; null otherwise.
    */
   static TreePath soleInitializer(AnalysisContext ctx, Element local) {
     if (local == null || local.getKind() != ElementKind.LOCAL_VARIABLE) {
       return null;
     }
     TreePath declaration = ctx.trees().getPath(local);
-    if (declaration == null || !(declaration.getLeaf() instanceof VariableTree v) || v.getInitializer() == null) {
+    if (declaration == null
+        || !(declaration.getLeaf() instanceof VariableTree v)
+        || v.getInitializer() == null) {
       return null;
     }
     TreePath method = enclosingMethod(declaration);
-    return method == null || assignedAgain(ctx, method, local) ? null : new TreePath(declaration, v.getInitializer());
+    return method == null || assignedAgain(ctx, method, local)
+        ? null
+        : new TreePath(declaration, v.getInitializer());
   }
 
   /** The method around {@code path}, or null outside one. */
@@ -49,19 +53,22 @@ final class LocalInitializers {
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitAssignment(AssignmentTree node, Void unused) {
-        found[0] |= ctx.trees().getElement(new TreePath(getCurrentPath(), node.getVariable())) == local;
+        found[0] |=
+            ctx.trees().getElement(new TreePath(getCurrentPath(), node.getVariable())) == local;
         return super.visitAssignment(node, null);
       }
 
       @Override
       public Void visitCompoundAssignment(CompoundAssignmentTree node, Void unused) {
-        found[0] |= ctx.trees().getElement(new TreePath(getCurrentPath(), node.getVariable())) == local;
+        found[0] |=
+            ctx.trees().getElement(new TreePath(getCurrentPath(), node.getVariable())) == local;
         return super.visitCompoundAssignment(node, null);
       }
 
       @Override
       public Void visitUnary(UnaryTree node, Void unused) {
-        found[0] |= ctx.trees().getElement(new TreePath(getCurrentPath(), node.getExpression())) == local;
+        found[0] |=
+            ctx.trees().getElement(new TreePath(getCurrentPath(), node.getExpression())) == local;
         return super.visitUnary(node, null);
       }
     }.scan(method, null);

@@ -14,8 +14,8 @@ import javax.lang.model.type.TypeMirror;
 /**
  * Where a CPU operand was made, when that is the line to change: a local variable of the same
  * method, never assigned again, whose initializer is a factory without a device, or ops on one
- * ({@code Tensor maskMask = Tensor.rand(mask.shape()).gt(0.15);}). The fix of a tensor made on
- * the CPU and used on a device is to make it there, so the finding points at the factory.
+ * ({@code Tensor maskMask = Tensor.rand(mask.shape()).gt(0.15);}). The fix of a tensor made on the
+ * CPU and used on a device is to make it there, so the finding points at the factory.
  */
 final class MadeOnTheCpu {
   /**
@@ -28,8 +28,8 @@ final class MadeOnTheCpu {
 
   /**
    * The factory call that made the local {@code operand} reads ({@link #variableUnderOps}), or null
-   * where the operand is not such a local; {@code cpuFactory} says whether a call made a tensor on the CPU for want of a
-   * device.
+   * where the operand is not such a local; {@code cpuFactory} says whether a call made a tensor on
+   * the CPU for want of a device.
    */
   static Made factoryOf(AnalysisContext ctx, TreePath operand, Predicate<Tree> cpuFactory) {
     TreePath variable = variableUnderOps(ctx, operand);
@@ -38,19 +38,22 @@ final class MadeOnTheCpu {
     }
     Element local = ctx.trees().getElement(variable);
     TreePath made = LocalInitializers.soleInitializer(ctx, local);
-    if (made == null || LocalInitializers.enclosingMethod(made).getLeaf()
-        != leafOf(LocalInitializers.enclosingMethod(operand))) {
+    if (made == null
+        || LocalInitializers.enclosingMethod(made).getLeaf()
+            != leafOf(LocalInitializers.enclosingMethod(operand))) {
       return null;
     }
     boolean withOthers = false;
     while (MethodInterpreter.skipParens(made.getLeaf()) instanceof MethodInvocationTree call) {
       if (cpuFactory.test(call)) {
-        return new Made(new TreePath(made.getParentPath(), call), local.getSimpleName().toString(), withOthers);
+        return new Made(
+            new TreePath(made.getParentPath(), call), local.getSimpleName().toString(), withOthers);
       }
       // x.gt(0.15), x.to(DType.FLOAT32): an op on the receiver's device; follow the receiver.
       if (!(call.getMethodSelect() instanceof MemberSelectTree select)
           || !(ctx.trees().getElement(new TreePath(made, call)) instanceof ExecutableElement m)
-          || ctx.semantics(m).kind != MethodSemantics.Kind.SAME_DEVICE || m.getModifiers().contains(Modifier.STATIC)) {
+          || ctx.semantics(m).kind != MethodSemantics.Kind.SAME_DEVICE
+          || m.getModifiers().contains(Modifier.STATIC)) {
         return null;
       }
       withOthers |= takesTensors(ctx, new TreePath(made, call), call);
@@ -70,13 +73,16 @@ final class MadeOnTheCpu {
       if (t instanceof IdentifierTree) {
         return t == p.getLeaf() ? p : new TreePath(p, t);
       }
-      if (!(t instanceof MethodInvocationTree call) || !(call.getMethodSelect() instanceof MemberSelectTree select)) {
+      if (!(t instanceof MethodInvocationTree call)
+          || !(call.getMethodSelect() instanceof MemberSelectTree select)) {
         return null;
       }
       TreePath callPath = t == p.getLeaf() ? p : new TreePath(p, t);
       if (!(ctx.trees().getElement(callPath) instanceof ExecutableElement m)
-          || ctx.semantics(m).kind != MethodSemantics.Kind.SAME_DEVICE || m.getModifiers().contains(Modifier.STATIC)
-          || ctx.semantics(m).inPlace || takesTensors(ctx, callPath, call)) {
+          || ctx.semantics(m).kind != MethodSemantics.Kind.SAME_DEVICE
+          || m.getModifiers().contains(Modifier.STATIC)
+          || ctx.semantics(m).inPlace
+          || takesTensors(ctx, callPath, call)) {
         return null;
       }
       p = new TreePath(new TreePath(callPath, select), select.getExpression());
@@ -84,7 +90,8 @@ final class MadeOnTheCpu {
     return null;
   }
 
-  private static boolean takesTensors(AnalysisContext ctx, TreePath path, MethodInvocationTree call) {
+  private static boolean takesTensors(
+      AnalysisContext ctx, TreePath path, MethodInvocationTree call) {
     for (Tree a : call.getArguments()) {
       TypeMirror t = ctx.trees().getTypeMirror(new TreePath(path, a));
       if (t == null || ctx.types().isTensor(t) || ctx.containers().holdsTensors(t)) {

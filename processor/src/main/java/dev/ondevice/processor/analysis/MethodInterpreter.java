@@ -14,11 +14,11 @@ import com.sun.source.tree.EnhancedForLoopTree;
 import com.sun.source.tree.ExpressionStatementTree;
 import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.ForLoopTree;
+import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.IfTree;
 import com.sun.source.tree.LabeledStatementTree;
 import com.sun.source.tree.LambdaExpressionTree;
 import com.sun.source.tree.LiteralTree;
-import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.MemberReferenceTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
@@ -67,6 +67,7 @@ import javax.lang.model.type.TypeMirror;
  */
 final class MethodInterpreter implements Interpretation {
   private static final int MAX_LOOP_PASSES = 5;
+
   /** Whether a loop's second iteration is being interpreted ({@link #secondIteration}). */
   private boolean laterIteration;
 
@@ -77,7 +78,11 @@ final class MethodInterpreter implements Interpretation {
     final boolean loop;
     final List<Env> breaks = new ArrayList<>();
     final List<Env> continues = new ArrayList<>();
-    /** The values a switch expression's {@code yield}s give (their environments are in {@link #breaks}). */
+
+    /**
+     * The values a switch expression's {@code yield}s give (their environments are in {@link
+     * #breaks}).
+     */
     final List<Value> yields = new ArrayList<>();
 
     Frame(Tree tree, String label, boolean loop) {
@@ -97,33 +102,46 @@ final class MethodInterpreter implements Interpretation {
   private final ExecutableElement method;
   private final Deque<Frame> frames = new ArrayDeque<>();
   private final IdentityHashMap<Tree, Value> values = new IdentityHashMap<>();
-  /** The last call evaluated and its semantics: an expression's outermost call is evaluated last. */
+
+  /**
+   * The last call evaluated and its semantics: an expression's outermost call is evaluated last.
+   */
   private Tree lastCall;
+
   private MethodSemantics lastCallSemantics;
   private final IdentityHashMap<Tree, Boolean> cpuFactories = new IdentityHashMap<>();
   private final BatchIterators batchIterators;
   private final TensorContainers containers;
+
   /** The arguments of the call this body is interpreted for ({@link CallResults}), or null. */
   private List<Value> given;
+
   /** What the body's returns give, joined; null before any. */
   private Value returned;
+
   private Env env;
   private int batchDepth;
+
   /**
    * Why the body runs once per batch where no batch loop or {@code @Step} says so ({@code "update
    * is called in the batch loop of Trainer.fit"}), or null.
    */
   private String stepReason;
+
   /** Why the body runs on every forward pass of a model ({@link StepMethods}), or null. */
   private String forwardStep;
+
   /**
    * The innermost batch loop being interpreted, or the lambda run once per batch by a batch source
    * ({@code loader.forEach(b -> ...)}); null outside one, or in a {@code @Step} method.
    */
   private Tree batchLoopTree;
+
   /** The call on a batch source whose arguments are being evaluated, or null. */
   private Tree batchSourceCall;
+
   private String pendingLabel;
+
   /**
    * The local variables whose device an in-place call changed ({@code model.toDevice(device)}),
    * with their new value: what a lambda does to the variables it captures. Null until one is.
@@ -135,7 +153,12 @@ final class MethodInterpreter implements Interpretation {
    * reporting} says whether the checks are told what it finds, which they are not where only a
    * summary of the method is wanted.
    */
-  MethodInterpreter(AnalysisContext ctx, ModelScope scope, ExecutableElement method, Env start, boolean reporting) {
+  MethodInterpreter(
+      AnalysisContext ctx,
+      ModelScope scope,
+      ExecutableElement method,
+      Env start,
+      boolean reporting) {
     this.ctx = ctx;
     this.rt = ctx.types();
     this.scope = scope;
@@ -168,7 +191,12 @@ final class MethodInterpreter implements Interpretation {
       int index = m.getParameters().indexOf(p);
       if (e != null && given != null && index < given.size()) {
         Place at = given.get(index).place();
-        env.put(e, Value.on(ctx.callResults().leavesMovesToCallers(method, ctx) ? at.givenAs(index) : at.withoutCaller()));
+        env.put(
+            e,
+            Value.on(
+                ctx.callResults().leavesMovesToCallers(method, ctx)
+                    ? at.givenAs(index)
+                    : at.withoutCaller()));
       } else if (e != null) {
         env.put(e, parameterValue((VariableElement) e, scope));
       }
@@ -195,15 +223,25 @@ final class MethodInterpreter implements Interpretation {
 
   private Value parameterValue(VariableElement p, ModelScope scope) {
     TypeMirror t = p.asType();
-    Value given = scope.isModelInstanceMethod() || rt.declaredDevice(p) != null || method == null ? null
-        : ctx.callSites().argument(method, method.getParameters().indexOf(p));
-    if (given != null && given.place().isKnown()
-        && (rt.isTensor(t) || containers.holdsTensors(t) || rt.isTensorRecord(t) || rt.isDevice(t) || rt.isModel(t))) {
-      // accuracy(preds, y): where every call in the class gives it; on the CPU, the callers' to move
+    Value given =
+        scope.isModelInstanceMethod() || rt.declaredDevice(p) != null || method == null
+            ? null
+            : ctx.callSites().argument(method, method.getParameters().indexOf(p));
+    if (given != null
+        && given.place().isKnown()
+        && (rt.isTensor(t)
+            || containers.holdsTensors(t)
+            || rt.isTensorRecord(t)
+            || rt.isDevice(t)
+            || rt.isModel(t))) {
+      // accuracy(preds, y): where every call in the class gives it; on the CPU, the callers' to
+      // move
       // where this method needs it, when they follow their calls into it (CallResults)
       int index = method.getParameters().indexOf(p);
-      return Value.on(ctx.callResults().leavesMovesToCallers(method, ctx) ? given.place().givenAs(index)
-          : given.place().throughCalls());
+      return Value.on(
+          ctx.callResults().leavesMovesToCallers(method, ctx)
+              ? given.place().givenAs(index)
+              : given.place().throughCalls());
     }
     if (rt.isTensor(t)) {
       String on = rt.declaredDevice(p);
@@ -215,22 +253,31 @@ final class MethodInterpreter implements Interpretation {
       }
       if (p.getEnclosingElement() instanceof ExecutableElement m
           && ctx.deviceNeutralParameter(m, m.getParameters().indexOf(p))) {
-        // A tensor the method reads on the host, moves or copies in: on any device, or on the device
+        // A tensor the method reads on the host, moves or copies in: on any device, or on the
+        // device
         // every call in the class gives it (forward's indexes, read with item() in a cache update).
         Value fromCalls = ctx.callSites().argument(m, m.getParameters().indexOf(p));
-        return fromCalls != null && fromCalls.place().isKnown() && !Place.CPU.equals(fromCalls.place())
-            ? Value.on(fromCalls.place().throughCalls()) : Value.UNKNOWN;
+        return fromCalls != null
+                && fromCalls.place().isKnown()
+                && !Place.CPU.equals(fromCalls.place())
+            ? Value.on(fromCalls.place().throughCalls())
+            : Value.UNKNOWN;
       }
       return Value.on(thisValue.place());
     }
-    if (containers.holdsTensors(t) && scope.isModelInstanceMethod() && rt.declaredDevice(p) == null
+    if (containers.holdsTensors(t)
+        && scope.isModelInstanceMethod()
+        && rt.declaredDevice(p) == null
         && !movesTensors(method, ctx)) {
-      return Value.on(thisValue.place()); // forward(x, Map<String, Tensor> cache): the model's inputs
+      return Value.on(
+          thisValue.place()); // forward(x, Map<String, Tensor> cache): the model's inputs
     }
     if (rt.isDevice(t)) {
-      if (scope.isModelInstanceMethod() && p.getEnclosingElement() instanceof ExecutableElement m
+      if (scope.isModelInstanceMethod()
+          && p.getEnclosingElement() instanceof ExecutableElement m
           && ctx.givenTheModelsDevice(m, m.getParameters().indexOf(p))) {
-        return Value.on(thisValue.place()); // setCache(n, x.device()) from every call: the model's device
+        return Value.on(
+            thisValue.place()); // setCache(n, x.device()) from every call: the model's device
       }
       return Value.on(Place.symbol(p, p.getSimpleName().toString()));
     }
@@ -238,9 +285,9 @@ final class MethodInterpreter implements Interpretation {
   }
 
   /**
-   * Whether a method moves or converts tensors ({@code to(...)}, {@code cuda()}): then the containers
-   * it is given may hold tensors from anywhere ({@code batch.get("ids").to(device())}), not only the
-   * model's inputs.
+   * Whether a method moves or converts tensors ({@code to(...)}, {@code cuda()}): then the
+   * containers it is given may hold tensors from anywhere ({@code batch.get("ids").to(device())}),
+   * not only the model's inputs.
    */
   static boolean movesTensors(ExecutableElement m, AnalysisContext ctx) {
     return moves(m, ctx, true);
@@ -257,17 +304,25 @@ final class MethodInterpreter implements Interpretation {
 
   private static boolean moves(ExecutableElement m, AnalysisContext ctx, boolean conversions) {
     com.sun.source.tree.MethodTree tree = m == null ? null : ctx.trees().getTree(m);
-    return tree == null || tree.getBody() == null || TreeSearch.contains(tree.getBody(),
-        x -> x instanceof MethodInvocationTree call && call.getMethodSelect() instanceof MemberSelectTree select
-            && ((select.getIdentifier().contentEquals("to") && (conversions || !convertsOnly(call)))
-                || select.getIdentifier().contentEquals("cuda")),
-        x -> x instanceof com.sun.source.tree.ClassTree);
+    return tree == null
+        || tree.getBody() == null
+        || TreeSearch.contains(
+            tree.getBody(),
+            x ->
+                x instanceof MethodInvocationTree call
+                    && call.getMethodSelect() instanceof MemberSelectTree select
+                    && ((select.getIdentifier().contentEquals("to")
+                            && (conversions || !convertsOnly(call)))
+                        || select.getIdentifier().contentEquals("cuda")),
+            x -> x instanceof com.sun.source.tree.ClassTree);
   }
 
   /** Whether a {@code to(..)} only converts, {@code x.to(DType.FLOAT32)}: it moves nothing. */
   private static boolean convertsOnly(MethodInvocationTree to) {
-    return to.getArguments().size() == 1 && skipParens(to.getArguments().get(0)) instanceof MemberSelectTree constant
-        && constant.getExpression() instanceof IdentifierTree type && type.getName().contentEquals("DType");
+    return to.getArguments().size() == 1
+        && skipParens(to.getArguments().get(0)) instanceof MemberSelectTree constant
+        && constant.getExpression() instanceof IdentifierTree type
+        && type.getName().contentEquals("DType");
   }
 
   // ================================================================== statements
@@ -302,7 +357,8 @@ final class MethodInterpreter implements Interpretation {
         expression(new TreePath(path, ((SynchronizedTree) t).getExpression()));
         statement(new TreePath(path, ((SynchronizedTree) t).getBlock()));
       }
-      default -> { } // a statement without tensors to follow: a local class's body is analysed on its own
+      default -> {} // a statement without tensors to follow: a local class's body is analysed on
+        // its own
     }
   }
 
@@ -322,8 +378,11 @@ final class MethodInterpreter implements Interpretation {
     String on = rt.declaredDevice(e);
     if (on != null && rt.isTensor(e.asType())) {
       Place declared = scope.declaredPlace(on);
-      checks.contract(init, value, declared, () -> "the variable " + e.getSimpleName() + " (@OnDevice(\""
-          + on + "\"))");
+      checks.contract(
+          init,
+          value,
+          declared,
+          () -> "the variable " + e.getSimpleName() + " (@OnDevice(\"" + on + "\"))");
       value = value.withPlace(declared);
     }
     env.put(e, named(value, e));
@@ -332,31 +391,59 @@ final class MethodInterpreter implements Interpretation {
     }
   }
 
-  /** {@code Tensor moved = x.to(device);} never read, {@code x} read afterwards: {@link DiscardedMoveCheck#storedMoveNeverRead}. */
+  /**
+   * {@code Tensor moved = x.to(device);} never read, {@code x} read afterwards: {@link
+   * DiscardedMoveCheck#storedMoveNeverRead}.
+   */
   private void storedMoveNeverRead(TreePath declaration, VariableTree v, Element stored) {
     ExpressionTree init = skipParens(v.getInitializer());
-    if (!(init instanceof MethodInvocationTree call) || lastCall != init || lastCallSemantics == null
-        || lastCallSemantics.kind != MethodSemantics.Kind.MOVE || !(call.getMethodSelect() instanceof MemberSelectTree select)
+    if (!(init instanceof MethodInvocationTree call)
+        || lastCall != init
+        || lastCallSemantics == null
+        || lastCallSemantics.kind != MethodSemantics.Kind.MOVE
+        || !(call.getMethodSelect() instanceof MemberSelectTree select)
         || !(skipParens(select.getExpression()) instanceof IdentifierTree)) {
       return;
     }
     TreePath initPath = new TreePath(declaration, v.getInitializer());
-    Element original = ctx.trees().getElement(new TreePath(new TreePath(new TreePath(initPath, call), select),
-        select.getExpression()));
-    if (original == null || !isLocal(original) || !rt.isTensor(original.asType())
-        || VariableUses.readAfter(ctx, declaration, stored) || !usedInComputationAfter(declaration, original)) {
+    Element original =
+        ctx.trees()
+            .getElement(
+                new TreePath(
+                    new TreePath(new TreePath(initPath, call), select), select.getExpression()));
+    if (original == null
+        || !isLocal(original)
+        || !rt.isTensor(original.asType())
+        || VariableUses.readAfter(ctx, declaration, stored)
+        || !usedInComputationAfter(declaration, original)) {
       return;
     }
-    checks.storedMoveNeverRead(new TreePath(initPath, call), call, stored.getSimpleName(), original.getSimpleName());
+    checks.storedMoveNeverRead(
+        new TreePath(initPath, call), call, stored.getSimpleName(), original.getSimpleName());
   }
 
-  /** The calls on a tensor that do not compute with it where it is: moves, pinning, reads of its shape or device. */
-  private static final java.util.Set<String> NOT_COMPUTING = java.util.Set.of("to", "cpu", "cuda", "pinMemory",
-      "size", "shape", "dim", "device", "dtype", "isCuda", "numel");
+  /**
+   * The calls on a tensor that do not compute with it where it is: moves, pinning, reads of its
+   * shape or device.
+   */
+  private static final java.util.Set<String> NOT_COMPUTING =
+      java.util.Set.of(
+          "to",
+          "cpu",
+          "cuda",
+          "pinMemory",
+          "size",
+          "shape",
+          "dim",
+          "device",
+          "dtype",
+          "isCuda",
+          "numel");
 
   /**
    * Whether {@code variable} is used after {@code declaration}, in the rest of its method, in a
-   * computation: passed to a call or the receiver of an op other than a move or a look at its shape.
+   * computation: passed to a call or the receiver of an op other than a move or a look at its
+   * shape.
    */
   private boolean usedInComputationAfter(TreePath declaration, Element variable) {
     com.sun.source.util.SourcePositions positions = ctx.trees().getSourcePositions();
@@ -372,11 +459,14 @@ final class MethodInterpreter implements Interpretation {
     new com.sun.source.util.TreePathScanner<Void, Void>() {
       @Override
       public Void visitIdentifier(IdentifierTree id, Void unused) {
-        if (!used[0] && positions.getStartPosition(ctx.unit(), id) > end
+        if (!used[0]
+            && positions.getStartPosition(ctx.unit(), id) > end
             && variable.equals(ctx.trees().getElement(getCurrentPath()))) {
           Tree parent = getCurrentPath().getParentPath().getLeaf();
-          used[0] = !(parent instanceof MemberSelectTree select && NOT_COMPUTING.contains(select.getIdentifier().toString()))
-              && !(parent instanceof AssignmentTree a && a.getVariable() == id);
+          used[0] =
+              !(parent instanceof MemberSelectTree select
+                      && NOT_COMPUTING.contains(select.getIdentifier().toString()))
+                  && !(parent instanceof AssignmentTree a && a.getVariable() == id);
         }
         return null;
       }
@@ -385,12 +475,13 @@ final class MethodInterpreter implements Interpretation {
   }
 
   /**
-   * The value a {@code Device} variable takes: the device it is given, under the variable's name; or,
-   * where that device is only known at run time ({@code Cuda.isAvailable() ? Device.cuda() :
+   * The value a {@code Device} variable takes: the device it is given, under the variable's name;
+   * or, where that device is only known at run time ({@code Cuda.isAvailable() ? Device.cuda() :
    * Device.cpu()}, {@code Device.parse(args[0])}), a symbolic device of its own, as a parameter's,
    * identified by the declaration or assignment that gives it.
    */
-  private Value deviceVariable(Value value, Element variable, Tree assignment, ExpressionTree given) {
+  private Value deviceVariable(
+      Value value, Element variable, Tree assignment, ExpressionTree given) {
     String name = variable.getSimpleName().toString();
     Place place = value.place();
     if (place.isKnown()) {
@@ -402,21 +493,25 @@ final class MethodInterpreter implements Interpretation {
   /**
    * Whether a {@code Device} expression chooses the device at run time: a choice between devices
    * ({@code ?:}, a {@code switch}), or a runtime method that says how it picks one
-   * ({@code @ReturnsDevice}: {@code Device.parse(args[0])}, {@code Device.cuda(rank)}). The result of
-   * any other method (a getter, a record's accessor) may be a device fixed by design, such as the CPU.
+   * ({@code @ReturnsDevice}: {@code Device.parse(args[0])}, {@code Device.cuda(rank)}). The result
+   * of any other method (a getter, a record's accessor) may be a device fixed by design, such as
+   * the CPU.
    */
   private boolean isRunTimeChoice(ExpressionTree e) {
     if (e instanceof ConditionalExpressionTree || e instanceof SwitchExpressionTree) {
       return true;
     }
-    return e instanceof MethodInvocationTree && lastCall == e && lastCallSemantics != null
+    return e instanceof MethodInvocationTree
+        && lastCall == e
+        && lastCallSemantics != null
         && lastCallSemantics.kind == MethodSemantics.Kind.RETURNS_DEVICE;
   }
 
   /** Remembers the variable's name in a value whose origin has none (for messages). */
   private static Value named(Value v, Element e) {
     return v.origin() == Value.Origin.BATCH && v.originName() == null
-        ? v.withOrigin(v.origin(), v.originPath(), e.getSimpleName().toString()) : v;
+        ? v.withOrigin(v.origin(), v.originPath(), e.getSimpleName().toString())
+        : v;
   }
 
   private void expressionStatement(TreePath path, ExpressionStatementTree s) {
@@ -433,14 +528,16 @@ final class MethodInterpreter implements Interpretation {
   }
 
   /**
-   * After {@code xb.to(device);} is reported as a discarded move, the rest of the method is read
-   * as if the fix were made ({@code xb = xb.to(device)}), so that the one mistake is not reported
+   * After {@code xb.to(device);} is reported as a discarded move, the rest of the method is read as
+   * if the fix were made ({@code xb = xb.to(device)}), so that the one mistake is not reported
    * again where {@code xb} is used.
    */
   private void assumeAssigned(MethodInvocationTree move, TreePath statement, Value moved) {
-    if (move.getMethodSelect() instanceof MemberSelectTree select && skipParens(select.getExpression())
-        instanceof IdentifierTree id) {
-      Element e = ctx.trees().getElement(new TreePath(new TreePath(new TreePath(statement, move), select), id));
+    if (move.getMethodSelect() instanceof MemberSelectTree select
+        && skipParens(select.getExpression()) instanceof IdentifierTree id) {
+      Element e =
+          ctx.trees()
+              .getElement(new TreePath(new TreePath(new TreePath(statement, move), select), id));
       if (e != null && isLocal(e) && env.get(e) != null) {
         env.put(e, named(moved, e));
       }
@@ -451,7 +548,9 @@ final class MethodInterpreter implements Interpretation {
     TreePath condition = new TreePath(path, t.getCondition());
     ExpressionTree test = skipParens(t.getCondition());
     boolean negated = test instanceof UnaryTree u && u.getKind() == Tree.Kind.LOGICAL_COMPLEMENT;
-    Element checked = readinessChecked(condition, negated ? skipParens(((UnaryTree) test).getExpression()) : test);
+    Element checked =
+        readinessChecked(
+            condition, negated ? skipParens(((UnaryTree) test).getExpression()) : test);
     Value pending = checked == null ? null : env.get(checked);
     expression(condition);
     Env before = env.copy();
@@ -480,9 +579,11 @@ final class MethodInterpreter implements Interpretation {
    * there already, so that it is on {@code d} after the statement whichever branch ran; or null.
    */
   private Element movedUnlessThere(TreePath path, IfTree t) {
-    if (!(skipParens(t.getCondition()) instanceof UnaryTree not) || not.getKind() != Tree.Kind.LOGICAL_COMPLEMENT
+    if (!(skipParens(t.getCondition()) instanceof UnaryTree not)
+        || not.getKind() != Tree.Kind.LOGICAL_COMPLEMENT
         || !(skipParens(not.getExpression()) instanceof MethodInvocationTree equals)
-        || equals.getArguments().size() != 1 || !(equals.getMethodSelect() instanceof MemberSelectTree eq)
+        || equals.getArguments().size() != 1
+        || !(equals.getMethodSelect() instanceof MemberSelectTree eq)
         || !eq.getIdentifier().contentEquals("equals")) {
       return null;
     }
@@ -490,10 +591,13 @@ final class MethodInterpreter implements Interpretation {
     if (then instanceof BlockTree b && b.getStatements().size() == 1) {
       then = b.getStatements().get(0);
     }
-    if (!(then instanceof ExpressionStatementTree s) || !(s.getExpression() instanceof AssignmentTree a)
+    if (!(then instanceof ExpressionStatementTree s)
+        || !(s.getExpression() instanceof AssignmentTree a)
         || !(a.getVariable() instanceof IdentifierTree target)
-        || !(skipParens(a.getExpression()) instanceof MethodInvocationTree move) || move.getArguments().size() != 1
-        || !(move.getMethodSelect() instanceof MemberSelectTree to) || !to.getIdentifier().contentEquals("to")
+        || !(skipParens(a.getExpression()) instanceof MethodInvocationTree move)
+        || move.getArguments().size() != 1
+        || !(move.getMethodSelect() instanceof MemberSelectTree to)
+        || !to.getIdentifier().contentEquals("to")
         || !(skipParens(to.getExpression()) instanceof IdentifierTree source)
         || !source.getName().equals(target.getName())) {
       return null;
@@ -501,20 +605,25 @@ final class MethodInterpreter implements Interpretation {
     String device = move.getArguments().get(0).toString();
     ExpressionTree left = skipParens(eq.getExpression());
     ExpressionTree right = skipParens(equals.getArguments().get(0));
-    boolean matches = (isDeviceOf(left, target) && right.toString().equals(device))
-        || (isDeviceOf(right, target) && left.toString().equals(device));
+    boolean matches =
+        (isDeviceOf(left, target) && right.toString().equals(device))
+            || (isDeviceOf(right, target) && left.toString().equals(device));
     if (!matches) {
       return null;
     }
-    Element e = ctx.trees().getElement(new TreePath(new TreePath(new TreePath(path, s), a), target));
+    Element e =
+        ctx.trees().getElement(new TreePath(new TreePath(new TreePath(path, s), a), target));
     return e != null && isLocal(e) ? e : null;
   }
 
   /** {@code h.device()}. */
   private static boolean isDeviceOf(ExpressionTree e, IdentifierTree variable) {
-    return e instanceof MethodInvocationTree call && call.getArguments().isEmpty()
-        && call.getMethodSelect() instanceof MemberSelectTree select && select.getIdentifier().contentEquals("device")
-        && skipParens(select.getExpression()) instanceof IdentifierTree id && id.getName().equals(variable.getName());
+    return e instanceof MethodInvocationTree call
+        && call.getArguments().isEmpty()
+        && call.getMethodSelect() instanceof MemberSelectTree select
+        && select.getIdentifier().contentEquals("device")
+        && skipParens(select.getExpression()) instanceof IdentifierTree id
+        && id.getName().equals(variable.getName());
   }
 
   /**
@@ -523,34 +632,38 @@ final class MethodInterpreter implements Interpretation {
    * ready, the copy is still pending.
    */
   private Element readinessChecked(TreePath condition, ExpressionTree test) {
-    if (!(test instanceof MethodInvocationTree call) || !call.getArguments().isEmpty()
+    if (!(test instanceof MethodInvocationTree call)
+        || !call.getArguments().isEmpty()
         || !(call.getMethodSelect() instanceof MemberSelectTree select)
         || !(skipParens(select.getExpression()) instanceof IdentifierTree)) {
       return null;
     }
     Element method = ctx.trees().getElement(new TreePath(condition, select));
-    if (!(method instanceof ExecutableElement m) || !rt.annotations().has(m, ReadinessCheck.class)) {
+    if (!(method instanceof ExecutableElement m)
+        || !rt.annotations().has(m, ReadinessCheck.class)) {
       return null;
     }
-    Element receiver = ctx.trees().getElement(new TreePath(new TreePath(condition, select),
-        skipParens(select.getExpression())));
+    Element receiver =
+        ctx.trees()
+            .getElement(
+                new TreePath(new TreePath(condition, select), skipParens(select.getExpression())));
     Value v = receiver == null || !isLocal(receiver) ? null : env.get(receiver);
     return v != null && v.pendingHostCopy() ? receiver : null;
   }
 
   /**
    * The device a choice ({@code if}, {@code switch}) gives {@code Device} locals whose paths give
-   * them devices {@code a} and {@code b}: one per pair, so that two locals given the same devices on
-   * each path ({@code evalDevice = device} in both branches) hold the same device after it.
+   * them devices {@code a} and {@code b}: one per pair, so that two locals given the same devices
+   * on each path ({@code evalDevice = device} in both branches) hold the same device after it.
    */
   private record DeviceChoice(Tree at, Place a, Place b) {}
 
   /**
-   * The join of the paths of a choice ({@code if}, {@code switch}), where a {@code Device} local that
-   * they give different devices fixed or chosen in this method ({@code if (Cuda.isAvailable())
-   * device = Device.cuda(); else device = Device.cpu();}) holds a device chosen at run time after it,
-   * of its own, as with {@code ?:}; and a tensor local on the CPU on one path and on a device on
-   * the other is on either by the path taken ({@link Place#chosen}).
+   * The join of the paths of a choice ({@code if}, {@code switch}), where a {@code Device} local
+   * that they give different devices fixed or chosen in this method ({@code if (Cuda.isAvailable())
+   * device = Device.cuda(); else device = Device.cpu();}) holds a device chosen at run time after
+   * it, of its own, as with {@code ?:}; and a tensor local on the CPU on one path and on a device
+   * on the other is on either by the path taken ({@link Place#chosen}).
    */
   private Env joinChoosing(Tree at, Env a, Env b) {
     Env joined = a.join(b);
@@ -561,15 +674,26 @@ final class MethodInterpreter implements Interpretation {
       Element variable = joined.variableAt(i);
       Value x = a.get(variable);
       Value y = b.get(variable);
-      if (x != null && y != null && rt.isTensor(variable.asType()) && !x.zeroDim() && !y.zeroDim()) {
+      if (x != null
+          && y != null
+          && rt.isTensor(variable.asType())
+          && !x.zeroDim()
+          && !y.zeroDim()) {
         // if (useGpu) x = x.to(device): on the CPU or the device, by the path taken.
         joined.put(variable, joined.valueAt(i).withPlace(Place.chosen(x.place(), y.place())));
         continue;
       }
-      if (x != null && y != null && x.place().isChoiceInMethod() && y.place().isChoiceInMethod()
+      if (x != null
+          && y != null
+          && x.place().isChoiceInMethod()
+          && y.place().isChoiceInMethod()
           && rt.isDevice(variable.asType())) {
-        joined.put(variable, Value.on(Place.symbol(new DeviceChoice(at, x.place(), y.place()),
-            variable.getSimpleName().toString())));
+        joined.put(
+            variable,
+            Value.on(
+                Place.symbol(
+                    new DeviceChoice(at, x.place(), y.place()),
+                    variable.getSimpleName().toString())));
       }
     }
     return joined;
@@ -596,8 +720,10 @@ final class MethodInterpreter implements Interpretation {
 
   private void jump(CharSequence label, boolean isContinue) {
     for (Frame f : frames) {
-      boolean matches = label == null ? (f.loop || (!isContinue && f.tree instanceof SwitchTree))
-          : label.toString().equals(f.label);
+      boolean matches =
+          label == null
+              ? (f.loop || (!isContinue && f.tree instanceof SwitchTree))
+              : label.toString().equals(f.label);
       if (matches) {
         (isContinue ? f.continues : f.breaks).add(env.copy());
         break;
@@ -613,8 +739,11 @@ final class MethodInterpreter implements Interpretation {
       returned = returned == null ? v.located() : returned.join(v.located());
       String on = method == null ? null : rt.returnDevice(method);
       if (on != null && rt.isTensor(method.getReturnType())) {
-        checks.contract(ep, v, scope.declaredPlace(on), () -> "the result of " + method.getSimpleName()
-            + " (@OnDevice(\"" + on + "\"))");
+        checks.contract(
+            ep,
+            v,
+            scope.declaredPlace(on),
+            () -> "the result of " + method.getSimpleName() + " (@OnDevice(\"" + on + "\"))");
       } else if (method != null && rt.isTensor(method.getReturnType())) {
         checks.returned(ep, v, method);
       }
@@ -636,11 +765,12 @@ final class MethodInterpreter implements Interpretation {
   }
 
   /**
-   * The cases of a switch statement or expression, each from the environment after the selector
-   * (or the one falling through into it), the environments where they end joined. Returns the
-   * switch's frame, whose {@code yields} hold the values of an expression's cases.
+   * The cases of a switch statement or expression, each from the environment after the selector (or
+   * the one falling through into it), the environments where they end joined. Returns the switch's
+   * frame, whose {@code yields} hold the values of an expression's cases.
    */
-  private Frame cases(TreePath path, ExpressionTree selector, List<? extends CaseTree> cases, Tree t) {
+  private Frame cases(
+      TreePath path, ExpressionTree selector, List<? extends CaseTree> cases, Tree t) {
     expression(new TreePath(path, selector));
     Frame f = new Frame(t, null, false);
     frames.push(f);
@@ -738,13 +868,20 @@ final class MethodInterpreter implements Interpretation {
       Value iterated = expression(ep);
       batchLoop = rt.hasInherited(ctx.trees().getTypeMirror(ep), BatchSource.class);
       if (batchLoop) {
-        element = Value.on(Place.CPU).withOrigin(Value.Origin.BATCH, new TreePath(path, f.getVariable()),
-            f.getVariable().getName().toString());
+        element =
+            Value.on(Place.CPU)
+                .withOrigin(
+                    Value.Origin.BATCH,
+                    new TreePath(path, f.getVariable()),
+                    f.getVariable().getName().toString());
         if (PageableLoaders.pageable(ctx, ep)) {
-          element = element.withPinned(Value.Tri.NO); // DataLoader.builder(ds)...build() without pinMemory(true)
+          element =
+              element.withPinned(
+                  Value.Tri.NO); // DataLoader.builder(ds)...build() without pinMemory(true)
         }
       } else if (containers.holdsTensors(ctx.trees().getTypeMirror(ep))) {
-        element = Value.on(iterated.place()); // for (Tensor t : tensors): where the list's tensors are
+        element =
+            Value.on(iterated.place()); // for (Tensor t : tensors): where the list's tensors are
       }
     }
     batchLoop |= batchIterators.loopTakesBatches(path, t) || ctx.stepsEveryIteration(path);
@@ -813,12 +950,18 @@ final class MethodInterpreter implements Interpretation {
       laterIteration = false;
       frames.pop();
     }
-    ctx.commitBuffer(f -> f.finding().check() == CheckId.MIXED_DEVICES && f.finding().severity() == Severity.ERROR
-        && FirstIteration.reaches(path, f.trigger()));
+    ctx.commitBuffer(
+        f ->
+            f.finding().check() == CheckId.MIXED_DEVICES
+                && f.finding().severity() == Severity.ERROR
+                && FirstIteration.reaches(path, f.trigger()));
     env = after;
   }
 
-  /** Whether a variable on a known device when the loop began is on the CPU after its first iteration. */
+  /**
+   * Whether a variable on a known device when the loop began is on the CPU after its first
+   * iteration.
+   */
   private static boolean carriesTheCpu(Env head, Env back) {
     if (!back.reachable()) {
       return false;
@@ -826,8 +969,10 @@ final class MethodInterpreter implements Interpretation {
     for (int i = 0; i < head.size(); i++) {
       Place before = head.valueAt(i).place();
       Value after = back.get(head.variableAt(i));
-      if ((before.kind() == Place.Kind.SYMBOL || before.kind() == Place.Kind.FIXED) && after != null
-          && Place.CPU.equals(after.place()) && !after.zeroDim()) {
+      if ((before.kind() == Place.Kind.SYMBOL || before.kind() == Place.Kind.FIXED)
+          && after != null
+          && Place.CPU.equals(after.place())
+          && !after.zeroDim()) {
         return true;
       }
     }
@@ -840,7 +985,10 @@ final class MethodInterpreter implements Interpretation {
     return laterIteration;
   }
 
-  /** One pass over the loop: condition, body, update. Returns the environment where the loop exits normally. */
+  /**
+   * One pass over the loop: condition, body, update. Returns the environment where the loop exits
+   * normally.
+   */
   private Env onePass(TreePath path, Frame frame, Value element) {
     Tree t = path.getLeaf();
     return switch (t.getKind()) {
@@ -867,7 +1015,10 @@ final class MethodInterpreter implements Interpretation {
         if (condition != null) {
           expression(condition);
         }
-        Env exit = condition == null || Boolean.TRUE.equals(constant(condition)) ? Env.unreachable() : env.copy();
+        Env exit =
+            condition == null || Boolean.TRUE.equals(constant(condition))
+                ? Env.unreachable()
+                : env.copy();
         statement(new TreePath(path, f.getStatement()));
         env = joinAll(env, frame.continues);
         frame.continues.clear();
@@ -967,7 +1118,8 @@ final class MethodInterpreter implements Interpretation {
       case CLASS -> {
         yield Value.UNKNOWN;
       }
-      // No tensor yet: joined with the tensor assigned later (Tensor shown = null; ... shown = x.cpu()),
+      // No tensor yet: joined with the tensor assigned later (Tensor shown = null; ... shown =
+      // x.cpu()),
       // the variable has that tensor's device, as where it is null it cannot be used.
       case NULL_LITERAL -> Value.on(Place.NONE);
       default -> {
@@ -997,10 +1149,15 @@ final class MethodInterpreter implements Interpretation {
         elements.add(Value.on(v.place()).withZeroDim(v.zeroDim()));
       }
     }
-    return containers.holdsTensors(ctx.trees().getTypeMirror(path)) ? Value.array(elements) : Value.UNKNOWN;
+    return containers.holdsTensors(ctx.trees().getTypeMirror(path))
+        ? Value.array(elements)
+        : Value.UNKNOWN;
   }
 
-  /** {@code parts[i]}: where element {@code i} is, for a constant {@code i}, else where the array's tensors are. */
+  /**
+   * {@code parts[i]}: where element {@code i} is, for a constant {@code i}, else where the array's
+   * tensors are.
+   */
   private Value arrayAccess(TreePath path, com.sun.source.tree.ArrayAccessTree t) {
     TreePath array = new TreePath(path, t.getExpression());
     Value v = expression(array);
@@ -1012,7 +1169,10 @@ final class MethodInterpreter implements Interpretation {
     return constant(index) instanceof Integer i ? v.element(i) : Value.on(v.place());
   }
 
-  /** Evaluates the operands of an expression whose own value is not a tensor (arithmetic, literals, ...). */
+  /**
+   * Evaluates the operands of an expression whose own value is not a tensor (arithmetic, literals,
+   * ...).
+   */
   private void operands(TreePath path, Tree t) {
     if (t instanceof BinaryTree b) {
       expression(new TreePath(path, b.getLeftOperand()));
@@ -1094,8 +1254,10 @@ final class MethodInterpreter implements Interpretation {
         Value v = env.get(e);
         yield v == null ? Value.UNKNOWN : v;
       }
-      case FIELD -> ctx.isThisOrSuper(e) ? thisValue : scope.field(ctx, (VariableElement) e, thisValue,
-          path.getLeaf());
+      case FIELD ->
+          ctx.isThisOrSuper(e)
+              ? thisValue
+              : scope.field(ctx, (VariableElement) e, thisValue, path.getLeaf());
       default -> Value.UNKNOWN;
     };
   }
@@ -1104,8 +1266,9 @@ final class MethodInterpreter implements Interpretation {
     Element e = ctx.trees().getElement(path);
     TreePath receiverPath = new TreePath(path, t.getExpression());
     Element receiverElement = ctx.trees().getElement(receiverPath);
-    boolean typeName = receiverElement instanceof TypeElement || (receiverElement != null
-        && receiverElement.getKind() == ElementKind.PACKAGE);
+    boolean typeName =
+        receiverElement instanceof TypeElement
+            || (receiverElement != null && receiverElement.getKind() == ElementKind.PACKAGE);
     Value receiver = typeName ? Value.UNKNOWN : expression(receiverPath);
     if (e != null && e.getKind() == ElementKind.FIELD) {
       return scope.field(ctx, (VariableElement) e, receiver, t);
@@ -1129,28 +1292,39 @@ final class MethodInterpreter implements Interpretation {
       expression(index);
       if (array != null && env.get(array) != null && containers.holdsTensors(array.asType())) {
         Value held = env.get(array); // parts[i] = x
-        env.put(array, constant(index) instanceof Integer i ? held.withElement(i, v)
-            : Value.on(held.place().join(v.place())));
+        env.put(
+            array,
+            constant(index) instanceof Integer i
+                ? held.withElement(i, v)
+                : Value.on(held.place().join(v.place())));
       }
     }
-    if (a.getVariable() instanceof MemberSelectTree part && v.origin() == Value.Origin.UNMOVED_MODEL
+    if (a.getVariable() instanceof MemberSelectTree part
+        && v.origin() == Value.Origin.UNMOVED_MODEL
         && skipParens(a.getExpression()) instanceof NewClassTree) {
       replacedPart(new TreePath(lhs, part.getExpression()), part.getIdentifier().toString(), path);
     }
     if (e != null && isLocal(e) && rt.isDevice(e.asType())) {
       v = deviceVariable(v, e, a, a.getExpression());
     }
-    if (e instanceof VariableElement field && e.getKind() == ElementKind.FIELD && rt.isTensor(field.asType())
-        && (a.getVariable() instanceof IdentifierTree || (a.getVariable() instanceof MemberSelectTree self
-            && skipParens(self.getExpression()) instanceof IdentifierTree id && id.getName().contentEquals("this")))) {
+    if (e instanceof VariableElement field
+        && e.getKind() == ElementKind.FIELD
+        && rt.isTensor(field.asType())
+        && (a.getVariable() instanceof IdentifierTree
+            || (a.getVariable() instanceof MemberSelectTree self
+                && skipParens(self.getExpression()) instanceof IdentifierTree id
+                && id.getName().contentEquals("this")))) {
       checks.stateAssigned(rhs, field, v); // globMean = stats.get("glob_mean") in a model's method
     }
     if (e != null && isLocal(e)) {
       String on = rt.declaredDevice(e);
       if (on != null && rt.isTensor(e.asType())) {
         Place declared = scope.declaredPlace(on);
-        checks.contract(rhs, v, declared, () -> "the variable " + e.getSimpleName() + " (@OnDevice(\""
-            + on + "\"))");
+        checks.contract(
+            rhs,
+            v,
+            declared,
+            () -> "the variable " + e.getSimpleName() + " (@OnDevice(\"" + on + "\"))");
         v = v.withPlace(declared);
       }
       env.put(e, named(v, e));
@@ -1165,12 +1339,18 @@ final class MethodInterpreter implements Interpretation {
   private void replacedPart(TreePath owner, String field, TreePath assignment) {
     Element e = namedLocal(owner);
     Value model = e == null ? null : env.get(e);
-    if (model != null && rt.isModel(e.asType()) && model.place().isKnown() && !Place.CPU.equals(model.place())) {
+    if (model != null
+        && rt.isModel(e.asType())
+        && model.place().isKnown()
+        && !Place.CPU.equals(model.place())) {
       env.put(e, Value.on(Place.CPU).withOrigin(Value.Origin.REPLACED_PART, assignment, field));
     }
   }
 
-  /** {@code model.fc.toDevice(d)} after {@code model.fc} was replaced: where the model's parts are is no longer known. */
+  /**
+   * {@code model.fc.toDevice(d)} after {@code model.fc} was replaced: where the model's parts are
+   * is no longer known.
+   */
   private void forgetReplacedPart(TreePath owner) {
     Element e = namedLocal(owner);
     Value model = e == null ? null : env.get(e);
@@ -1181,14 +1361,17 @@ final class MethodInterpreter implements Interpretation {
 
   /** The local variable an expression names ({@code model}, {@code (model)}), or null. */
   private Element namedLocal(TreePath expression) {
-    Element e = skipParens((ExpressionTree) expression.getLeaf()) instanceof IdentifierTree
-        ? ctx.trees().getElement(expression) : null;
+    Element e =
+        skipParens((ExpressionTree) expression.getLeaf()) instanceof IdentifierTree
+            ? ctx.trees().getElement(expression)
+            : null;
     return e != null && isLocal(e) ? e : null;
   }
 
   private static boolean isLocal(Element e) {
     return switch (e.getKind()) {
-      case LOCAL_VARIABLE, PARAMETER, EXCEPTION_PARAMETER, RESOURCE_VARIABLE, BINDING_VARIABLE -> true;
+      case LOCAL_VARIABLE, PARAMETER, EXCEPTION_PARAMETER, RESOURCE_VARIABLE, BINDING_VARIABLE ->
+          true;
       default -> false;
     };
   }
@@ -1197,9 +1380,12 @@ final class MethodInterpreter implements Interpretation {
     MethodInterpreter inner = new MethodInterpreter(ctx, scope, null, env.copy(), reporting);
     inner.batchDepth = batchDepth;
     inner.stepReason = stepReason;
-    // loader.forEach(b -> ...) runs its lambda once per batch; any other lambda runs where it is written.
-    inner.batchLoopTree = batchSourceCall != null && path.getParentPath().getLeaf() == batchSourceCall ? l
-        : batchLoopTree;
+    // loader.forEach(b -> ...) runs its lambda once per batch; any other lambda runs where it is
+    // written.
+    inner.batchLoopTree =
+        batchSourceCall != null && path.getParentPath().getLeaf() == batchSourceCall
+            ? l
+            : batchLoopTree;
     for (VariableTree p : l.getParameters()) {
       Element e = ctx.trees().getElement(new TreePath(path, p));
       if (e != null) {
@@ -1213,21 +1399,29 @@ final class MethodInterpreter implements Interpretation {
     for (int i = 0; i < env.size(); i++) {
       Element variable = env.variableAt(i);
       Value after = inner.env.get(variable);
-      if (after != null && !after.equals(env.valueAt(i)) && containers.holdsTensors(variable.asType())) {
+      if (after != null
+          && !after.equals(env.valueAt(i))
+          && containers.holdsTensors(variable.asType())) {
         env.put(variable, env.valueAt(i).join(after));
       }
     }
     if (inner.changedInPlace != null) {
       // The lambda may run at any time, or never: a captured model it moves is on either device.
-      inner.changedInPlace.forEach((variable, value) -> {
-        Value before = env.get(variable);
-        if (before != null) {
-          Value either = before.join(value);
-          // Moved if and when the lambda runs: not a path this method chooses, so nothing known.
-          env.put(variable, either.place().kind() == Place.Kind.BY_PATH ? either.withPlace(Place.UNKNOWN) : either);
-          changedInPlace(variable, value);
-        }
-      });
+      inner.changedInPlace.forEach(
+          (variable, value) -> {
+            Value before = env.get(variable);
+            if (before != null) {
+              Value either = before.join(value);
+              // Moved if and when the lambda runs: not a path this method chooses, so nothing
+              // known.
+              env.put(
+                  variable,
+                  either.place().kind() == Place.Kind.BY_PATH
+                      ? either.withPlace(Place.UNKNOWN)
+                      : either);
+              changedInPlace(variable, value);
+            }
+          });
     }
     ExpressionTree e = l.getBody() instanceof ExpressionTree ? skipParens(l.getBody()) : null;
     MethodSemantics sem = e != null && inner.lastCall == e ? inner.lastCallSemantics : null;
@@ -1251,9 +1445,13 @@ final class MethodInterpreter implements Interpretation {
       if (s.pure() && dropsResult(ctx.trees().getTypeMirror(path))) {
         checks.discardedReference(path, r, s);
       }
-      if (s.inPlace && s.deviceParameter >= 0 && r.getQualifierExpression() instanceof IdentifierTree
-          && q != null && isLocal(q)) {
-        env.put(q, Value.UNKNOWN); // Consumer<Device> mover = model::toDevice may move it at any time
+      if (s.inPlace
+          && s.deviceParameter >= 0
+          && r.getQualifierExpression() instanceof IdentifierTree
+          && q != null
+          && isLocal(q)) {
+        env.put(
+            q, Value.UNKNOWN); // Consumer<Device> mover = model::toDevice may move it at any time
       }
     }
   }
@@ -1268,8 +1466,8 @@ final class MethodInterpreter implements Interpretation {
   /**
    * Whether a functional interface type's method drops a lambda's expression result: it returns
    * void, and declares no exception. A function that declares one, such as JUnit's {@code
-   * Executable} in {@code assertThrows(IllegalArgumentException.class, () -> a.matmul(b))}, is
-   * run for the exception its body may throw, and its result is meant to be dropped.
+   * Executable} in {@code assertThrows(IllegalArgumentException.class, () -> a.matmul(b))}, is run
+   * for the exception its body may throw, and its result is meant to be dropped.
    */
   private boolean dropsResult(TypeMirror functional) {
     Element e = functional == null ? null : rt.types().asElement(functional);
@@ -1277,7 +1475,8 @@ final class MethodInterpreter implements Interpretation {
       return false;
     }
     for (Element member : ctx.elements().getAllMembers(typeElement)) {
-      if (member instanceof ExecutableElement executableElement && member.getModifiers().contains(Modifier.ABSTRACT)) {
+      if (member instanceof ExecutableElement executableElement
+          && member.getModifiers().contains(Modifier.ABSTRACT)) {
         return executableElement.getReturnType().getKind() == javax.lang.model.type.TypeKind.VOID
             && executableElement.getThrownTypes().isEmpty();
       }
@@ -1307,7 +1506,8 @@ final class MethodInterpreter implements Interpretation {
       if (device != null) {
         return Value.on(device);
       }
-      if (!rt.hasState(type) || (e instanceof ExecutableElement c && ctx.constructorMovesModel(c))) {
+      if (!rt.hasState(type)
+          || (e instanceof ExecutableElement c && ctx.constructorMovesModel(c))) {
         return Value.UNKNOWN; // no state to move, or moved while it is built
       }
       Place submodules = Place.NONE;
@@ -1322,16 +1522,30 @@ final class MethodInterpreter implements Interpretation {
       }
       return Value.on(Place.CPU).withOrigin(Value.Origin.UNMOVED_MODEL, path, null);
     }
-    if (rt.isTensor(type) && e instanceof ExecutableElement c
+    if (rt.isTensor(type)
+        && e instanceof ExecutableElement c
         && ctx.semantics(c).kind == MethodSemantics.Kind.SAME_DEVICE) {
       Place data = joined(path, t.getArguments(), args, Place.NONE);
-      return Place.NONE.equals(data) ? Value.UNKNOWN : Value.on(data); // new Parameter(x): where its data is
+      return Place.NONE.equals(data)
+          ? Value.UNKNOWN
+          : Value.on(data); // new Parameter(x): where its data is
     }
     if (rt.isTensorRecord(type)) {
-      return Value.on(joined(path, t.getArguments(), args, Place.NONE)); // new Example(x, y): where its tensors are
+      return Value.on(
+          joined(
+              path,
+              t.getArguments(),
+              args,
+              Place.NONE)); // new Example(x, y): where its tensors are
     }
     if (containers.holdsTensors(type) && t.getClassBody() == null) {
-      Value made = Value.on(joined(path, t.getArguments(), args, Place.NONE)); // new ArrayList<>(), new HashMap<>(other)
+      Value made =
+          Value.on(
+              joined(
+                  path,
+                  t.getArguments(),
+                  args,
+                  Place.NONE)); // new ArrayList<>(), new HashMap<>(other)
       return args.size() == 1 ? made.withPutsOf(args.get(0)) : made;
     }
     return Value.UNKNOWN;
@@ -1352,7 +1566,8 @@ final class MethodInterpreter implements Interpretation {
     }.scan(classBody, null);
   }
 
-  private List<Value> arguments(TreePath path, List<? extends ExpressionTree> trees, Element callee) {
+  private List<Value> arguments(
+      TreePath path, List<? extends ExpressionTree> trees, Element callee) {
     List<Value> out = new ArrayList<>(trees.size());
     for (int i = 0; i < trees.size(); i++) {
       ExpressionTree a = trees.get(i);
@@ -1379,7 +1594,8 @@ final class MethodInterpreter implements Interpretation {
       return true;
     }
     List<? extends VariableElement> params = m.getParameters();
-    return !params.isEmpty() && rt.annotations().has(params.get(Math.min(i, params.size() - 1)), KeepsDevice.class);
+    return !params.isEmpty()
+        && rt.annotations().has(params.get(Math.min(i, params.size() - 1)), KeepsDevice.class);
   }
 
   /**
@@ -1450,7 +1666,8 @@ final class MethodInterpreter implements Interpretation {
       TreePath selectPath = new TreePath(path, select);
       TreePath rp = new TreePath(selectPath, memberSelectTree.getExpression());
       Element re = ctx.trees().getElement(rp);
-      boolean typeName = re instanceof TypeElement || (re != null && re.getKind() == ElementKind.PACKAGE);
+      boolean typeName =
+          re instanceof TypeElement || (re != null && re.getKind() == ElementKind.PACKAGE);
       if (!typeName) {
         receiverTree = memberSelectTree.getExpression();
         receiver = expression(rp);
@@ -1471,27 +1688,38 @@ final class MethodInterpreter implements Interpretation {
     MethodSemantics s = ctx.semantics(m);
     if (rt.prints(m)) {
       for (int i = 0; i < t.getArguments().size(); i++) {
-        printed(new TreePath(path, t.getArguments().get(i)), args.get(i), true); // System.out.println(loss)
+        printed(
+            new TreePath(path, t.getArguments().get(i)),
+            args.get(i),
+            true); // System.out.println(loss)
       }
     }
-    if (receiverTree != null && receiver.partlyUnmoved()
+    if (receiverTree != null
+        && receiver.partlyUnmoved()
         && (((s.kind == MethodSemantics.Kind.OTHER || s.kind == MethodSemantics.Kind.MODEL_CALL)
-        && ctx.mayMoveItsModel(m)) || t.getArguments().stream().anyMatch(MethodInterpreter::movesWhatItIsGiven))) {
+                && ctx.mayMoveItsModel(m))
+            || t.getArguments().stream().anyMatch(MethodInterpreter::movesWhatItIsGiven))) {
       // net.deploy(device), net.fit(x, device): a method of the model that may move it first;
-      // net.apply(m -> m.toDevice(device)): a function given to the model that moves what it is given.
+      // net.apply(m -> m.toDevice(device)): a function given to the model that moves what it is
+      // given.
       escaped(new TreePath(new TreePath(path, select), receiverTree));
       receiver = Value.UNKNOWN;
     }
     ExecutableElement runs = ctx.callSites().resolved(m);
     if (ctx.callSites().records(runs)) {
-      ctx.callSites().record(runs, args); // train(model, loader), or the one implementation of an abstract step
+      ctx.callSites()
+          .record(
+              runs, args); // train(model, loader), or the one implementation of an abstract step
     }
     Call call = new Call(path, t, m, s, receiverTree, receiver, t.getArguments(), args);
     Value result = apply(call);
     if (indexesElements(m, receiverTree)) {
-      result = result.withZeroDim(true); // probs.get(i) of a 1-D tensor is 0-dim: it may meet any device
+      result =
+          result.withZeroDim(true); // probs.get(i) of a 1-D tensor is 0-dim: it may meet any device
     }
-    if (receiverTree != null && receiver.pendingHostCopy() && rt.annotations().has(m, ReadinessCheck.class)) {
+    if (receiverTree != null
+        && receiver.pendingHostCopy()
+        && rt.annotations().has(m, ReadinessCheck.class)) {
       Element re = ctx.trees().getElement(call.receiverPath());
       if (re != null && isLocal(re)) {
         env.put(re, receiver.withPendingHostCopy(false)); // if (host.isReady()) show(host.item())
@@ -1519,22 +1747,35 @@ final class MethodInterpreter implements Interpretation {
    * dimensions leave a CPU tensor of higher rank.
    */
   private boolean indexesElements(ExecutableElement m, ExpressionTree receiverTree) {
-    return receiverTree != null && m.getSimpleName().contentEquals("get") && m.isVarArgs()
-        && rt.isTensor(m.getEnclosingElement().asType()) && rt.isTensor(m.getReturnType());
+    return receiverTree != null
+        && m.getSimpleName().contentEquals("get")
+        && m.isVarArgs()
+        && rt.isTensor(m.getEnclosingElement().asType())
+        && rt.isTensor(m.getReturnType());
   }
 
-  /** A function that moves a model it is given: {@code m -> m.toDevice(device)}, {@code Model::toDevice} with a device bound. */
+  /**
+   * A function that moves a model it is given: {@code m -> m.toDevice(device)}, {@code
+   * Model::toDevice} with a device bound.
+   */
   private static boolean movesWhatItIsGiven(ExpressionTree argument) {
     ExpressionTree a = skipParens(argument);
     if (a instanceof MemberReferenceTree reference) {
       return reference.getName().contentEquals("toDevice");
     }
-    return a instanceof LambdaExpressionTree lambda && TreeSearch.contains(lambda.getBody(),
-        x -> x instanceof MethodInvocationTree call && call.getMethodSelect() instanceof MemberSelectTree select
-            && select.getIdentifier().contentEquals("toDevice"), x -> x instanceof com.sun.source.tree.ClassTree);
+    return a instanceof LambdaExpressionTree lambda
+        && TreeSearch.contains(
+            lambda.getBody(),
+            x ->
+                x instanceof MethodInvocationTree call
+                    && call.getMethodSelect() instanceof MemberSelectTree select
+                    && select.getIdentifier().contentEquals("toDevice"),
+            x -> x instanceof com.sun.source.tree.ClassTree);
   }
 
-  /** One evaluated call: the method, its semantics, its receiver and arguments with their values. */
+  /**
+   * One evaluated call: the method, its semantics, its receiver and arguments with their values.
+   */
   final class Call {
     final TreePath path;
     final MethodInvocationTree tree;
@@ -1545,8 +1786,14 @@ final class MethodInterpreter implements Interpretation {
     final List<? extends ExpressionTree> argumentTrees;
     final List<Value> arguments;
 
-    Call(TreePath path, MethodInvocationTree tree, ExecutableElement method, MethodSemantics semantics,
-        ExpressionTree receiverTree, Value receiver, List<? extends ExpressionTree> argumentTrees,
+    Call(
+        TreePath path,
+        MethodInvocationTree tree,
+        ExecutableElement method,
+        MethodSemantics semantics,
+        ExpressionTree receiverTree,
+        Value receiver,
+        List<? extends ExpressionTree> argumentTrees,
         List<Value> arguments) {
       this.path = path;
       this.tree = tree;
@@ -1563,11 +1810,14 @@ final class MethodInterpreter implements Interpretation {
     }
 
     TreePath receiverPath() {
-      return receiverTree == null ? path
+      return receiverTree == null
+          ? path
           : new TreePath(new TreePath(path, tree.getMethodSelect()), receiverTree);
     }
 
-    /** The value of a subexpression evaluated during this call (elements of {@code List.of(...)}). */
+    /**
+     * The value of a subexpression evaluated during this call (elements of {@code List.of(...)}).
+     */
     Value valueOf(Tree t) {
       return MethodInterpreter.this.valueOf(t);
     }
@@ -1590,8 +1840,8 @@ final class MethodInterpreter implements Interpretation {
     };
   }
 
-  private Value factory(TreePath path, List<? extends ExpressionTree> argTrees, List<Value> args,
-      MethodSemantics s) {
+  private Value factory(
+      TreePath path, List<? extends ExpressionTree> argTrees, List<Value> args, MethodSemantics s) {
     Place device = s.devicePlace(args);
     Value tensorArg = null;
     boolean zeroDim = s.zeroDim(argTrees.size());
@@ -1634,19 +1884,24 @@ final class MethodInterpreter implements Interpretation {
       return Value.on(c.receiver.place()); // example.x() of a record, x.max(1) and its indices()
     }
     if (s.zeroDim(c.argumentTrees.size()) && rt.isShape(c.method.getReturnType())) {
-      return Value.UNKNOWN.withZeroDim(true); // Shape s = Shape.scalar(): the shape of a 0-dim tensor
+      return Value.UNKNOWN.withZeroDim(
+          true); // Shape s = Shape.scalar(): the shape of a 0-dim tensor
     }
     if (c.receiverTree != null && batchIterators.isNextBatch(c.path)) {
-      return Value.on(Place.CPU).withOrigin(Value.Origin.BATCH, c.path, null); // Batch b = it.next()
+      return Value.on(Place.CPU)
+          .withOrigin(Value.Origin.BATCH, c.path, null); // Batch b = it.next()
     }
-    if (c.receiverTree != null && rt.hasInherited(c.method.getEnclosingElement().asType(), BatchSource.class)
+    if (c.receiverTree != null
+        && rt.hasInherited(c.method.getEnclosingElement().asType(), BatchSource.class)
         && rt.isIterator(c.method.getReturnType())) {
-      return Value.UNKNOWN.withOrigin(Value.Origin.BATCH_ITERATOR, c.path, null); // it = loader.iterator()
+      return Value.UNKNOWN.withOrigin(
+          Value.Origin.BATCH_ITERATOR, c.path, null); // it = loader.iterator()
     }
     ops.parameterContracts(c);
     Place device = s.devicePlace(c.arguments);
     if (s.inPlace && device != null && c.receiverTree == null && c.receiver != null) {
-      thisValue = Value.UNKNOWN; // toDevice(d) in a method of the model: where it is now is not followed
+      thisValue =
+          Value.UNKNOWN; // toDevice(d) in a method of the model: where it is now is not followed
     }
     if (s.inPlace && device != null && c.receiverTree != null) {
       TreePath rp = c.receiverPath();
@@ -1655,7 +1910,8 @@ final class MethodInterpreter implements Interpretation {
         env.put(re, Value.on(device));
         changedInPlace(re, Value.on(device));
       } else if (skipParens(c.receiverTree) instanceof MemberSelectTree part) {
-        forgetReplacedPart(new TreePath(new TreePath(rp, part), part.getExpression())); // model.fc.toDevice(d)
+        forgetReplacedPart(
+            new TreePath(new TreePath(rp, part), part.getExpression())); // model.fc.toDevice(d)
       }
     }
     if (s.returnDevice != null) {
@@ -1665,24 +1921,38 @@ final class MethodInterpreter implements Interpretation {
       }
       return v;
     }
-    if (c.receiver != null && c.receiver.origin() == Value.Origin.BATCH
+    if (c.receiver != null
+        && c.receiver.origin() == Value.Origin.BATCH
         && (s.returnsTensor || containers.holdsTensors(c.method.getReturnType()))) {
-      return fromBatch(Value.on(Place.CPU), c.receiver, c.path); // a batch's tensors are in the memory its loader gives
+      return fromBatch(
+          Value.on(Place.CPU),
+          c.receiver,
+          c.path); // a batch's tensors are in the memory its loader gives
     }
-    if (rt.isModel(c.method.getReturnType()) && HelperResults.newUnmovedModel(c.method, c.path, ctx)) {
-      return Value.on(Place.CPU).withOrigin(Value.Origin.UNMOVED_MODEL, c.path, null); // Net model = buildModel();
+    if (rt.isModel(c.method.getReturnType())
+        && HelperResults.newUnmovedModel(c.method, c.path, ctx)) {
+      return Value.on(Place.CPU)
+          .withOrigin(Value.Origin.UNMOVED_MODEL, c.path, null); // Net model = buildModel();
     }
-    if (s.returnsTensor && c.method.getModifiers().contains(Modifier.STATIC)
+    if (s.returnsTensor
+        && c.method.getModifiers().contains(Modifier.STATIC)
         && HelperResults.cpuFactoryTensor(c.method, c.path, ctx)) {
       return Value.on(Place.CPU); // causalMask(n), a static helper making it on the CPU
     }
-    boolean returnsTensors = s.returnsTensor || containers.holdsTensors(c.method.getReturnType())
-        || rt.isTensorRecord(c.method.getReturnType());
+    boolean returnsTensors =
+        s.returnsTensor
+            || containers.holdsTensors(c.method.getReturnType())
+            || rt.isTensorRecord(c.method.getReturnType());
     if (returnsTensors || givesTheCpu(c)) {
-      CallResults.Outcome r = ctx.callResults().of(ctx.callSites().resolved(c.method), c.arguments, ctx);
-      r.rejected().forEach(rejected -> ops.rejectedArgument(c, rejected)); // agent.act(Tensor.of(state))
-      if (returnsTensors && r.returned() != null && (r.returned().place().isKnown() || r.returned().knownByElement())) {
-        // preprocess(text) building CPU tensors, scale(x) returning x.mul(2), new Tensor[] {mean, count}
+      CallResults.Outcome r =
+          ctx.callResults().of(ctx.callSites().resolved(c.method), c.arguments, ctx);
+      r.rejected()
+          .forEach(rejected -> ops.rejectedArgument(c, rejected)); // agent.act(Tensor.of(state))
+      if (returnsTensors
+          && r.returned() != null
+          && (r.returned().place().isKnown() || r.returned().knownByElement())) {
+        // preprocess(text) building CPU tensors, scale(x) returning x.mul(2), new Tensor[] {mean,
+        // count}
         return r.returned().throughCalls();
       }
     }
@@ -1714,7 +1984,8 @@ final class MethodInterpreter implements Interpretation {
     for (int i = 0; i < c.argumentTrees.size(); i++) {
       ExpressionTree a = skipParens(c.argumentTrees.get(i));
       takesFunction |= a instanceof LambdaExpressionTree || a instanceof MemberReferenceTree;
-      if (!jdk && containers.holdsTensors(ctx.trees().getTypeMirror(c.argumentPath(i)))
+      if (!jdk
+          && containers.holdsTensors(ctx.trees().getTypeMirror(c.argumentPath(i)))
           && ctx.callSites().mayChangeItsParameter(c.method, i, ctx.trees())) {
         forgetContainer(c.argumentPath(i));
       }
@@ -1723,9 +1994,12 @@ final class MethodInterpreter implements Interpretation {
       return null;
     }
     TypeMirror result = c.method.getReturnType();
-    boolean returnsHeld = rt.isTensor(result) || containers.holdsTensors(result)
-        || (ctx.trees().getTypeMirror(c.path) != null && (rt.isTensor(ctx.trees().getTypeMirror(c.path))
-        || containers.holdsTensors(ctx.trees().getTypeMirror(c.path))));
+    boolean returnsHeld =
+        rt.isTensor(result)
+            || containers.holdsTensors(result)
+            || (ctx.trees().getTypeMirror(c.path) != null
+                && (rt.isTensor(ctx.trees().getTypeMirror(c.path))
+                    || containers.holdsTensors(ctx.trees().getTypeMirror(c.path))));
     if (c.receiverTree == null || c.method.getModifiers().contains(Modifier.STATIC)) {
       if (!returnsHeld || takesFunction) {
         return null;
@@ -1733,18 +2007,21 @@ final class MethodInterpreter implements Interpretation {
       // List.of(a, b), Map.of("w", w), Optional.of(x), Arrays.asList(...)
       return Value.on(joined(c.path, c.argumentTrees, c.arguments, Place.NONE));
     }
-    if (c.receiver == null || !containers.holdsTensors(ctx.trees().getTypeMirror(c.receiverPath()))) {
+    if (c.receiver == null
+        || !containers.holdsTensors(ctx.trees().getTypeMirror(c.receiverPath()))) {
       return null;
     }
     if (takesFunction) {
       if (!TensorContainers.reads(c.method)) {
-        forgetContainer(c.receiverPath()); // replaceAll(t -> t.to(d)); not forEach, which only reads it
+        forgetContainer(
+            c.receiverPath()); // replaceAll(t -> t.to(d)); not forEach, which only reads it
       }
       return returnsHeld ? Value.UNKNOWN : null;
     }
     Element local = namedLocal(c.receiverPath());
     if (TensorContainers.puts(c.method) && local != null) {
-      // parts.set(i, parts.get(i).to(d)) may replace the tensor put on the CPU: the puts start again.
+      // parts.set(i, parts.get(i).to(d)) may replace the tensor put on the CPU: the puts start
+      // again.
       Value after = Value.on(joined(c.path, c.argumentTrees, c.arguments, c.receiver.place()));
       after = TensorContainers.replaces(c.method) ? after : after.withPutsOf(c.receiver);
       for (int i = 0; i < c.argumentTrees.size(); i++) {
@@ -1761,16 +2038,20 @@ final class MethodInterpreter implements Interpretation {
       return null;
     }
     Value read = fromBatch(Value.on(c.receiver.place()), c.receiver, c.path);
-    return containers.holdsTensors(result) ? read.withPutsOf(c.receiver) : read; // parts.subList(1, n)
+    return containers.holdsTensors(result)
+        ? read.withPutsOf(c.receiver)
+        : read; // parts.subList(1, n)
   }
 
   /**
-   * What is read out of a batch's container keeps the batch as its origin ({@code b.tensors().get(0)}):
-   * a tensor of the batch left on the CPU is reported as such.
+   * What is read out of a batch's container keeps the batch as its origin ({@code
+   * b.tensors().get(0)}): a tensor of the batch left on the CPU is reported as such.
    */
   private static Value fromBatch(Value read, Value container, TreePath at) {
     return container.origin() == Value.Origin.BATCH && Place.CPU.equals(read.place())
-        ? read.withOrigin(Value.Origin.BATCH, at, container.originName()).withPinned(container.pinned()) : read;
+        ? read.withOrigin(Value.Origin.BATCH, at, container.originName())
+            .withPinned(container.pinned())
+        : read;
   }
 
   /**
@@ -1779,8 +2060,12 @@ final class MethodInterpreter implements Interpretation {
    * from tensors on one device), or the runtime's pair of results ({@code x.max(1).indices()}).
    */
   private boolean isHoldersAccessor(Call c) {
-    if (c.receiver == null || c.receiverTree == null || !c.receiver.place().isKnown() || !c.method.getParameters().isEmpty()
-        || !rt.isTensor(c.method.getReturnType()) || !(c.method.getEnclosingElement() instanceof TypeElement owner)) {
+    if (c.receiver == null
+        || c.receiverTree == null
+        || !c.receiver.place().isKnown()
+        || !c.method.getParameters().isEmpty()
+        || !rt.isTensor(c.method.getReturnType())
+        || !(c.method.getEnclosingElement() instanceof TypeElement owner)) {
       return false;
     }
     return owner.getKind() == ElementKind.RECORD || rt.isResultPair(owner.asType());
@@ -1788,7 +2073,9 @@ final class MethodInterpreter implements Interpretation {
 
   /** {@code x.max(1)}: a tensor op giving the runtime's pair of results, where {@code x} is. */
   private boolean returnsAPairOfResults(Call c) {
-    return c.receiver != null && c.receiverTree != null && c.receiver.place().isKnown()
+    return c.receiver != null
+        && c.receiverTree != null
+        && c.receiver.place().isKnown()
         && rt.isResultPair(c.method.getReturnType());
   }
 
@@ -1796,7 +2083,8 @@ final class MethodInterpreter implements Interpretation {
    * Where the tensors among {@code args} (tensors, and containers of them) are, joined with {@code
    * start}: what a container or record made of them holds.
    */
-  private Place joined(TreePath call, List<? extends ExpressionTree> trees, List<Value> args, Place start) {
+  private Place joined(
+      TreePath call, List<? extends ExpressionTree> trees, List<Value> args, Place start) {
     Place joined = start;
     for (int i = 0; i < trees.size() && i < args.size(); i++) {
       TypeMirror t = ctx.trees().getTypeMirror(new TreePath(call, trees.get(i)));
@@ -1807,7 +2095,10 @@ final class MethodInterpreter implements Interpretation {
     return joined;
   }
 
-  /** A container local that something may change out of sight: where its tensors are is no longer known. */
+  /**
+   * A container local that something may change out of sight: where its tensors are is no longer
+   * known.
+   */
   private void forgetContainer(TreePath expression) {
     Element local = namedLocal(expression);
     if (local != null && env.get(local) != null) {
@@ -1829,8 +2120,10 @@ final class MethodInterpreter implements Interpretation {
         yield k instanceof String string ? parsed(string) : Place.UNKNOWN;
       }
       case RUNTIME -> Place.symbol(c.method, ctx.shortText(c.tree));
-      default -> c.receiver == null ? Place.UNKNOWN : c.receiver.place().isKnown() ? c.receiver.place()
-          : deviceOfVariable(c);
+      default ->
+          c.receiver == null
+              ? Place.UNKNOWN
+              : c.receiver.place().isKnown() ? c.receiver.place() : deviceOfVariable(c);
     };
   }
 
@@ -1841,8 +2134,11 @@ final class MethodInterpreter implements Interpretation {
    */
   private Place deviceOfVariable(Call c) {
     Element e = c.receiverTree == null ? null : ctx.trees().getElement(c.receiverPath());
-    boolean stable = e != null && e.getKind() == ElementKind.FIELD && e.getModifiers().contains(Modifier.FINAL)
-        && rt.isModel(e.asType());
+    boolean stable =
+        e != null
+            && e.getKind() == ElementKind.FIELD
+            && e.getModifiers().contains(Modifier.FINAL)
+            && rt.isModel(e.asType());
     return stable ? Place.symbol(e, e.getSimpleName() + ".device()") : Place.UNKNOWN;
   }
 

@@ -30,11 +30,15 @@ final class MethodSemantics {
     FACTORY,
     /** {@code @Move}: the receiver on another device. */
     MOVE,
-    /** {@code @SameDevice}, on the method or its class: operands on one device, the result on it. */
+    /**
+     * {@code @SameDevice}, on the method or its class: operands on one device, the result on it.
+     */
     SAME_DEVICE,
     /** {@code @ReturnsDevice}: a device value. */
     RETURNS_DEVICE,
-    /** An instance method of a model taking or returning tensors: arguments on the model's device. */
+    /**
+     * An instance method of a model taking or returning tensors: arguments on the model's device.
+     */
     MODEL_CALL,
     /** Anything else: the result is unknown. */
     OTHER
@@ -45,25 +49,46 @@ final class MethodSemantics {
   final boolean inPlace;
   final boolean crossDevice;
   private final boolean zeroDim;
+
   /** The index of a varargs parameter of dimensions annotated {@code @ZeroDim}, or -1. */
   private final int zeroDimWhenEmpty;
+
   final boolean fromHostData;
   final boolean returnsTensor;
   final String moveTo;
   final boolean pins;
   final int nonBlockingParameter;
+
   /** The index of the first {@code Device} parameter, or -1 without one. */
   final int deviceParameter;
-  /** Whether a parameter gives a dimension, a size or a shape: an integral, an integral array or a {@code Shape}. */
+
+  /**
+   * Whether a parameter gives a dimension, a size or a shape: an integral, an integral array or a
+   * {@code Shape}.
+   */
   final boolean takesShape;
+
   final ReturnsDevice.Source deviceSource;
   final String[] parameterDevices;
   final String returnDevice;
 
-  private MethodSemantics(Kind kind, boolean hostSync, boolean inPlace, boolean crossDevice, boolean zeroDim,
-      int zeroDimWhenEmpty, boolean fromHostData, boolean returnsTensor, String moveTo, boolean pins,
-      int nonBlockingParameter, int deviceParameter, boolean takesShape, ReturnsDevice.Source deviceSource,
-      String[] parameterDevices, String returnDevice) {
+  private MethodSemantics(
+      Kind kind,
+      boolean hostSync,
+      boolean inPlace,
+      boolean crossDevice,
+      boolean zeroDim,
+      int zeroDimWhenEmpty,
+      boolean fromHostData,
+      boolean returnsTensor,
+      String moveTo,
+      boolean pins,
+      int nonBlockingParameter,
+      int deviceParameter,
+      boolean takesShape,
+      ReturnsDevice.Source deviceSource,
+      String[] parameterDevices,
+      String returnDevice) {
     this.kind = kind;
     this.hostSync = hostSync;
     this.inPlace = inPlace;
@@ -82,9 +107,13 @@ final class MethodSemantics {
     this.returnDevice = returnDevice;
   }
 
-  /** The place of the argument passed as the first {@code Device} parameter, or null without one. */
+  /**
+   * The place of the argument passed as the first {@code Device} parameter, or null without one.
+   */
   Place devicePlace(List<Value> args) {
-    return deviceParameter >= 0 && deviceParameter < args.size() ? args.get(deviceParameter).place() : null;
+    return deviceParameter >= 0 && deviceParameter < args.size()
+        ? args.get(deviceParameter).place()
+        : null;
   }
 
   /**
@@ -98,7 +127,9 @@ final class MethodSemantics {
 
   /** Whether the result is a new tensor that must not be discarded. */
   boolean pure() {
-    return returnsTensor && !inPlace && (kind == Kind.FACTORY || kind == Kind.MOVE || kind == Kind.SAME_DEVICE);
+    return returnsTensor
+        && !inPlace
+        && (kind == Kind.FACTORY || kind == Kind.MOVE || kind == Kind.SAME_DEVICE);
   }
 
   static MethodSemantics of(ExecutableElement m, RuntimeTypes rt) {
@@ -118,8 +149,10 @@ final class MethodSemantics {
       if (deviceParameter < 0 && rt.isDevice(t)) {
         deviceParameter = i;
       }
-      takesShape |= isIntegral(t) || (t.getKind() == TypeKind.ARRAY && isIntegral(((ArrayType) t).getComponentType()))
-          || rt.isShape(t);
+      takesShape |=
+          isIntegral(t)
+              || (t.getKind() == TypeKind.ARRAY && isIntegral(((ArrayType) t).getComponentType()))
+              || rt.isShape(t);
       if (p.getAnnotationMirrors().isEmpty()) {
         continue;
       }
@@ -132,7 +165,15 @@ final class MethodSemantics {
       }
     }
     if (m.getAnnotationMirrors().isEmpty()) {
-      return unannotated(m, rt, returnsTensor, takesTensors, paramDevices, nonBlocking, deviceParameter, takesShape,
+      return unannotated(
+          m,
+          rt,
+          returnsTensor,
+          takesTensors,
+          paramDevices,
+          nonBlocking,
+          deviceParameter,
+          takesShape,
           zeroDimWhenEmpty);
     }
     String returnDevice = rt.returnDevice(m);
@@ -158,33 +199,71 @@ final class MethodSemantics {
     } else if (returnsDevice != null) {
       kind = Kind.RETURNS_DEVICE;
       source = ReturnsDevice.Source.valueOf(AnnotationReader.enumConstant(returnsDevice, "value"));
-    } else if ((returnsTensor || takesTensors) && (annotations.has(m, SameDevice.class)
-        || declaredInSameDeviceType(m, rt))) {
+    } else if ((returnsTensor || takesTensors)
+        && (annotations.has(m, SameDevice.class) || declaredInSameDeviceType(m, rt))) {
       kind = Kind.SAME_DEVICE;
-    } else if ((returnsTensor || takesTensors) && !m.getModifiers().contains(Modifier.STATIC)
+    } else if ((returnsTensor || takesTensors)
+        && !m.getModifiers().contains(Modifier.STATIC)
         && isModelMethod(m, rt)) {
       kind = Kind.MODEL_CALL;
     } else {
       kind = Kind.OTHER;
     }
-    return new MethodSemantics(kind, hostSync, inPlace != null,
-        inPlace != null && AnnotationReader.bool(inPlace, "crossDevice"), zeroDim, zeroDimWhenEmpty,
-        fromHostData, returnsTensor, moveTo, pins, nonBlocking, deviceParameter, takesShape, source, paramDevices,
+    return new MethodSemantics(
+        kind,
+        hostSync,
+        inPlace != null,
+        inPlace != null && AnnotationReader.bool(inPlace, "crossDevice"),
+        zeroDim,
+        zeroDimWhenEmpty,
+        fromHostData,
+        returnsTensor,
+        moveTo,
+        pins,
+        nonBlocking,
+        deviceParameter,
+        takesShape,
+        source,
+        paramDevices,
         returnDevice);
   }
 
   /** {@link #of} for a method without annotations (most of them): only its class says anything. */
-  private static MethodSemantics unannotated(ExecutableElement m, RuntimeTypes rt, boolean returnsTensor,
-      boolean takesTensors, String[] paramDevices, int nonBlocking, int deviceParameter, boolean takesShape,
+  private static MethodSemantics unannotated(
+      ExecutableElement m,
+      RuntimeTypes rt,
+      boolean returnsTensor,
+      boolean takesTensors,
+      String[] paramDevices,
+      int nonBlocking,
+      int deviceParameter,
+      boolean takesShape,
       int zeroDimWhenEmpty) {
     Kind kind = Kind.OTHER;
     if ((returnsTensor || takesTensors) && declaredInSameDeviceType(m, rt)) {
       kind = Kind.SAME_DEVICE;
-    } else if ((returnsTensor || takesTensors) && !m.getModifiers().contains(Modifier.STATIC) && isModelMethod(m, rt)) {
+    } else if ((returnsTensor || takesTensors)
+        && !m.getModifiers().contains(Modifier.STATIC)
+        && isModelMethod(m, rt)) {
       kind = Kind.MODEL_CALL;
     }
-    return new MethodSemantics(kind, false, false, false, false, zeroDimWhenEmpty, false, returnsTensor, null, false,
-        nonBlocking, deviceParameter, takesShape, null, paramDevices, rt.returnDevice(m));
+    return new MethodSemantics(
+        kind,
+        false,
+        false,
+        false,
+        false,
+        zeroDimWhenEmpty,
+        false,
+        returnsTensor,
+        null,
+        false,
+        nonBlocking,
+        deviceParameter,
+        takesShape,
+        null,
+        paramDevices,
+        rt.returnDevice(m));
   }
 
   private static boolean isIntegral(TypeMirror t) {
@@ -201,6 +280,8 @@ final class MethodSemantics {
 
   private static boolean isModelMethod(ExecutableElement m, RuntimeTypes rt) {
     Element owner = m.getEnclosingElement();
-    return owner instanceof TypeElement && rt.isModel(owner.asType()) && !rt.isModelBase(owner.asType());
+    return owner instanceof TypeElement
+        && rt.isModel(owner.asType())
+        && !rt.isModelBase(owner.asType());
   }
 }

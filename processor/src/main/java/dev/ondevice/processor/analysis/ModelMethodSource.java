@@ -39,14 +39,23 @@ final class ModelMethodSource {
   enum Returns {
     /** On the model's device, by default: nothing in the method moves a tensor to the CPU. */
     MODEL_DEVICE,
-    /** On the CPU: every {@code return} ends in a move to the CPU, and no subclass can override it. */
+    /**
+     * On the CPU: every {@code return} ends in a move to the CPU, and no subclass can override it.
+     */
     CPU,
     /** Not known: some of it may be on the CPU, or an override may return something else. */
     UNKNOWN
   }
 
-  /** Where the tensors {@code method} ({@code element}), a method of model class {@code type}, returns are. */
-  static Returns returns(MethodTree method, ExecutableElement element, TypeElement type, Elements elements,
+  /**
+   * Where the tensors {@code method} ({@code element}), a method of model class {@code type},
+   * returns are.
+   */
+  static Returns returns(
+      MethodTree method,
+      ExecutableElement element,
+      TypeElement type,
+      Elements elements,
       RuntimeTypes rt) {
     List<ExpressionTree> returned = new ArrayList<>();
     Set<String> locals = new HashSet<>();
@@ -72,7 +81,9 @@ final class ModelMethodSource {
       public Void visitVariable(VariableTree node, Void unused) {
         locals.add(node.getName().toString());
         if (node.getInitializer() != null) {
-          initializers.computeIfAbsent(node.getName().toString(), k -> new ArrayList<>()).add(node.getInitializer());
+          initializers
+              .computeIfAbsent(node.getName().toString(), k -> new ArrayList<>())
+              .add(node.getInitializer());
         }
         return super.visitVariable(node, null);
       }
@@ -91,14 +102,18 @@ final class ModelMethodSource {
     boolean someCpu = movesToCpu[0];
     for (ExpressionTree r : returned) {
       ExpressionTree e = skipParensAndCasts(r);
-      boolean cpu = isMoveToCpu(e, false) || isCpuField(e, type, locals, elements, rt) || isHostData(e);
+      boolean cpu =
+          isMoveToCpu(e, false) || isCpuField(e, type, locals, elements, rt) || isHostData(e);
       allCpu &= cpu;
       someCpu |= cpu || mayBeCpu(e);
       if (e instanceof IdentifierTree id) {
         for (ExpressionTree init : initializers.getOrDefault(id.getName().toString(), List.of())) {
           ExpressionTree i = skipParensAndCasts(init);
-          someCpu |= isMoveToCpu(i, true) || isHostData(i) || mayBeCpu(i)
-              || isCpuField(i, type, Set.of(), elements, rt);
+          someCpu |=
+              isMoveToCpu(i, true)
+                  || isHostData(i)
+                  || mayBeCpu(i)
+                  || isCpuField(i, type, Set.of(), elements, rt);
         }
       }
     }
@@ -110,9 +125,12 @@ final class ModelMethodSource {
 
   /** {@code Tensor.of(ids)}: a tensor of host data, made on the CPU. */
   private static boolean isHostData(ExpressionTree e) {
-    return e instanceof MethodInvocationTree call && call.getArguments().size() == 1
-        && call.getMethodSelect() instanceof MemberSelectTree select && select.getIdentifier().contentEquals("of")
-        && select.getExpression() instanceof IdentifierTree owner && owner.getName().contentEquals("Tensor");
+    return e instanceof MethodInvocationTree call
+        && call.getArguments().size() == 1
+        && call.getMethodSelect() instanceof MemberSelectTree select
+        && select.getIdentifier().contentEquals("of")
+        && select.getExpression() instanceof IdentifierTree owner
+        && owner.getName().contentEquals("Tensor");
   }
 
   /**
@@ -121,27 +139,36 @@ final class ModelMethodSource {
    * value.
    */
   private static boolean mayBeCpu(ExpressionTree e) {
-    if (!(e instanceof MethodInvocationTree call) || !(call.getMethodSelect() instanceof MemberSelectTree select)) {
+    if (!(e instanceof MethodInvocationTree call)
+        || !(call.getMethodSelect() instanceof MemberSelectTree select)) {
       return false;
     }
-    if (select.getExpression() instanceof IdentifierTree owner && owner.getName().contentEquals("Tensor")) {
+    if (select.getExpression() instanceof IdentifierTree owner
+        && owner.getName().contentEquals("Tensor")) {
       return true;
     }
     if (!select.getIdentifier().contentEquals("to") || call.getArguments().isEmpty()) {
       return false;
     }
     ExpressionTree target = skipParensAndCasts(call.getArguments().get(0));
-    boolean modelDevice = target instanceof MethodInvocationTree d && d.getArguments().isEmpty()
-        && d.getMethodSelect() instanceof IdentifierTree name && name.getName().contentEquals("device");
-    boolean dtype = target instanceof MemberSelectTree arg && arg.getExpression() instanceof IdentifierTree owner
-        && owner.getName().contentEquals("DType");
+    boolean modelDevice =
+        target instanceof MethodInvocationTree d
+            && d.getArguments().isEmpty()
+            && d.getMethodSelect() instanceof IdentifierTree name
+            && name.getName().contentEquals("device");
+    boolean dtype =
+        target instanceof MemberSelectTree arg
+            && arg.getExpression() instanceof IdentifierTree owner
+            && owner.getName().contentEquals("DType");
     return !modelDevice && !dtype;
   }
 
   /** Whether a subclass may override {@code m}, returning tensors elsewhere. */
   private static boolean overridable(ExecutableElement m, TypeElement type) {
     Set<Modifier> mods = m.getModifiers();
-    return !mods.contains(Modifier.FINAL) && !mods.contains(Modifier.PRIVATE) && !mods.contains(Modifier.STATIC)
+    return !mods.contains(Modifier.FINAL)
+        && !mods.contains(Modifier.PRIVATE)
+        && !mods.contains(Modifier.STATIC)
         && !type.getModifiers().contains(Modifier.FINAL);
   }
 
@@ -150,7 +177,8 @@ final class ModelMethodSource {
    * non-blocking one, {@code x.to(Device.cpu(), true)}, whose result is pending).
    */
   static boolean isMoveToCpu(ExpressionTree e, boolean nonBlockingToo) {
-    if (!(e instanceof MethodInvocationTree call) || !(call.getMethodSelect() instanceof MemberSelectTree select)) {
+    if (!(e instanceof MethodInvocationTree call)
+        || !(call.getMethodSelect() instanceof MemberSelectTree select)) {
       return false;
     }
     String name = select.getIdentifier().toString();
@@ -158,20 +186,24 @@ final class ModelMethodSource {
       return call.getArguments().isEmpty();
     }
     int args = call.getArguments().size();
-    return name.equals("to") && (args == 1 || (nonBlockingToo && args == 2))
+    return name.equals("to")
+        && (args == 1 || (nonBlockingToo && args == 2))
         && skipParensAndCasts(call.getArguments().get(0)) instanceof MethodInvocationTree device
-        && device.getArguments().isEmpty() && device.getMethodSelect() instanceof MemberSelectTree cpu
-        && cpu.getIdentifier().contentEquals("cpu") && cpu.getExpression() instanceof IdentifierTree owner
+        && device.getArguments().isEmpty()
+        && device.getMethodSelect() instanceof MemberSelectTree cpu
+        && cpu.getIdentifier().contentEquals("cpu")
+        && cpu.getExpression() instanceof IdentifierTree owner
         && owner.getName().contentEquals("Device");
   }
 
   /** A field of the model's class pinned to the CPU, named alone or through {@code this}. */
-  private static boolean isCpuField(ExpressionTree e, TypeElement type, Set<String> locals, Elements elements,
-      RuntimeTypes rt) {
+  private static boolean isCpuField(
+      ExpressionTree e, TypeElement type, Set<String> locals, Elements elements, RuntimeTypes rt) {
     Name name;
     if (e instanceof IdentifierTree id && !locals.contains(id.getName().toString())) {
       name = id.getName();
-    } else if (e instanceof MemberSelectTree select && select.getExpression() instanceof IdentifierTree self
+    } else if (e instanceof MemberSelectTree select
+        && select.getExpression() instanceof IdentifierTree self
         && self.getName().contentEquals("this")) {
       name = select.getIdentifier();
     } else {

@@ -14,17 +14,19 @@ import javax.lang.model.element.ExecutableElement;
 
 /**
  * {@link CheckId#MIXED_DEVICES} for a model moved to the CPU inside a loop that runs it on its
- * device: {@code delta.toDevice(Device.cpu())} before saving a checkpoint every n steps
- * (PyTorch's {@code delta.cpu().state_dict()}, where {@code Module.cpu()} moves the module in
- * place). The model was moved to a device before the loop, is used in the loop before the move,
- * and is not moved back after it, so the next pass runs it on the CPU with the loop's device
- * tensors. It reads the method's calls in the order of the source, reports, and changes nothing
- * the interpreter knows.
+ * device: {@code delta.toDevice(Device.cpu())} before saving a checkpoint every n steps (PyTorch's
+ * {@code delta.cpu().state_dict()}, where {@code Module.cpu()} moves the module in place). The
+ * model was moved to a device before the loop, is used in the loop before the move, and is not
+ * moved back after it, so the next pass runs it on the CPU with the loop's device tensors. It reads
+ * the method's calls in the order of the source, reports, and changes nothing the interpreter
+ * knows.
  */
 final class ModelMovedInLoop {
   private ModelMovedInLoop() {}
 
-  /** Reports each move to the CPU, in the body at {@code method}, that the loop around it runs past. */
+  /**
+   * Reports each move to the CPU, in the body at {@code method}, that the loop around it runs past.
+   */
   static void check(TreePath method, AnalysisContext ctx) {
     List<TreePath> calls = TreeSearch.callsWhereWritten(method);
     for (TreePath move : calls) {
@@ -37,7 +39,10 @@ final class ModelMovedInLoop {
         continue;
       }
       long loopStart = TreeSearch.start(loop, ctx);
-      long loopEnd = ctx.trees().getSourcePositions().getEndPosition(loop.getCompilationUnit(), loop.getLeaf());
+      long loopEnd =
+          ctx.trees()
+              .getSourcePositions()
+              .getEndPosition(loop.getCompilationUnit(), loop.getLeaf());
       long at = TreeSearch.start(move, ctx);
       TreePath before = null;
       TreePath use = null;
@@ -62,38 +67,67 @@ final class ModelMovedInLoop {
     }
   }
 
-  private static void report(TreePath move, TreePath use, TreePath before, Element model, AnalysisContext ctx) {
+  private static void report(
+      TreePath move, TreePath use, TreePath before, Element model, AnalysisContext ctx) {
     String m = model.getSimpleName().toString();
     String device = ctx.shortText(((MethodInvocationTree) before.getLeaf()).getArguments().get(0));
-    ctx.report(CheckId.MIXED_DEVICES, move, ctx.shortText(move.getLeaf()) + " moves " + m + " to the CPU inside the"
-        + " loop, and the loop's next pass runs it as if it were still on " + device + " (" + ctx.shortText(use.getLeaf())
-        + ", line " + ctx.lineOf(use) + "): a model moves in place. To save its state, save " + m + ".stateDict() as"
-        + " it is (saving copies device tensors to the host), or move it back afterwards: " + m + ".toDevice("
-        + device + ")", false);
+    ctx.report(
+        CheckId.MIXED_DEVICES,
+        move,
+        ctx.shortText(move.getLeaf())
+            + " moves "
+            + m
+            + " to the CPU inside the"
+            + " loop, and the loop's next pass runs it as if it were still on "
+            + device
+            + " ("
+            + ctx.shortText(use.getLeaf())
+            + ", line "
+            + ctx.lineOf(use)
+            + "): a model moves in place. To save its state, save "
+            + m
+            + ".stateDict() as"
+            + " it is (saving copies device tensors to the host), or move it back afterwards: "
+            + m
+            + ".toDevice("
+            + device
+            + ")",
+        false);
   }
 
   /** Whether a call's one argument is the CPU ({@code Device.cpu()}). */
   private static boolean toTheCpu(TreePath call, AnalysisContext ctx) {
     List<? extends Tree> args = ((MethodInvocationTree) call.getLeaf()).getArguments();
-    return args.size() == 1 && ctx.trees().getElement(new TreePath(call, args.get(0))) instanceof ExecutableElement d
+    return args.size() == 1
+        && ctx.trees().getElement(new TreePath(call, args.get(0))) instanceof ExecutableElement d
         && ctx.semantics(d).deviceSource == ReturnsDevice.Source.CPU;
   }
 
-  /** Calls that only read the model's state ({@code stateDict()}, {@code parameters()}): not a run of it. */
+  /**
+   * Calls that only read the model's state ({@code stateDict()}, {@code parameters()}): not a run
+   * of it.
+   */
   private static boolean readsState(TreePath call) {
-    return TreeSearch.named(call, "stateDict") || TreeSearch.named(call, "parameters")
-        || TreeSearch.named(call, "namedParameters") || TreeSearch.named(call, "device");
+    return TreeSearch.named(call, "stateDict")
+        || TreeSearch.named(call, "parameters")
+        || TreeSearch.named(call, "namedParameters")
+        || TreeSearch.named(call, "device");
   }
 
   /** The innermost loop around {@code path} inside {@code method}, or null. */
   private static TreePath enclosingLoop(TreePath path, TreePath method) {
-    for (TreePath p = path.getParentPath(); p != null && p.getLeaf() != method.getLeaf(); p = p.getParentPath()) {
+    for (TreePath p = path.getParentPath();
+        p != null && p.getLeaf() != method.getLeaf();
+        p = p.getParentPath()) {
       Tree t = p.getLeaf();
-      if (t instanceof ForLoopTree || t instanceof EnhancedForLoopTree || t instanceof WhileLoopTree
+      if (t instanceof ForLoopTree
+          || t instanceof EnhancedForLoopTree
+          || t instanceof WhileLoopTree
           || t instanceof DoWhileLoopTree) {
         return p;
       }
-      if (t instanceof com.sun.source.tree.ClassTree || t instanceof com.sun.source.tree.LambdaExpressionTree) {
+      if (t instanceof com.sun.source.tree.ClassTree
+          || t instanceof com.sun.source.tree.LambdaExpressionTree) {
         return null;
       }
     }

@@ -23,12 +23,33 @@ final class ModelNotMovedCheck extends DeviceCheck {
     Operand b = c.b();
     String target = texts.deviceText(b.value.place(), b);
     String model = texts.variableText(a.named);
-    String again = model == null ? "move the model again after replacing the part"
-        : "move the model again after replacing it: " + model + ".toDevice(" + target + ")";
-    report(CheckId.MODEL_NOT_MOVED, c.at(), a.text(ctx) + "." + a.value.originName() + " was replaced by a new part"
-        + " made on the CPU after " + a.text(ctx) + " was moved: its parameters are on the CPU while " + b.text(ctx)
-        + " is on " + b.value.place().describe() + "; " + again, false, model == null ? null : StatementFixes.after(ctx,
-            a.value.originPath(), model + ".toDevice(" + target + ");", "move the model again after replacing the part"));
+    String again =
+        model == null
+            ? "move the model again after replacing the part"
+            : "move the model again after replacing it: " + model + ".toDevice(" + target + ")";
+    report(
+        CheckId.MODEL_NOT_MOVED,
+        c.at(),
+        a.text(ctx)
+            + "."
+            + a.value.originName()
+            + " was replaced by a new part"
+            + " made on the CPU after "
+            + a.text(ctx)
+            + " was moved: its parameters are on the CPU while "
+            + b.text(ctx)
+            + " is on "
+            + b.value.place().describe()
+            + "; "
+            + again,
+        false,
+        model == null
+            ? null
+            : StatementFixes.after(
+                ctx,
+                a.value.originPath(),
+                model + ".toDevice(" + target + ");",
+                "move the model again after replacing the part"));
   }
 
   private void neverMoved(DeviceConflict c) {
@@ -36,11 +57,28 @@ final class ModelNotMovedCheck extends DeviceCheck {
     Operand b = c.b();
     String target = texts.deviceText(b.value.place(), b);
     String model = texts.variableText(a.named);
-    String move = model == null ? "keep it in a variable and call toDevice(" + target + ") on it"
-        : model + ".toDevice(" + target + ")";
-    report(CheckId.MODEL_NOT_MOVED, c.at(), a.text(ctx) + " was never moved: its parameters are on the CPU while "
-        + b.text(ctx) + " is on " + b.value.place().describe() + "; move the model once, before using it: " + move,
-        false, model == null ? null : StatementFixes.afterDeclaration(ctx, a.path, model + ".toDevice(" + target
-            + ");", "move the model after creating it", DeviceTexts.leadingName(target)));
+    String move =
+        model == null
+            ? "keep it in a variable and call toDevice(" + target + ") on it"
+            : model + ".toDevice(" + target + ")";
+    report(
+        CheckId.MODEL_NOT_MOVED,
+        c.at(),
+        a.text(ctx)
+            + " was never moved: its parameters are on the CPU while "
+            + b.text(ctx)
+            + " is on "
+            + b.value.place().describe()
+            + "; move the model once, before using it: "
+            + move,
+        false,
+        model == null
+            ? null
+            : StatementFixes.afterDeclaration(
+                ctx,
+                a.path,
+                model + ".toDevice(" + target + ");",
+                "move the model after creating it",
+                DeviceTexts.leadingName(target)));
   }
 }

@@ -41,16 +41,26 @@ final class ModelScope {
    * @param deviceField the final {@code Device} field its constructors move it to ({@link
    *     DeviceField}): the model is on that field's device; or null
    */
-  ModelScope(RuntimeTypes rt, TypeElement type, ExecutableElement method, boolean instance, boolean spread,
+  ModelScope(
+      RuntimeTypes rt,
+      TypeElement type,
+      ExecutableElement method,
+      boolean instance,
+      boolean spread,
       VariableElement deviceField) {
     this.rt = rt;
     this.modelClass = type != null && rt.isModel(type.asType());
-    this.instanceMethod = instance && method != null && method.getKind() == ElementKind.METHOD
-        && !method.getModifiers().contains(Modifier.STATIC);
+    this.instanceMethod =
+        instance
+            && method != null
+            && method.getKind() == ElementKind.METHOD
+            && !method.getModifiers().contains(Modifier.STATIC);
     this.type = type;
     this.method = method;
-    this.thisValue = modelClass && instanceMethod && !spread
-        ? Value.on(Place.symbol(deviceField != null ? deviceField : type, "the model's device")) : Value.UNKNOWN;
+    this.thisValue =
+        modelClass && instanceMethod && !spread
+            ? Value.on(Place.symbol(deviceField != null ? deviceField : type, "the model's device"))
+            : Value.UNKNOWN;
   }
 
   boolean isModelClass() {
@@ -84,7 +94,8 @@ final class ModelScope {
     if (type.getNestingKind() != NestingKind.ANONYMOUS) {
       return type.getSimpleName().toString();
     }
-    TypeMirror base = type.getInterfaces().isEmpty() ? type.getSuperclass() : type.getInterfaces().get(0);
+    TypeMirror base =
+        type.getInterfaces().isEmpty() ? type.getSuperclass() : type.getInterfaces().get(0);
     Element baseElement = base instanceof DeclaredType declared ? declared.asElement() : null;
     return "(anonymous " + (baseElement == null ? "class" : baseElement.getSimpleName()) + ")";
   }
@@ -109,8 +120,8 @@ final class ModelScope {
   }
 
   /**
-   * The value of field {@code f} read through {@code receiver} by {@code access}, whose source
-   * text names a device field in messages and fixes ({@code device}, {@code Env.DEVICE}, {@code
+   * The value of field {@code f} read through {@code receiver} by {@code access}, whose source text
+   * names a device field in messages and fixes ({@code device}, {@code Env.DEVICE}, {@code
    * cfg.device}); static tensors and final devices are evaluated by {@code ctx}.
    */
   Value field(AnalysisContext ctx, VariableElement f, Value receiver, Tree access) {
@@ -121,14 +132,16 @@ final class ModelScope {
         return Value.UNKNOWN;
       }
       Place initial = ctx.finalDevice(f);
-      String name = access instanceof MemberSelectTree ? ctx.text(access) : f.getSimpleName().toString();
+      String name =
+          access instanceof MemberSelectTree ? ctx.text(access) : f.getSimpleName().toString();
       return Value.on(initial != null ? initial.named(name) : Place.symbol(f, name));
     }
     String on = rt.declaredDevice(f);
     if (on != null) {
       Value v = Value.on(declaredPlace(on, receiver));
       return Place.CPU.equals(v.place()) && tensor
-          ? v.withOrigin(Value.Origin.PINNED_CPU, null, f.getSimpleName().toString()) : v;
+          ? v.withOrigin(Value.Origin.PINNED_CPU, null, f.getSimpleName().toString())
+          : v;
     }
     if (f.getModifiers().contains(Modifier.STATIC)) {
       if (!tensor) {
@@ -136,13 +149,18 @@ final class ModelScope {
       }
       Value v = ctx.staticField(f);
       return Place.CPU.equals(v.place()) && !v.cpuScalarLike()
-          ? v.withOrigin(Value.Origin.STATIC_CONSTANT, null, f.getSimpleName().toString()) : v;
+          ? v.withOrigin(Value.Origin.STATIC_CONSTANT, null, f.getSimpleName().toString())
+          : v;
     }
     Element owner = f.getEnclosingElement();
-    boolean modelState = owner instanceof TypeElement && rt.isModel(owner.asType())
-        && (model || rt.annotations().has(f, Buffer.class) || rt.isTensor(f.asType()));
+    boolean modelState =
+        owner instanceof TypeElement
+            && rt.isModel(owner.asType())
+            && (model || rt.annotations().has(f, Buffer.class) || rt.isTensor(f.asType()));
     if (!modelState && tensor && f.getModifiers().contains(Modifier.FINAL)) {
-      return ctx.finalFieldOnTheCpu(f) ? Value.on(Place.CPU) : Value.UNKNOWN; // a trainer's class weights
+      return ctx.finalFieldOnTheCpu(f)
+          ? Value.on(Place.CPU)
+          : Value.UNKNOWN; // a trainer's class weights
     }
     if (model && !modelState) {
       Place held = ctx.heldModel(f); // a trainer's model, moved in its constructor or by its caller

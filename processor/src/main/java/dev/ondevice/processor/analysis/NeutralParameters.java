@@ -41,7 +41,6 @@ import java.util.Set;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
-import javax.lang.model.element.Modifier;
 import javax.lang.model.element.Name;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
@@ -59,8 +58,8 @@ import javax.lang.model.util.Types;
  * reads the same before and after javac has attributed the method's class): a host read or a shape
  * query ({@code lengths.toLongArray()}), a move to a device ({@code x.to(device())}, also assigned
  * back to the parameter, after which it is on that device), a copy into a parameter or buffer of
- * values computed from it alone ({@code emb.weight().assign(vectors.div(norms))}), or a parameter of
- * another method of the model or of a submodule that is itself used so ({@code forward(x,
+ * values computed from it alone ({@code emb.weight().assign(vectors.div(norms))}), or a parameter
+ * of another method of the model or of a submodule that is itself used so ({@code forward(x,
  * lengths)}, {@code encoder.forward(ids, lengths)}); followed through locals, arrays, loops over
  * them and {@code ?:}. A use with the model's state, with a parameter that must be on the model's
  * device, or with a tensor made elsewhere makes it a parameter on the model's device. The argument
@@ -68,27 +67,74 @@ import javax.lang.model.util.Types;
  */
 final class NeutralParameters {
   /** Methods on a tensor whose result does not depend on the tensor's device meeting another's. */
-  private static final Set<String> NEUTRAL_CALLS = Set.of("to", "cpu", "cuda", "toLongArray", "toFloatArray",
-      "toDoubleArray", "toBooleanArray", "item", "itemAsLong", "itemAsBoolean", "shape", "size", "dim", "device",
-      "dtype", "numel", "isPinned", "pinMemory", "isReady");
-  /** Methods on a tensor whose result is a value on the host: its shape, or its elements read there. */
-  static final Set<String> HOST_VALUES = Set.of("size", "shape", "dim", "numel", "dtype", "item",
-      "itemAsLong", "itemAsBoolean", "toLongArray", "toFloatArray", "toDoubleArray", "toBooleanArray");
+  private static final Set<String> NEUTRAL_CALLS =
+      Set.of(
+          "to",
+          "cpu",
+          "cuda",
+          "toLongArray",
+          "toFloatArray",
+          "toDoubleArray",
+          "toBooleanArray",
+          "item",
+          "itemAsLong",
+          "itemAsBoolean",
+          "shape",
+          "size",
+          "dim",
+          "device",
+          "dtype",
+          "numel",
+          "isPinned",
+          "pinMemory",
+          "isReady");
+
+  /**
+   * Methods on a tensor whose result is a value on the host: its shape, or its elements read there.
+   */
+  static final Set<String> HOST_VALUES =
+      Set.of(
+          "size",
+          "shape",
+          "dim",
+          "numel",
+          "dtype",
+          "item",
+          "itemAsLong",
+          "itemAsBoolean",
+          "toLongArray",
+          "toFloatArray",
+          "toDoubleArray",
+          "toBooleanArray");
+
   /** Methods that copy their tensor argument in place, from any device. */
   private static final Set<String> COPIES = Set.of("assign", "copyFrom");
 
-  /** Whether parameter {@code index} of another method (of the model, or of a submodule) is used on any device. */
+  /**
+   * Whether parameter {@code index} of another method (of the model, or of a submodule) is used on
+   * any device.
+   */
   interface OtherMethods {
     boolean neutral(ExecutableElement method, int index);
   }
 
   private final Map<Name, List<TreePath>> uses = new HashMap<>();
-  /** Every value a local is given: its initializer, what is assigned to it or its elements, the iterable of a loop over it. */
+
+  /**
+   * Every value a local is given: its initializer, what is assigned to it or its elements, the
+   * iterable of a loop over it.
+   */
   private final Map<Name, List<ExpressionTree>> givenValues = new HashMap<>();
+
   /** Locals given {@code x.device()}: {@code Device d = x.device();}. */
   private final Set<Name> deviceLocals = new HashSet<>();
-  /** Locals declared {@code Device} (or {@code var} given a device): moves to them are moves to a device. */
+
+  /**
+   * Locals declared {@code Device} (or {@code var} given a device): moves to them are moves to a
+   * device.
+   */
   private final Set<Name> deviceTypedLocals = new HashSet<>();
+
   private final Set<Name> locals = new HashSet<>();
   private final Map<Name, VariableElement> fields = new HashMap<>();
   private final Map<Name, TypeMirror> parameters = new HashMap<>();
@@ -99,8 +145,10 @@ final class NeutralParameters {
   private final Types types;
   private final RuntimeTypes rt;
   private final OtherMethods others;
+
   /** Per parameter judged on its own: whether it is used on any device. */
   private final Map<Name, Boolean> known = new HashMap<>();
+
   /**
    * The parameters being judged, innermost first, each with the locals followed from it; a value
    * computed from the parameter itself is free where it meets it ({@code vectors.div(norms)}).
@@ -109,10 +157,16 @@ final class NeutralParameters {
 
   /** A parameter being judged and the locals followed from it (each followed once). */
   private record Lineage(Name root, Set<Name> followed) {}
+
   private final Map<Name, MoveBack> movesBack = new HashMap<>();
 
-  private NeutralParameters(TreePath methodPath, ExecutableElement element, TypeElement type, Elements elements,
-      RuntimeTypes rt, OtherMethods others) {
+  private NeutralParameters(
+      TreePath methodPath,
+      ExecutableElement element,
+      TypeElement type,
+      Elements elements,
+      RuntimeTypes rt,
+      OtherMethods others) {
     this.method = (MethodTree) methodPath.getLeaf();
     this.unit = methodPath.getCompilationUnit();
     this.type = type;
@@ -145,8 +199,11 @@ final class NeutralParameters {
           }
         }
         String declared = node.getType() == null ? "" : node.getType().toString();
-        if (declared.equals("Device") || declared.endsWith(".Device") || (node.getInitializer() != null
-            && (declared.isEmpty() || declared.equals("var")) && names(node.getInitializer()))) {
+        if (declared.equals("Device")
+            || declared.endsWith(".Device")
+            || (node.getInitializer() != null
+                && (declared.isEmpty() || declared.equals("var"))
+                && names(node.getInitializer()))) {
           deviceTypedLocals.add(node.getName());
         }
         return super.visitVariable(node, null);
@@ -180,13 +237,20 @@ final class NeutralParameters {
    * type}), whether it is a tensor used on any device; {@code others} answers for the other methods
    * it calls on the model or its submodules.
    */
-  static boolean[] of(TreePath methodPath, ExecutableElement element, TypeElement type, Elements elements,
-      RuntimeTypes rt, OtherMethods others) {
+  static boolean[] of(
+      TreePath methodPath,
+      ExecutableElement element,
+      TypeElement type,
+      Elements elements,
+      RuntimeTypes rt,
+      OtherMethods others) {
     NeutralParameters n = new NeutralParameters(methodPath, element, type, elements, rt, others);
     List<? extends VariableElement> params = element.getParameters();
     boolean[] neutral = new boolean[params.size()];
     for (int i = 0; i < neutral.length; i++) {
-      neutral[i] = n.isTensorLike(params.get(i).asType()) && n.usedOnAnyDevice(params.get(i).getSimpleName());
+      neutral[i] =
+          n.isTensorLike(params.get(i).asType())
+              && n.usedOnAnyDevice(params.get(i).getSimpleName());
     }
     return neutral;
   }
@@ -210,9 +274,13 @@ final class NeutralParameters {
     return all;
   }
 
-  /** Whether a local given the value being judged (or a value computed from it) is used on any device. */
+  /**
+   * Whether a local given the value being judged (or a value computed from it) is used on any
+   * device.
+   */
   private boolean followed(Name local) {
-    return !lineages.peek().followed().add(local) || usesEnd(local); // already followed: its uses are being judged
+    return !lineages.peek().followed().add(local)
+        || usesEnd(local); // already followed: its uses are being judged
   }
 
   private boolean usesEnd(Name name) {
@@ -232,7 +300,10 @@ final class NeutralParameters {
     return parameters.containsKey(name) && !locals.contains(name);
   }
 
-  /** Whether the value at {@code path} (a use of {@code name}), and what is computed from it, ends in a use on any device. */
+  /**
+   * Whether the value at {@code path} (a use of {@code name}), and what is computed from it, ends
+   * in a use on any device.
+   */
   private boolean endsOnAnyDevice(TreePath path, Name name) {
     Tree child = path.getLeaf();
     boolean device = deviceLocals.contains(name);
@@ -243,8 +314,11 @@ final class NeutralParameters {
       }
       if (parent instanceof MemberSelectTree select && select.getExpression() == child) {
         TreePath up = p.getParentPath();
-        if (!(up.getLeaf() instanceof MethodInvocationTree call) || call.getMethodSelect() != select) {
-          return select.getIdentifier().contentEquals("length"); // parts.length of an array; any other field of it
+        if (!(up.getLeaf() instanceof MethodInvocationTree call)
+            || call.getMethodSelect() != select) {
+          return select
+              .getIdentifier()
+              .contentEquals("length"); // parts.length of an array; any other field of it
         }
         if (device) {
           return true; // d.equals(device()), d.isCuda(): a question about the device, on the host
@@ -276,16 +350,23 @@ final class NeutralParameters {
           return !device && allUseOnAnyDevice(callees, call.getArguments().indexOf(child));
         }
         Tree argument = child;
-        List<ExecutableElement> statics = !device && call.getMethodSelect() instanceof MemberSelectTree select
-            && looksLikeTypeName(select.getExpression())
-            ? executables(select.getExpression(), select.getIdentifier(), call.getArguments().size()) : List.of();
+        List<ExecutableElement> statics =
+            !device
+                    && call.getMethodSelect() instanceof MemberSelectTree select
+                    && looksLikeTypeName(select.getExpression())
+                ? executables(
+                    select.getExpression(), select.getIdentifier(), call.getArguments().size())
+                : List.of();
         if (allDeclareDevice(statics, call.getArguments().indexOf(child))) {
-          return true; // Tables.of(xs), declared @OnDevice("cpu"): where it must be is checked where it is passed
+          return true; // Tables.of(xs), declared @OnDevice("cpu"): where it must be is checked
+          // where it is passed
         }
-        if (returnHostValues(statics) && call.getArguments().stream().allMatch(a -> a == argument || free(a))) {
+        if (returnHostValues(statics)
+            && call.getArguments().stream().allMatch(a -> a == argument || free(a))) {
           return true; // long[] l = SeqUtils.toList(lengths): values on the host, computed from it
         }
-        // Tensor.stack(List.of(x)), vectors.div(norms): computed from it and from values free of the
+        // Tensor.stack(List.of(x)), vectors.div(norms): computed from it and from values free of
+        // the
         // model's state, where the call has a receiver (a class, such as Tensor or List, or such a
         // value) and its other arguments are free of it too.
         if (!(call.getMethodSelect() instanceof MemberSelectTree select)
@@ -297,10 +378,14 @@ final class NeutralParameters {
         continue;
       }
       if (parent instanceof NewClassTree created && created.getArguments().contains(child)) {
-        return !device && created.getClassBody() == null && allDeclareDevice(executables(created.getIdentifier(), null,
-            created.getArguments().size()), created.getArguments().indexOf(child)); // new TensorDataset(xs, ys)
+        return !device
+            && created.getClassBody() == null
+            && allDeclareDevice(
+                executables(created.getIdentifier(), null, created.getArguments().size()),
+                created.getArguments().indexOf(child)); // new TensorDataset(xs, ys)
       }
-      if (parent instanceof NewArrayTree array && array.getInitializers() != null
+      if (parent instanceof NewArrayTree array
+          && array.getInitializers() != null
           && array.getInitializers().contains(child)) {
         Tree element = child;
         if (device || !array.getInitializers().stream().allMatch(e -> e == element || free(e))) {
@@ -329,9 +414,11 @@ final class NeutralParameters {
       if (parent instanceof BinaryTree b && isStringConcatenation(b)) {
         return true; // "bad lengths " + lengths: printed on the host
       }
-      if (parent instanceof BinaryTree compare && (compare.getKind() == Tree.Kind.EQUAL_TO
-          || compare.getKind() == Tree.Kind.NOT_EQUAL_TO) && (compare.getLeftOperand().getKind() == Tree.Kind.NULL_LITERAL
-          || compare.getRightOperand().getKind() == Tree.Kind.NULL_LITERAL)) {
+      if (parent instanceof BinaryTree compare
+          && (compare.getKind() == Tree.Kind.EQUAL_TO
+              || compare.getKind() == Tree.Kind.NOT_EQUAL_TO)
+          && (compare.getLeftOperand().getKind() == Tree.Kind.NULL_LITERAL
+              || compare.getRightOperand().getKind() == Tree.Kind.NULL_LITERAL)) {
         return true; // lengths != null
       }
       return false;
@@ -339,25 +426,36 @@ final class NeutralParameters {
     return false;
   }
 
-  /** Where a value assigned at {@code assignment} (at {@code path}; {@code child} being one side of it) ends. */
+  /**
+   * Where a value assigned at {@code assignment} (at {@code path}; {@code child} being one side of
+   * it) ends.
+   */
   private boolean assignedOnAnyDevice(TreePath path, AssignmentTree assignment, Tree child) {
     if (assignment.getVariable() == child) {
       return true; // written, not read: what it is given is followed where it is given
     }
     ExpressionTree target = assignment.getVariable();
-    if (target instanceof ArrayAccessTree access && access.getExpression() instanceof IdentifierTree array) {
+    if (target instanceof ArrayAccessTree access
+        && access.getExpression() instanceof IdentifierTree array) {
       target = array; // p[1] = x: an element of p
     }
-    if (target instanceof MemberSelectTree select && select.getExpression() instanceof IdentifierTree self
+    if (target instanceof MemberSelectTree select
+        && select.getExpression() instanceof IdentifierTree self
         && self.getName().contentEquals("this")) {
       target = select; // this.lastLengths = lengths
     }
-    Name stored = target instanceof IdentifierTree id ? id.getName()
-        : target instanceof MemberSelectTree select ? select.getIdentifier() : null;
-    if (stored != null && pinnedField(stored) && !(target instanceof IdentifierTree id && isLocalOrParameter(id.getName()))) {
-      return true; // lastLengths = lengths, an @OnDevice("cpu") field: checked against its declaration
+    Name stored =
+        target instanceof IdentifierTree id
+            ? id.getName()
+            : target instanceof MemberSelectTree select ? select.getIdentifier() : null;
+    if (stored != null
+        && pinnedField(stored)
+        && !(target instanceof IdentifierTree id && isLocalOrParameter(id.getName()))) {
+      return true; // lastLengths = lengths, an @OnDevice("cpu") field: checked against its
+      // declaration
     }
-    if (!(target instanceof IdentifierTree id) || !(locals.contains(id.getName()) || isParameter(id.getName()))) {
+    if (!(target instanceof IdentifierTree id)
+        || !(locals.contains(id.getName()) || isParameter(id.getName()))) {
       return false; // stored in a field
     }
     Name to = id.getName();
@@ -391,15 +489,21 @@ final class NeutralParameters {
     List<ExecutableElement> candidates = new ArrayList<>();
     int arity = call.getArguments().size();
     for (Element member : elements.getAllMembers(owner)) {
-      if (member instanceof ExecutableElement m && m.getKind() == ElementKind.METHOD && m.getSimpleName().equals(name)
-          && (m.getParameters().size() == arity || (m.isVarArgs() && arity >= m.getParameters().size() - 1))) {
+      if (member instanceof ExecutableElement m
+          && m.getKind() == ElementKind.METHOD
+          && m.getSimpleName().equals(name)
+          && (m.getParameters().size() == arity
+              || (m.isVarArgs() && arity >= m.getParameters().size() - 1))) {
         candidates.add(m);
       }
     }
     return candidates;
   }
 
-  /** The class of a receiver that is the model itself ({@code this}, {@code super}) or a submodule field of it; else null. */
+  /**
+   * The class of a receiver that is the model itself ({@code this}, {@code super}) or a submodule
+   * field of it; else null.
+   */
   private TypeElement receiverClass(ExpressionTree receiver) {
     ExpressionTree r = ModelMethodSource.skipParensAndCasts(receiver);
     Name field = null;
@@ -411,7 +515,8 @@ final class NeutralParameters {
         return types.asElement(type.getSuperclass()) instanceof TypeElement s ? s : null;
       }
       field = isLocalOrParameter(id.getName()) ? null : id.getName();
-    } else if (r instanceof MemberSelectTree select && select.getExpression() instanceof IdentifierTree self
+    } else if (r instanceof MemberSelectTree select
+        && select.getExpression() instanceof IdentifierTree self
         && self.getName().contentEquals("this")) {
       field = select.getIdentifier();
     }
@@ -432,7 +537,8 @@ final class NeutralParameters {
       int last = m.getParameters().size() - 1;
       int p = Math.min(index, last);
       TypeMirror t = m.getParameters().get(p).asType();
-      if (t.getKind().isPrimitive() || (t.getKind() == TypeKind.ARRAY && !(m.isVarArgs() && p == last))) {
+      if (t.getKind().isPrimitive()
+          || (t.getKind() == TypeKind.ARRAY && !(m.isVarArgs() && p == last))) {
         continue;
       }
       if (!others.neutral(m, p)) {
@@ -445,9 +551,9 @@ final class NeutralParameters {
 
   /**
    * Whether every constructor or method a call may invoke declares {@code @OnDevice} with a device
-   * of its own ({@code "cpu"}, not {@value OnDevice#MODEL}) for argument {@code index}: the argument
-   * is then used on that device, which the interpretation checks where it is passed, not on the
-   * model's. False when there is no candidate.
+   * of its own ({@code "cpu"}, not {@value OnDevice#MODEL}) for argument {@code index}: the
+   * argument is then used on that device, which the interpretation checks where it is passed, not
+   * on the model's. False when there is no candidate.
    */
   private boolean allDeclareDevice(List<ExecutableElement> candidates, int index) {
     for (ExecutableElement m : candidates) {
@@ -460,9 +566,13 @@ final class NeutralParameters {
     return !candidates.isEmpty();
   }
 
-  /** Whether every candidate returns values on no device ({@code long[]}, {@code int}, {@code String}); false for none. */
+  /**
+   * Whether every candidate returns values on no device ({@code long[]}, {@code int}, {@code
+   * String}); false for none.
+   */
   private boolean returnHostValues(List<ExecutableElement> candidates) {
-    return !candidates.isEmpty() && candidates.stream().allMatch(m -> isPlainValue(m.getReturnType()));
+    return !candidates.isEmpty()
+        && candidates.stream().allMatch(m -> isPlainValue(m.getReturnType()));
   }
 
   /**
@@ -477,9 +587,12 @@ final class NeutralParameters {
       return out;
     }
     for (Element member : owner.getEnclosedElements()) {
-      if (member instanceof ExecutableElement m && (name == null ? m.getKind() == ElementKind.CONSTRUCTOR
-          : m.getKind() == ElementKind.METHOD && m.getSimpleName().equals(name))
-          && (m.getParameters().size() == arity || (m.isVarArgs() && arity >= m.getParameters().size() - 1))) {
+      if (member instanceof ExecutableElement m
+          && (name == null
+              ? m.getKind() == ElementKind.CONSTRUCTOR
+              : m.getKind() == ElementKind.METHOD && m.getSimpleName().equals(name))
+          && (m.getParameters().size() == arity
+              || (m.isVarArgs() && arity >= m.getParameters().size() - 1))) {
         out.add(m);
       }
     }
@@ -539,7 +652,10 @@ final class NeutralParameters {
     return null;
   }
 
-  /** A field of the model declared on a device of its own ({@code @OnDevice("cpu")}), which does not move with the model. */
+  /**
+   * A field of the model declared on a device of its own ({@code @OnDevice("cpu")}), which does not
+   * move with the model.
+   */
   private boolean pinnedField(Name name) {
     VariableElement f = fields.get(name);
     String declared = f == null ? null : rt.declaredDevice(f);
@@ -560,7 +676,9 @@ final class NeutralParameters {
    * HostTables.Table}): worth looking up with {@link #classNamed}.
    */
   private boolean looksLikeTypeName(ExpressionTree e) {
-    return isClassName(e) || (e instanceof MemberSelectTree select && Character.isUpperCase(select.getIdentifier().charAt(0)));
+    return isClassName(e)
+        || (e instanceof MemberSelectTree select
+            && Character.isUpperCase(select.getIdentifier().charAt(0)));
   }
 
   private boolean isLocalOrParameter(Name name) {
@@ -592,19 +710,24 @@ final class NeutralParameters {
         if (node.getMethodSelect() instanceof IdentifierTree) {
           bound[0] = true; // forward(x), a method of the model
         } else if (node.getMethodSelect() instanceof MemberSelectTree select
-            && (HOST_VALUES.contains(select.getIdentifier().toString()) || ModelMethodSource.isMoveToCpu(node, false))) {
-          return scan(node.getArguments(), null); // ids.size(1), forward(x).argmax(1).cpu(): on the host
+            && (HOST_VALUES.contains(select.getIdentifier().toString())
+                || ModelMethodSource.isMoveToCpu(node, false))) {
+          return scan(
+              node.getArguments(), null); // ids.size(1), forward(x).argmax(1).cpu(): on the host
         }
         return super.visitMethodInvocation(node, null);
       }
 
       @Override
       public Void visitMemberSelect(MemberSelectTree node, Void unused) {
-        if (node.getExpression() instanceof MemberSelectTree inner && isClassName(inner.getExpression())) {
-          bound[0] = true; // Shared.ENCODER.forward(x): a static field of another class, perhaps a model
+        if (node.getExpression() instanceof MemberSelectTree inner
+            && isClassName(inner.getExpression())) {
+          bound[0] =
+              true; // Shared.ENCODER.forward(x): a static field of another class, perhaps a model
           return null;
         }
-        return node.getExpression() instanceof IdentifierTree id && isClassName(id) ? null
+        return node.getExpression() instanceof IdentifierTree id && isClassName(id)
+            ? null
             : super.visitMemberSelect(node, null);
       }
     }.scan(e, null);
@@ -613,10 +736,12 @@ final class NeutralParameters {
 
   private boolean freeName(Name n, Set<Name> visiting) {
     if (pinnedField(n) && !isLocalOrParameter(n)) {
-      return true; // an @OnDevice("cpu") table: on its own device, not the model's (table.indexSelect(0, ids))
+      return true; // an @OnDevice("cpu") table: on its own device, not the model's
+      // (table.indexSelect(0, ids))
     }
     if (n.contentEquals("this") || n.contentEquals("super") || fields.containsKey(n)) {
-      return false; // the model, a field (or a local or a lambda parameter named as one: not told apart here)
+      return false; // the model, a field (or a local or a lambda parameter named as one: not told
+      // apart here)
     }
     if (!lineages.isEmpty() && lineages.peek().root().equals(n)) {
       return true; // the parameter being judged: what is computed from it is where it is
@@ -628,7 +753,9 @@ final class NeutralParameters {
       }
       // One being judged further out counts as on the model's device: two parameters that meet
       // (correct(logits, labels) given forward(x)) are where the model's output is.
-      return lineages.stream().noneMatch(l -> l.root().equals(n)) && moveBack(n) == null && usedOnAnyDevice(n);
+      return lineages.stream().noneMatch(l -> l.root().equals(n))
+          && moveBack(n) == null
+          && usedOnAnyDevice(n);
     }
     if (!locals.contains(n) || !visiting.add(n)) {
       return true; // a class, or a local computed from itself
@@ -640,11 +767,14 @@ final class NeutralParameters {
 
   /** A tensor, or an array of tensors ({@code Tensor... parts}). */
   private boolean isTensorLike(TypeMirror t) {
-    return rt.isTensor(t) || (t.getKind() == TypeKind.ARRAY
-        && rt.isTensor(((ArrayType) t).getComponentType()));
+    return rt.isTensor(t)
+        || (t.getKind() == TypeKind.ARRAY && rt.isTensor(((ArrayType) t).getComponentType()));
   }
 
-  /** A primitive, a boxed primitive, a string or an array of primitives: values that are on no device. */
+  /**
+   * A primitive, a boxed primitive, a string or an array of primitives: values that are on no
+   * device.
+   */
   private boolean isPlainValue(TypeMirror t) {
     if (t.getKind().isPrimitive()) {
       return true;
@@ -663,23 +793,37 @@ final class NeutralParameters {
     }
   }
 
-  /** An identifier that names a class by the Java convention ({@code Tensor}, {@code Shape}, {@code DType}). */
+  /**
+   * An identifier that names a class by the Java convention ({@code Tensor}, {@code Shape}, {@code
+   * DType}).
+   */
   private boolean isClassName(Tree t) {
-    return t instanceof IdentifierTree id && !isLocalOrParameter(id.getName()) && !fields.containsKey(id.getName())
+    return t instanceof IdentifierTree id
+        && !isLocalOrParameter(id.getName())
+        && !fields.containsKey(id.getName())
         && Character.isUpperCase(id.getName().charAt(0));
   }
 
   private static boolean isStringConcatenation(BinaryTree b) {
-    return b.getKind() == Tree.Kind.PLUS && TreeSearch.contains(b, t -> t instanceof LiteralTree l
-        && l.getValue() instanceof String, t -> !(t instanceof BinaryTree || t instanceof ParenthesizedTree));
+    return b.getKind() == Tree.Kind.PLUS
+        && TreeSearch.contains(
+            b,
+            t -> t instanceof LiteralTree l && l.getValue() instanceof String,
+            t -> !(t instanceof BinaryTree || t instanceof ParenthesizedTree));
   }
 
-  /** {@code device()}, {@code x.device()}, {@code Device.cuda(0)}: an expression that names a device. */
+  /**
+   * {@code device()}, {@code x.device()}, {@code Device.cuda(0)}: an expression that names a
+   * device.
+   */
   private static boolean names(ExpressionTree e) {
     return ModelMethodSource.skipParensAndCasts(e) instanceof MethodInvocationTree call
-        && (call.getMethodSelect() instanceof IdentifierTree id ? id.getName().contentEquals("device")
-            : call.getMethodSelect() instanceof MemberSelectTree select && (select.getIdentifier().contentEquals("device")
-                || (select.getExpression() instanceof IdentifierTree owner && owner.getName().contentEquals("Device"))));
+        && (call.getMethodSelect() instanceof IdentifierTree id
+            ? id.getName().contentEquals("device")
+            : call.getMethodSelect() instanceof MemberSelectTree select
+                && (select.getIdentifier().contentEquals("device")
+                    || (select.getExpression() instanceof IdentifierTree owner
+                        && owner.getName().contentEquals("Device"))));
   }
 
   /**
@@ -691,21 +835,27 @@ final class NeutralParameters {
       return true;
     }
     if (call.getArguments().isEmpty()
-        || !(ModelMethodSource.skipParensAndCasts(call.getArguments().get(0)) instanceof IdentifierTree id)) {
+        || !(ModelMethodSource.skipParensAndCasts(call.getArguments().get(0))
+            instanceof IdentifierTree id)) {
       return false;
     }
     Name n = id.getName();
     if (locals.contains(n)) {
       return deviceTypedLocals.contains(n);
     }
-    TypeMirror t = parameters.containsKey(n) ? parameters.get(n) : fields.containsKey(n) ? fields.get(n).asType() : null;
+    TypeMirror t =
+        parameters.containsKey(n)
+            ? parameters.get(n)
+            : fields.containsKey(n) ? fields.get(n).asType() : null;
     return t != null && rt.isDevice(t);
   }
 
   /** {@code x.device()}: the device of a tensor. */
   private static boolean isDeviceOf(ExpressionTree e) {
-    return ModelMethodSource.skipParensAndCasts(e) instanceof MethodInvocationTree call && call.getArguments().isEmpty()
-        && call.getMethodSelect() instanceof MemberSelectTree select && select.getIdentifier().contentEquals("device");
+    return ModelMethodSource.skipParensAndCasts(e) instanceof MethodInvocationTree call
+        && call.getArguments().isEmpty()
+        && call.getMethodSelect() instanceof MemberSelectTree select
+        && select.getIdentifier().contentEquals("device");
   }
 
   // ------------------------------------------------------------------ moves back
@@ -732,8 +882,12 @@ final class NeutralParameters {
       if (movesBack(s, name)) {
         return here;
       }
-      BlockTree inner = s instanceof BlockTree b ? b : s instanceof TryTree t ? t.getBlock()
-          : s instanceof SynchronizedTree sync ? sync.getBlock() : null;
+      BlockTree inner =
+          s instanceof BlockTree b
+              ? b
+              : s instanceof TryTree t
+                  ? t.getBlock()
+                  : s instanceof SynchronizedTree sync ? sync.getBlock() : null;
       if (inner != null) {
         MoveBack found = findMoveBack(inner, name, new MoveBack(outer, block, i, inner));
         if (found != null) {
@@ -747,21 +901,26 @@ final class NeutralParameters {
   private boolean movesBack(StatementTree s, Name name) {
     StatementTree statement = s;
     if (statement instanceof IfTree branch && branch.getElseStatement() == null) {
-      statement = branch.getThenStatement(); // if (!x.device().equals(device())) x = x.to(device());
+      statement =
+          branch.getThenStatement(); // if (!x.device().equals(device())) x = x.to(device());
       if (statement instanceof BlockTree b && b.getStatements().size() == 1) {
         statement = b.getStatements().get(0);
       }
     }
-    if (!(statement instanceof ExpressionStatementTree e) || !(e.getExpression() instanceof AssignmentTree a)
-        || !(a.getVariable() instanceof IdentifierTree target) || !target.getName().equals(name)) {
+    if (!(statement instanceof ExpressionStatementTree e)
+        || !(e.getExpression() instanceof AssignmentTree a)
+        || !(a.getVariable() instanceof IdentifierTree target)
+        || !target.getName().equals(name)) {
       return false;
     }
-    // The receivers of the calls on the right, down to the parameter: a move among them, and no call
+    // The receivers of the calls on the right, down to the parameter: a move among them, and no
+    // call
     // before it (nearer the parameter) meeting anything but values free of the model's state.
     boolean moved = false;
     ExpressionTree r = ModelMethodSource.skipParensAndCasts(a.getExpression());
     List<MethodInvocationTree> beforeMove = new ArrayList<>();
-    while (r instanceof MethodInvocationTree call && call.getMethodSelect() instanceof MemberSelectTree select) {
+    while (r instanceof MethodInvocationTree call
+        && call.getMethodSelect() instanceof MemberSelectTree select) {
       if (movesBackTo(call, select)) {
         moved = true;
         beforeMove.clear();
@@ -770,13 +929,16 @@ final class NeutralParameters {
       }
       r = ModelMethodSource.skipParensAndCasts(select.getExpression());
     }
-    return moved && r instanceof IdentifierTree source && source.getName().equals(name)
+    return moved
+        && r instanceof IdentifierTree source
+        && source.getName().equals(name)
         && beforeMove.stream().allMatch(call -> call.getArguments().stream().allMatch(this::free));
   }
 
   /** A move ({@link #isMove}), also to a {@code Device} variable ({@code x.to(dev)}). */
   private boolean movesBackTo(MethodInvocationTree call, MemberSelectTree select) {
-    return isMove(call, select) || (select.getIdentifier().contentEquals("to") && movesToDevice(call));
+    return isMove(call, select)
+        || (select.getIdentifier().contentEquals("to") && movesToDevice(call));
   }
 
   /**
@@ -805,7 +967,9 @@ final class NeutralParameters {
 
     private static int indexIn(TreePath use, BlockTree block) {
       Tree child = use.getLeaf();
-      for (TreePath p = use.getParentPath(); p != null; child = p.getLeaf(), p = p.getParentPath()) {
+      for (TreePath p = use.getParentPath();
+          p != null;
+          child = p.getLeaf(), p = p.getParentPath()) {
         if (p.getLeaf() == block) {
           return block.getStatements().indexOf(child);
         }
@@ -824,16 +988,17 @@ final class NeutralParameters {
   }
 
   /**
-   * {@code x.to(device())}, {@code x.to(Device.cuda(0))}, {@code x.to(y.device())}: a move to a device
-   * the source names as one; any other {@code to} may be a conversion ({@code x.to(FLOAT32)}).
+   * {@code x.to(device())}, {@code x.to(Device.cuda(0))}, {@code x.to(y.device())}: a move to a
+   * device the source names as one; any other {@code to} may be a conversion ({@code
+   * x.to(FLOAT32)}).
    */
   static boolean isMoveToDevice(MethodInvocationTree call) {
     return !call.getArguments().isEmpty() && names(call.getArguments().get(0));
   }
 
   /**
-   * {@code x.cpu()}, {@code x.cuda()} or {@code x.to(device())} (a {@code to} whose argument names a
-   * device): a move, {@code select} being the call's method select.
+   * {@code x.cpu()}, {@code x.cuda()} or {@code x.to(device())} (a {@code to} whose argument names
+   * a device): a move, {@code select} being the call's method select.
    */
   static boolean isMove(MethodInvocationTree call, MemberSelectTree select) {
     String method = select.getIdentifier().toString();

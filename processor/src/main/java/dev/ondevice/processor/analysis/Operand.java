@@ -25,12 +25,20 @@ final class Operand {
 
   final Value value;
   final TreePath path;
-  /** The parameter the operand is passed as (a name, read only for messages), "self" or "the model". */
+
+  /**
+   * The parameter the operand is passed as (a name, read only for messages), "self" or "the model".
+   */
   final CharSequence argument;
+
   /** The tree that names the operand in a message; null for {@code this}. */
   final Tree named;
+
   final Role role;
-  /** Why the operand must be on the device it is compared with, where that is not plain; or null. */
+
+  /**
+   * Why the operand must be on the device it is compared with, where that is not plain; or null.
+   */
   final String note;
 
   Operand(Value value, TreePath path, Tree named, CharSequence argument, Role role, String note) {
@@ -46,15 +54,18 @@ final class Operand {
     this(value, path, named, argument, Role.OPERAND, null);
   }
 
-  /** The operand as written, shortened for a message; {@code this} for the receiver of a model's own call. */
+  /**
+   * The operand as written, shortened for a message; {@code this} for the receiver of a model's own
+   * call.
+   */
   String text(AnalysisContext ctx) {
     return named == null ? "this" : ctx.shortText(named);
   }
 
   /**
    * A 0-dim CPU value, which may stand beside tensors on a device as PyTorch allows for the
-   * operands of an op: not as the receiver of an in-place op, whose result stays on its device,
-   * nor as one of the tensors {@code cat} and {@code stack} join.
+   * operands of an op: not as the receiver of an in-place op, whose result stays on its device, nor
+   * as one of the tensors {@code cat} and {@code stack} join.
    */
   boolean cpuScalar() {
     return role == Role.OPERAND && value.zeroDim() && Place.CPU.equals(value.place());

@@ -2,10 +2,8 @@ package dev.ondevice.processor.analysis;
 
 import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.IdentifierTree;
-import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.NewClassTree;
-import com.sun.source.tree.Tree;
 import com.sun.source.tree.VariableTree;
 import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
@@ -17,8 +15,8 @@ import javax.lang.model.element.ExecutableElement;
 /**
  * {@link CheckId#OPTIMIZER_STATE_LEFT_BEHIND}: in one method, an optimizer built over a model's
  * parameters is given saved state ({@code optimizer.loadStateDict(saved)}, {@code
- * Checkpoint.restore(file, model, optimizer, ...)}), which lands where the parameters are now,
- * and the model moves afterwards ({@code model.toDevice(device)}) with no {@code
+ * Checkpoint.restore(file, model, optimizer, ...)}), which lands where the parameters are now, and
+ * the model moves afterwards ({@code model.toDevice(device)}) with no {@code
  * optimizer.followParameters()} after the move: the state stays behind, and the first {@code
  * step()} fails (PyTorch's {@code optimizer.load_state_dict} before {@code model.cuda()}). A check
  * of its own: it reads the method's calls in the order of the source and reports, and changes
@@ -27,7 +25,10 @@ import javax.lang.model.element.ExecutableElement;
 final class OptimizerStateOrder {
   private OptimizerStateOrder() {}
 
-  /** Reports each load of state that a later move of the model leaves behind, in the body at {@code method}. */
+  /**
+   * Reports each load of state that a later move of the model leaves behind, in the body at {@code
+   * method}.
+   */
   static void check(TreePath method, AnalysisContext ctx) {
     List<TreePath> calls = TreeSearch.callsWhereWritten(method);
     if (calls.stream().noneMatch(c -> TreeSearch.named(c, "toDevice"))) {
@@ -50,11 +51,26 @@ final class OptimizerStateOrder {
       }
       String o = optimizer.getSimpleName().toString();
       String m = model.getSimpleName().toString();
-      ctx.report(CheckId.OPTIMIZER_STATE_LEFT_BEHIND, calls.get(i), "the state loaded into " + o + " is put where "
-          + m + "'s parameters are now, and " + ctx.shortText(move.getLeaf()) + " below moves the parameters without"
-          + " it: " + o + ".step() then fails; move " + m + " before loading the state, or call " + o
-          + ".followParameters() after moving it", false,
-          StatementFixes.after(ctx, move, o + ".followParameters();", "move the optimizer's state with the model"));
+      ctx.report(
+          CheckId.OPTIMIZER_STATE_LEFT_BEHIND,
+          calls.get(i),
+          "the state loaded into "
+              + o
+              + " is put where "
+              + m
+              + "'s parameters are now, and "
+              + ctx.shortText(move.getLeaf())
+              + " below moves the parameters without"
+              + " it: "
+              + o
+              + ".step() then fails; move "
+              + m
+              + " before loading the state, or call "
+              + o
+              + ".followParameters() after moving it",
+          false,
+          StatementFixes.after(
+              ctx, move, o + ".followParameters();", "move the optimizer's state with the model"));
     }
   }
 
@@ -63,26 +79,54 @@ final class OptimizerStateOrder {
    * Tensor.zerosLike(p)} in {@code new Nero(net.parameters(), 0.01)}), built before the model
    * moves: that state is made where the parameters were, and stays there.
    */
-  private static void stateMadeAtConstruction(TreePath method, List<TreePath> calls, AnalysisContext ctx) {
+  private static void stateMadeAtConstruction(
+      TreePath method, List<TreePath> calls, AnalysisContext ctx) {
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitVariable(VariableTree node, Void unused) {
         Element optimizer = ctx.trees().getElement(getCurrentPath());
-        if (node.getInitializer() instanceof NewClassTree created && optimizer != null && isLocal(optimizer)
+        if (node.getInitializer() instanceof NewClassTree created
+            && optimizer != null
+            && isLocal(optimizer)
             && ctx.types().isOptimizer(optimizer.asType())
-            && ctx.trees().getElement(new TreePath(getCurrentPath(), created)) instanceof ExecutableElement c
+            && ctx.trees().getElement(new TreePath(getCurrentPath(), created))
+                instanceof ExecutableElement c
             && ctx.constructorMakesTensors(c)) {
           Element model = modelOf(optimizer, method, ctx);
           long declared = TreeSearch.start(getCurrentPath(), ctx);
-          TreePath move = model == null ? null : calls.stream().filter(call -> TreeSearch.start(call, ctx) > declared
-              && TreeSearch.named(call, "toDevice") && TreeSearch.receiver(call, ctx) == model).findFirst().orElse(null);
+          TreePath move =
+              model == null
+                  ? null
+                  : calls.stream()
+                      .filter(
+                          call ->
+                              TreeSearch.start(call, ctx) > declared
+                                  && TreeSearch.named(call, "toDevice")
+                                  && TreeSearch.receiver(call, ctx) == model)
+                      .findFirst()
+                      .orElse(null);
           if (move != null) {
             String o = optimizer.getSimpleName().toString();
             String m = model.getSimpleName().toString();
-            ctx.report(CheckId.OPTIMIZER_STATE_LEFT_BEHIND, getCurrentPath(), "the constructor of "
-                + c.getEnclosingElement().getSimpleName() + " makes " + o + "'s state where " + m + "'s parameters are"
-                + " now, and " + ctx.shortText(move.getLeaf()) + " below moves the parameters without it: " + o
-                + ".step() then meets the state on the old device; build " + o + " after moving " + m, false);
+            ctx.report(
+                CheckId.OPTIMIZER_STATE_LEFT_BEHIND,
+                getCurrentPath(),
+                "the constructor of "
+                    + c.getEnclosingElement().getSimpleName()
+                    + " makes "
+                    + o
+                    + "'s state where "
+                    + m
+                    + "'s parameters are"
+                    + " now, and "
+                    + ctx.shortText(move.getLeaf())
+                    + " below moves the parameters without it: "
+                    + o
+                    + ".step() then meets the state on the old device; build "
+                    + o
+                    + " after moving "
+                    + m,
+                false);
           }
         }
         return super.visitVariable(node, null);
@@ -92,10 +136,14 @@ final class OptimizerStateOrder {
       public Void visitClass(com.sun.source.tree.ClassTree node, Void unused) {
         return null;
       }
-    }.scan(new TreePath(method, ((com.sun.source.tree.MethodTree) method.getLeaf()).getBody()), null);
+    }.scan(
+        new TreePath(method, ((com.sun.source.tree.MethodTree) method.getLeaf()).getBody()), null);
   }
 
-  /** Whether a constructor whose body is in this compilation makes tensors ({@code Tensor.zerosLike(p)}). */
+  /**
+   * Whether a constructor whose body is in this compilation makes tensors ({@code
+   * Tensor.zerosLike(p)}).
+   */
   static boolean makesTensors(ExecutableElement constructor, AnalysisContext ctx) {
     TreePath body = ctx.trees().getPath(constructor);
     if (body == null) {
@@ -105,8 +153,9 @@ final class OptimizerStateOrder {
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
-        found[0] |= ctx.trees().getElement(getCurrentPath()) instanceof ExecutableElement m
-            && ctx.semantics(m).kind == MethodSemantics.Kind.FACTORY;
+        found[0] |=
+            ctx.trees().getElement(getCurrentPath()) instanceof ExecutableElement m
+                && ctx.semantics(m).kind == MethodSemantics.Kind.FACTORY;
         return found[0] ? null : super.visitMethodInvocation(node, null);
       }
     }.scan(body, null);
@@ -122,8 +171,10 @@ final class OptimizerStateOrder {
     }
     if (TreeSearch.named(call, "restore")) {
       for (ExpressionTree a : t.getArguments()) {
-        Element e = MethodInterpreter.skipParens(a) instanceof IdentifierTree
-            ? ctx.trees().getElement(new TreePath(call, a)) : null;
+        Element e =
+            MethodInterpreter.skipParens(a) instanceof IdentifierTree
+                ? ctx.trees().getElement(new TreePath(call, a))
+                : null;
         if (e != null && isLocal(e) && ctx.types().isOptimizer(e.asType())) {
           return e;
         }
@@ -132,13 +183,17 @@ final class OptimizerStateOrder {
     return null;
   }
 
-  /** The model local that the optimizer's initializer names ({@code new Sgd(net.parameters(), 0.1)}, {@code build(net)}), or null. */
+  /**
+   * The model local that the optimizer's initializer names ({@code new Sgd(net.parameters(), 0.1)},
+   * {@code build(net)}), or null.
+   */
   private static Element modelOf(Element optimizer, TreePath method, AnalysisContext ctx) {
     Element[] model = {null};
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitVariable(VariableTree node, Void unused) {
-        if (node.getInitializer() != null && ctx.trees().getElement(getCurrentPath()) == optimizer) {
+        if (node.getInitializer() != null
+            && ctx.trees().getElement(getCurrentPath()) == optimizer) {
           new TreePathScanner<Void, Void>() {
             @Override
             public Void visitIdentifier(IdentifierTree id, Void u) {
@@ -157,11 +212,14 @@ final class OptimizerStateOrder {
   }
 
   /** Whether {@code optimizer.followParameters()} comes after {@code move}. */
-  private static boolean followsAfter(List<TreePath> calls, TreePath move, Element optimizer, AnalysisContext ctx) {
+  private static boolean followsAfter(
+      List<TreePath> calls, TreePath move, Element optimizer, AnalysisContext ctx) {
     boolean after = false;
     for (TreePath c : calls) {
       after |= c == move;
-      if (after && TreeSearch.named(c, "followParameters") && TreeSearch.receiver(c, ctx) == optimizer) {
+      if (after
+          && TreeSearch.named(c, "followParameters")
+          && TreeSearch.receiver(c, ctx) == optimizer) {
         return true;
       }
     }

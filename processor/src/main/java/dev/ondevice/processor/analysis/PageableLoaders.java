@@ -33,7 +33,8 @@ final class PageableLoaders {
     if (t instanceof NewClassTree) {
       return true; // the constructors take no pinning flag: new DataLoader(ds, 64) is pageable
     }
-    if (!(t instanceof MethodInvocationTree build) || !(build.getMethodSelect() instanceof MemberSelectTree select)
+    if (!(t instanceof MethodInvocationTree build)
+        || !(build.getMethodSelect() instanceof MemberSelectTree select)
         || !select.getIdentifier().contentEquals("build")) {
       return false;
     }
@@ -42,7 +43,8 @@ final class PageableLoaders {
         && call.getMethodSelect() instanceof MemberSelectTree step) {
       if (step.getIdentifier().contentEquals("pinMemory")) {
         return call.getArguments().size() == 1
-            && MethodInterpreter.skipParens(call.getArguments().get(0)) instanceof LiteralTree literal
+            && MethodInterpreter.skipParens(call.getArguments().get(0))
+                instanceof LiteralTree literal
             && Boolean.FALSE.equals(literal.getValue());
       }
       if (step.getIdentifier().contentEquals("builder")) {

@@ -15,11 +15,11 @@ import javax.lang.model.type.TypeMirror;
 /**
  * Tensors computed from a model's parameters: a {@code Parameter}, its {@code grad()}, a local the
  * method calls {@code backward()} on (a loss, whose gradient flows to the parameters), and ops of
- * the tensor API on them, directly or through local variables assigned once. An op's operands
- * share one device (else it throws), so such a tensor is where the parameters are: on the
- * model's device, a GPU on the machine that trains. An optimizer's {@code step()} walking {@code
- * for (Parameter p : params)} and reading {@code p.grad().abs().sum().item()} reads the device,
- * though the list's device is not known there.
+ * the tensor API on them, directly or through local variables assigned once. An op's operands share
+ * one device (else it throws), so such a tensor is where the parameters are: on the model's device,
+ * a GPU on the machine that trains. An optimizer's {@code step()} walking {@code for (Parameter p :
+ * params)} and reading {@code p.grad().abs().sum().item()} reads the device, though the list's
+ * device is not known there.
  */
 final class ParameterDerived {
   /** How many ops and variables are followed. */
@@ -44,20 +44,25 @@ final class ParameterDerived {
     }
     if (t instanceof IdentifierTree) {
       Element e = ctx.trees().getElement(at);
-      return e != null && e.getKind() == ElementKind.LOCAL_VARIABLE
+      return e != null
+          && e.getKind() == ElementKind.LOCAL_VARIABLE
           && (assignedOnceFromAParameter(ctx, e, depth) || backwardFrom(ctx, at, e));
     }
-    if (!(t instanceof MethodInvocationTree call) || !(ctx.trees().getElement(at) instanceof ExecutableElement m)
+    if (!(t instanceof MethodInvocationTree call)
+        || !(ctx.trees().getElement(at) instanceof ExecutableElement m)
         || ctx.semantics(m).kind != MethodSemantics.Kind.SAME_DEVICE) {
       return false;
     }
     if (call.getMethodSelect() instanceof MemberSelectTree select
-        && derives(ctx, new TreePath(new TreePath(at, select), select.getExpression()), depth + 1)) {
+        && derives(
+            ctx, new TreePath(new TreePath(at, select), select.getExpression()), depth + 1)) {
       return true;
     }
     for (ExpressionTree a : call.getArguments()) {
       TypeMirror argType = ctx.trees().getTypeMirror(new TreePath(at, a));
-      if (argType != null && ctx.types().isTensor(argType) && derives(ctx, new TreePath(at, a), depth + 1)) {
+      if (argType != null
+          && ctx.types().isTensor(argType)
+          && derives(ctx, new TreePath(at, a), depth + 1)) {
         return true;
       }
     }
@@ -83,9 +88,13 @@ final class ParameterDerived {
     new TreePathScanner<Void, Void>() {
       @Override
       public Void visitMethodInvocation(MethodInvocationTree node, Void unused) {
-        if (node.getArguments().isEmpty() && node.getMethodSelect() instanceof MemberSelectTree select
+        if (node.getArguments().isEmpty()
+            && node.getMethodSelect() instanceof MemberSelectTree select
             && select.getIdentifier().contentEquals("backward")
-            && ctx.trees().getElement(new TreePath(new TreePath(getCurrentPath(), select), select.getExpression()))
+            && ctx.trees()
+                    .getElement(
+                        new TreePath(
+                            new TreePath(getCurrentPath(), select), select.getExpression()))
                 == local) {
           found[0] = true;
         }

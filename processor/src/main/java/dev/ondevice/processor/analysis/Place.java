@@ -5,10 +5,10 @@ import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
 
 /**
- * The abstract device of a value: nothing yet, the CPU, a fixed device ({@code cuda:0}), a
- * symbolic device (the value of a {@code Device} variable, or the device of a model), the CPU or
- * one device depending on the path taken ({@code if (useGpu) x = x.to(device);}), or unknown.
- * Unknown never causes a finding; a place by path only a possible one.
+ * The abstract device of a value: nothing yet, the CPU, a fixed device ({@code cuda:0}), a symbolic
+ * device (the value of a {@code Device} variable, or the device of a model), the CPU or one device
+ * depending on the path taken ({@code if (useGpu) x = x.to(device);}), or unknown. Unknown never
+ * causes a finding; a place by path only a possible one.
  */
 final class Place {
   enum Kind {
@@ -16,7 +16,9 @@ final class Place {
     CPU,
     FIXED,
     SYMBOL,
-    /** The CPU on some paths, the device its key holds (a fixed or symbolic place) on the others. */
+    /**
+     * The CPU on some paths, the device its key holds (a fixed or symbolic place) on the others.
+     */
     BY_PATH,
     UNKNOWN
   }
@@ -35,12 +37,14 @@ final class Place {
   private final Kind kind;
   private final String name;
   private final Object key;
+
   /**
    * Whether this symbolic device reached the method through its callers' arguments ({@link
    * CallSites}): the callers' variables may hold the same device as the method's own under another
    * name, so a difference from another symbolic device is not even possible enough to report.
    */
   private final boolean throughCalls;
+
   /**
    * For the CPU: the parameter of the method being interpreted that a caller gave this tensor as
    * ({@link #givenAs}), or -1. Not part of the place's identity.
@@ -64,7 +68,9 @@ final class Place {
    * method called: the CPU without the parameter it was given as there.
    */
   Place throughCalls() {
-    return kind == Kind.SYMBOL && !throughCalls ? new Place(kind, name, key, true, -1) : withoutCaller();
+    return kind == Kind.SYMBOL && !throughCalls
+        ? new Place(kind, name, key, true, -1)
+        : withoutCaller();
   }
 
   /** The same place, without the parameter a caller gave it as ({@link #givenAs}). */
@@ -106,12 +112,15 @@ final class Place {
 
   /**
    * Whether this is a device the method being analysed fixes or chooses itself: the CPU, a fixed
-   * device, or a symbolic device it chose at run time ({@code Device.parse(args[0])}, a {@code ?:}),
-   * not the device of a parameter, a field or a model.
+   * device, or a symbolic device it chose at run time ({@code Device.parse(args[0])}, a {@code
+   * ?:}), not the device of a parameter, a field or a model.
    */
   boolean isChoiceInMethod() {
-    return kind == Kind.CPU || kind == Kind.FIXED
-        || (kind == Kind.SYMBOL && !(key instanceof VariableElement) && !(key instanceof TypeElement));
+    return kind == Kind.CPU
+        || kind == Kind.FIXED
+        || (kind == Kind.SYMBOL
+            && !(key instanceof VariableElement)
+            && !(key instanceof TypeElement));
   }
 
   /** The same place under another description (a symbolic device named after its variable). */
@@ -135,13 +144,14 @@ final class Place {
 
   /**
    * The join of two paths of a choice ({@code if}, {@code switch}) for a tensor: the CPU on one and
-   * a device on the other is {@link Kind#BY_PATH}; anything else is {@link #join}. Loops do not
-   * use it: a value before the loop and another after its first iteration are not a choice.
+   * a device on the other is {@link Kind#BY_PATH}; anything else is {@link #join}. Loops do not use
+   * it: a value before the loop and another after its first iteration are not a choice.
    */
   static Place chosen(Place a, Place b) {
     Place device = a.kind == Kind.CPU ? b : b.kind == Kind.CPU ? a : null;
     if (device != null && (device.kind == Kind.FIXED || device.kind == Kind.SYMBOL)) {
-      return new Place(Kind.BY_PATH, "the CPU or " + device.describe() + ", by the path taken", device);
+      return new Place(
+          Kind.BY_PATH, "the CPU or " + device.describe() + ", by the path taken", device);
     }
     return a.join(b);
   }
@@ -165,7 +175,8 @@ final class Place {
     if (a.kind == Kind.SYMBOL && b.kind == Kind.SYMBOL) {
       return Conflict.POSSIBLE;
     }
-    if ((a.kind == Kind.SYMBOL && b.kind == Kind.FIXED) || (a.kind == Kind.FIXED && b.kind == Kind.SYMBOL)) {
+    if ((a.kind == Kind.SYMBOL && b.kind == Kind.FIXED)
+        || (a.kind == Kind.FIXED && b.kind == Kind.SYMBOL)) {
       return Conflict.POSSIBLE;
     }
     return Conflict.CERTAIN;

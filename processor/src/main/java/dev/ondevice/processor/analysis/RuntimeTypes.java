@@ -40,8 +40,12 @@ final class RuntimeTypes {
   private static final int MAP = 32;
   private static final int SHAPE = 64;
   private static final int PARAMETER = 128;
-  private static final Set<String> PRINTERS = Set.of("java.io.PrintStream", "java.io.PrintWriter",
-      "java.lang.StringBuilder", "java.util.logging.Logger");
+  private static final Set<String> PRINTERS =
+      Set.of(
+          "java.io.PrintStream",
+          "java.io.PrintWriter",
+          "java.lang.StringBuilder",
+          "java.util.logging.Logger");
 
   private final Types types;
   private final TypeMirror tensor;
@@ -58,14 +62,20 @@ final class RuntimeTypes {
   private final TypeMirror optimizer;
   private final IdentityHashMap<Element, Integer> kinds = new IdentityHashMap<>();
   private final IdentityHashMap<Element, Boolean> stateful = new IdentityHashMap<>();
-  private final Map<Class<? extends Annotation>, IdentityHashMap<Element, Boolean>> inherited = new HashMap<>();
+  private final Map<Class<? extends Annotation>, IdentityHashMap<Element, Boolean>> inherited =
+      new HashMap<>();
   private final IdentityHashMap<Element, Boolean> printers = new IdentityHashMap<>();
   private final Element checkpointElement;
   private final Element mapLocationElement;
   private final AnnotationReader annotations;
   private final Elements elements;
-  /** Per method: the device its result is declared on, its own or an overridden method's; "" for none. */
+
+  /**
+   * Per method: the device its result is declared on, its own or an overridden method's; "" for
+   * none.
+   */
   private final IdentityHashMap<ExecutableElement, String> returnDevices = new IdentityHashMap<>();
+
   private final Name thisName;
   private TensorContainers containers;
   private final Name superName;
@@ -133,7 +143,9 @@ final class RuntimeTypes {
     String known = returnDevices.get(m);
     if (known == null) {
       known = declaredDevice(m);
-      if (known == null && m.getKind() == ElementKind.METHOD && m.getEnclosingElement() instanceof TypeElement owner
+      if (known == null
+          && m.getKind() == ElementKind.METHOD
+          && m.getEnclosingElement() instanceof TypeElement owner
           && annotations.has(m, Override.class)) {
         known = overriddenReturnDevice(m, owner, owner.asType());
       }
@@ -149,7 +161,8 @@ final class RuntimeTypes {
         continue;
       }
       for (Element member : superType.getEnclosedElements()) {
-        if (member instanceof ExecutableElement candidate && member.getSimpleName().equals(m.getSimpleName())
+        if (member instanceof ExecutableElement candidate
+            && member.getSimpleName().equals(m.getSimpleName())
             && elements.overrides(m, candidate, owner)) {
           String declared = declaredDevice(candidate);
           if (declared != null) {
@@ -173,13 +186,21 @@ final class RuntimeTypes {
     return containers;
   }
 
-  /** Whether {@code t} is the runtime's pair of results of a reduction ({@code x.max(1)}: values and indices). */
-  /** What a method of the runtime's checkpoints is to the tensors it loads ({@link CheckpointPlaces}). */
+  /**
+   * Whether {@code t} is the runtime's pair of results of a reduction ({@code x.max(1)}: values and
+   * indices).
+   */
+  /**
+   * What a method of the runtime's checkpoints is to the tensors it loads ({@link
+   * CheckpointPlaces}).
+   */
   enum CheckpointRole {
     NONE,
     /** {@code MapLocation.to(device)}: a location naming one device. */
     LOCATION,
-    /** {@code Checkpoint.load(file, location)}: the checkpoint, its tensors where the location says. */
+    /**
+     * {@code Checkpoint.load(file, location)}: the checkpoint, its tensors where the location says.
+     */
     LOAD,
     /** {@code checkpoint.stateDict()}: its tensors. */
     TENSORS
@@ -193,14 +214,17 @@ final class RuntimeTypes {
       return CheckpointRole.LOCATION;
     }
     if (owner == checkpointElement) {
-      return name.equals("load") ? CheckpointRole.LOAD : name.equals("stateDict") ? CheckpointRole.TENSORS
-          : CheckpointRole.NONE;
+      return name.equals("load")
+          ? CheckpointRole.LOAD
+          : name.equals("stateDict") ? CheckpointRole.TENSORS : CheckpointRole.NONE;
     }
     return CheckpointRole.NONE;
   }
 
   boolean isResultPair(TypeMirror t) {
-    return resultPairElement != null && t != null && t.getKind() == TypeKind.DECLARED
+    return resultPairElement != null
+        && t != null
+        && t.getKind() == TypeKind.DECLARED
         && ((DeclaredType) t).asElement() == resultPairElement;
   }
 
@@ -211,7 +235,8 @@ final class RuntimeTypes {
 
   /** Whether {@code t} is a record with a tensor component. */
   boolean isTensorRecord(TypeMirror t) {
-    if (t == null || t.getKind() != TypeKind.DECLARED
+    if (t == null
+        || t.getKind() != TypeKind.DECLARED
         || !(((DeclaredType) t).asElement() instanceof javax.lang.model.element.TypeElement r)
         || r.getKind() != javax.lang.model.element.ElementKind.RECORD) {
       return false;
@@ -251,15 +276,21 @@ final class RuntimeTypes {
    */
   boolean prints(ExecutableElement m) {
     Element owner = m.getEnclosingElement();
-    boolean printer = printers.computeIfAbsent(owner, o -> o instanceof TypeElement t
-        && PRINTERS.contains(t.getQualifiedName().toString()));
-    return printer || (owner == stringElement
-        && (m.getSimpleName().contentEquals("valueOf") || m.getSimpleName().contentEquals("format")));
+    boolean printer =
+        printers.computeIfAbsent(
+            owner,
+            o -> o instanceof TypeElement t && PRINTERS.contains(t.getQualifiedName().toString()));
+    return printer
+        || (owner == stringElement
+            && (m.getSimpleName().contentEquals("valueOf")
+                || m.getSimpleName().contentEquals("format")));
   }
 
   /** Whether {@code t} is exactly the model base class. */
   boolean isModelBase(TypeMirror t) {
-    return modelElement != null && t != null && t.getKind() == TypeKind.DECLARED
+    return modelElement != null
+        && t != null
+        && t.getKind() == TypeKind.DECLARED
         && ((DeclaredType) t).asElement() == modelElement;
   }
 
@@ -285,7 +316,10 @@ final class RuntimeTypes {
     return false;
   }
 
-  /** The kinds of the class of {@code t} (its upper bound for a type variable), computed once per class. */
+  /**
+   * The kinds of the class of {@code t} (its upper bound for a type variable), computed once per
+   * class.
+   */
   private int kinds(TypeMirror t) {
     if (t == null) {
       return 0;
@@ -299,12 +333,20 @@ final class RuntimeTypes {
     return k != null ? k : firstKinds(u, e);
   }
 
-  /** Computes and caches the kinds of class {@code e}, the first time a type of it is asked about. */
+  /**
+   * Computes and caches the kinds of class {@code e}, the first time a type of it is asked about.
+   */
   private int firstKinds(TypeMirror u, Element e) {
     TypeMirror erased = types.erasure(u);
-    int k = (is(erased, tensor) ? TENSOR : 0) | (is(erased, device) ? DEVICE : 0) | (is(erased, model) ? MODEL : 0)
-        | (is(erased, iterable) ? ITERABLE : 0) | (is(erased, map) ? MAP : 0) | (e == stringElement ? STRING : 0)
-        | (e == shapeElement ? SHAPE : 0) | (is(erased, parameter) ? PARAMETER : 0);
+    int k =
+        (is(erased, tensor) ? TENSOR : 0)
+            | (is(erased, device) ? DEVICE : 0)
+            | (is(erased, model) ? MODEL : 0)
+            | (is(erased, iterable) ? ITERABLE : 0)
+            | (is(erased, map) ? MAP : 0)
+            | (e == stringElement ? STRING : 0)
+            | (e == shapeElement ? SHAPE : 0)
+            | (is(erased, parameter) ? PARAMETER : 0);
     kinds.put(e, k);
     return k;
   }
@@ -325,8 +367,8 @@ final class RuntimeTypes {
 
   /**
    * Whether a model class holds state that a move would move: an instance field (its own or
-   * inherited) of a tensor, model, collection, map or array type. A stateless layer (an
-   * activation, a pooling, a flatten) works on any device.
+   * inherited) of a tensor, model, collection, map or array type. A stateless layer (an activation,
+   * a pooling, a flatten) works on any device.
    */
   boolean hasState(TypeMirror modelType) {
     TypeMirror u = upper(modelType);
@@ -337,13 +379,14 @@ final class RuntimeTypes {
   }
 
   private boolean computeHasState(TypeMirror modelType) {
-    for (TypeMirror t = modelType; t != null && t.getKind() == TypeKind.DECLARED && !isModelBase(t); ) {
+    for (TypeMirror t = modelType;
+        t != null && t.getKind() == TypeKind.DECLARED && !isModelBase(t); ) {
       TypeElement e = (TypeElement) types.asElement(t);
       for (VariableElement f : ElementFilter.fieldsIn(e.getEnclosedElements())) {
         TypeMirror ft = f.asType();
         boolean container = ft.getKind() == TypeKind.ARRAY || (kinds(ft) & (ITERABLE | MAP)) != 0;
-        if (!f.getModifiers().contains(Modifier.STATIC) && (isTensor(ft) || isModel(ft) || container
-            || ft.getKind() == TypeKind.TYPEVAR)) {
+        if (!f.getModifiers().contains(Modifier.STATIC)
+            && (isTensor(ft) || isModel(ft) || container || ft.getKind() == TypeKind.TYPEVAR)) {
           return true;
         }
       }
@@ -354,7 +397,9 @@ final class RuntimeTypes {
 
   /** Whether {@code type} is a {@code java.util.Iterator}. */
   boolean isIterator(TypeMirror type) {
-    return iterator != null && type != null && type.getKind() == TypeKind.DECLARED
+    return iterator != null
+        && type != null
+        && type.getKind() == TypeKind.DECLARED
         && types.isAssignable(types.erasure(type), iterator);
   }
 
@@ -375,7 +420,8 @@ final class RuntimeTypes {
       return false;
     }
     TypeMirror u = upper(type);
-    IdentityHashMap<Element, Boolean> known = inherited.computeIfAbsent(annotation, a -> new IdentityHashMap<>());
+    IdentityHashMap<Element, Boolean> known =
+        inherited.computeIfAbsent(annotation, a -> new IdentityHashMap<>());
     Element e = ((DeclaredType) u).asElement();
     Boolean has = known.get(e);
     if (has == null) {

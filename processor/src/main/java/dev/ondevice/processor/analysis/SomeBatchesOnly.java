@@ -37,27 +37,37 @@ import java.util.Set;
 
 /**
  * Whether code in the batch loop runs on some batches only, by the look of it, so that a host read
- * there is not one per batch: under a condition that holds on every n-th batch only ({@code if (step
- * % 100 == 0)}, the usual logging, also as the left operand of {@code &&}, a {@code ?:}, a local
- * {@code boolean} given such a condition, or the case of a {@code switch} on such a remainder; the
- * last batch, {@code !it.hasNext()}; a flag its branch clears, {@code if (first) {...; first =
- * false;}}) unless that branch trains itself ({@code if ((i + 1) % nCritic == 0) { ...;
- * loss.backward(); }}, a training step of its own),
- * after a guard that skips the other batches ({@code if (step % 100 != 0) continue;}, or {@code
- * return} in a {@code @Step} method or a lambda run per batch), in or followed by a statement that
- * leaves the batch loop ({@code return}, {@code throw}, {@code break}: a last read before stopping).
- * A remainder counts only where what it divides changes from batch to batch: a counter stepped in
- * the batch loop itself ({@code ++step % 100}), not in an inner or outer loop ({@code epoch % 5}).
- * Lambdas written in the batch loop are taken to run where they are written ({@code
- * log.info(() -> "loss " + loss.item())}). Asked only where a read is about to be reported.
+ * there is not one per batch: under a condition that holds on every n-th batch only ({@code if
+ * (step % 100 == 0)}, the usual logging, also as the left operand of {@code &&}, a {@code ?:}, a
+ * local {@code boolean} given such a condition, or the case of a {@code switch} on such a
+ * remainder; the last batch, {@code !it.hasNext()}; a flag its branch clears, {@code if (first)
+ * {...; first = false;}}) unless that branch trains itself ({@code if ((i + 1) % nCritic == 0) {
+ * ...; loss.backward(); }}, a training step of its own), after a guard that skips the other batches
+ * ({@code if (step % 100 != 0) continue;}, or {@code return} in a {@code @Step} method or a lambda
+ * run per batch), in or followed by a statement that leaves the batch loop ({@code return}, {@code
+ * throw}, {@code break}: a last read before stopping). A remainder counts only where what it
+ * divides changes from batch to batch: a counter stepped in the batch loop itself ({@code ++step %
+ * 100}), not in an inner or outer loop ({@code epoch % 5}). Lambdas written in the batch loop are
+ * taken to run where they are written ({@code log.info(() -> "loss " + loss.item())}). Asked only
+ * where a read is about to be reported.
  */
 final class SomeBatchesOnly {
   private final Tree loop;
-  /** The statement or lambda that runs once per batch: the batch loop, or the {@code loader.forEach} lambda. */
+
+  /**
+   * The statement or lambda that runs once per batch: the batch loop, or the {@code loader.forEach}
+   * lambda.
+   */
   private final boolean lambdaPerBatch;
+
   private final String loopLabel;
-  /** The outermost lambda between the code and the batch loop, which is taken to run where it is written. */
+
+  /**
+   * The outermost lambda between the code and the batch loop, which is taken to run where it is
+   * written.
+   */
   private final Tree lambda;
+
   private final TreePath path;
   private Set<String> steppedInLoop;
 
@@ -70,7 +80,8 @@ final class SomeBatchesOnly {
     for (TreePath p = path.getParentPath(); p != null; p = p.getParentPath()) {
       Tree t = p.getLeaf();
       if (t == loop) {
-        if (p.getParentPath() != null && p.getParentPath().getLeaf() instanceof LabeledStatementTree l) {
+        if (p.getParentPath() != null
+            && p.getParentPath().getLeaf() instanceof LabeledStatementTree l) {
           label = l.getLabel().toString();
         }
         break;
@@ -95,7 +106,8 @@ final class SomeBatchesOnly {
   }
 
   private boolean runs() {
-    String exitLabel = null; // a labeled break after the read, whose statement must enclose the batch loop
+    String exitLabel =
+        null; // a labeled break after the read, whose statement must enclose the batch loop
     boolean pastLoop = false;
     boolean belowLambda = lambda != null;
     Tree child = path.getLeaf();
@@ -124,7 +136,9 @@ final class SomeBatchesOnly {
       if (endsTheSearch(t)) {
         return false;
       }
-      if (t instanceof LabeledStatementTree l && exitLabel != null && l.getLabel().contentEquals(exitLabel)) {
+      if (t instanceof LabeledStatementTree l
+          && exitLabel != null
+          && l.getLabel().contentEquals(exitLabel)) {
         exitLabel = null; // the break leaves a statement inside the batch loop
       }
       if (onEveryNthBranch(p, child)) {
@@ -133,8 +147,10 @@ final class SomeBatchesOnly {
       if (!belowLambda && leavesTheLoop(t)) {
         return true; // return loss.item(); throw new IllegalStateException("diverged: " + loss)
       }
-      List<? extends StatementTree> statements = t instanceof BlockTree b ? b.getStatements()
-          : t instanceof CaseTree c && c.getBody() == null ? c.getStatements() : null;
+      List<? extends StatementTree> statements =
+          t instanceof BlockTree b
+              ? b.getStatements()
+              : t instanceof CaseTree c && c.getBody() == null ? c.getStatements() : null;
       if (statements == null || belowLambda) {
         continue;
       }
@@ -145,12 +161,18 @@ final class SomeBatchesOnly {
         } else if (!after && skipsAllButEveryNth(s, p)) {
           return true;
         } else if (after && isStatementLoop()) {
-          if (leavesTheLoop(s) || (s instanceof BreakTree b && b.getLabel() == null && reachesBatchLoop(p, true))) {
+          if (leavesTheLoop(s)
+              || (s instanceof BreakTree b && b.getLabel() == null && reachesBatchLoop(p, true))) {
             return true;
           }
-          CharSequence label = s instanceof BreakTree b ? b.getLabel()
-              : s instanceof ContinueTree c && c.getLabel() != null && !c.getLabel().contentEquals(loopLabel(""))
-                  ? c.getLabel() : null;
+          CharSequence label =
+              s instanceof BreakTree b
+                  ? b.getLabel()
+                  : s instanceof ContinueTree c
+                          && c.getLabel() != null
+                          && !c.getLabel().contentEquals(loopLabel(""))
+                      ? c.getLabel()
+                      : null;
           if (label != null) {
             exitLabel = exitLabel == null ? label.toString() : exitLabel;
             break;
@@ -172,9 +194,13 @@ final class SomeBatchesOnly {
     return loopLabel == null ? none : loopLabel;
   }
 
-  /** A {@code return} or {@code throw} that leaves the batch loop (a {@code return} in a lambda run per batch does not). */
+  /**
+   * A {@code return} or {@code throw} that leaves the batch loop (a {@code return} in a lambda run
+   * per batch does not).
+   */
   private boolean leavesTheLoop(Tree t) {
-    return (t instanceof ReturnTree && isStatementLoop()) || (t instanceof ThrowTree && loop != null);
+    return (t instanceof ReturnTree && isStatementLoop())
+        || (t instanceof ThrowTree && loop != null);
   }
 
   private static boolean endsTheSearch(Tree t) {
@@ -185,10 +211,14 @@ final class SomeBatchesOnly {
   }
 
   private static boolean mayJump(StatementTree s) {
-    return TreeSearch.contains(s, t -> switch (t.getKind()) {
-      case BREAK, CONTINUE, RETURN, THROW, YIELD -> true;
-      default -> false;
-    }, t -> t instanceof LambdaExpressionTree || endsTheSearch(t));
+    return TreeSearch.contains(
+        s,
+        t ->
+            switch (t.getKind()) {
+              case BREAK, CONTINUE, RETURN, THROW, YIELD -> true;
+              default -> false;
+            },
+        t -> t instanceof LambdaExpressionTree || endsTheSearch(t));
   }
 
   /**
@@ -200,24 +230,32 @@ final class SomeBatchesOnly {
   private boolean onEveryNthBranch(TreePath at, Tree child) {
     Tree t = at.getLeaf();
     if (t instanceof IfTree branch) {
-      // A branch that trains (loss.backward()) runs a training step on those batches: its reads are that step's.
-      return (child == branch.getThenStatement() && !TrainingLoops.callsBackward(branch.getThenStatement())
-          && (everyNthWhen(at, branch.getCondition(), true) || clearsItsFlag(branch)))
+      // A branch that trains (loss.backward()) runs a training step on those batches: its reads are
+      // that step's.
+      return (child == branch.getThenStatement()
+              && !TrainingLoops.callsBackward(branch.getThenStatement())
+              && (everyNthWhen(at, branch.getCondition(), true) || clearsItsFlag(branch)))
           || (child == branch.getElseStatement() && everyNthWhen(at, branch.getCondition(), false));
     }
     if (t instanceof ConditionalExpressionTree choice) {
       return (child == choice.getTrueExpression() && everyNthWhen(at, choice.getCondition(), true))
-          || (child == choice.getFalseExpression() && everyNthWhen(at, choice.getCondition(), false));
+          || (child == choice.getFalseExpression()
+              && everyNthWhen(at, choice.getCondition(), false));
     }
     if (t instanceof BinaryTree b && child == b.getRightOperand()) {
-      return (t.getKind() == Tree.Kind.CONDITIONAL_AND && everyNthWhen(at, b.getLeftOperand(), true))
-          || (t.getKind() == Tree.Kind.CONDITIONAL_OR && everyNthWhen(at, b.getLeftOperand(), false));
+      return (t.getKind() == Tree.Kind.CONDITIONAL_AND
+              && everyNthWhen(at, b.getLeftOperand(), true))
+          || (t.getKind() == Tree.Kind.CONDITIONAL_OR
+              && everyNthWhen(at, b.getLeftOperand(), false));
     }
     if (t instanceof CaseTree c && !c.getExpressions().isEmpty()) {
       Tree around = at.getParentPath().getLeaf();
-      ExpressionTree selector = around instanceof SwitchTree s ? s.getExpression()
-          : around instanceof SwitchExpressionTree e ? e.getExpression() : null;
-      return selector != null && isSteppedRemainder(at, selector); // switch (step % 3) { case 0: ... }
+      ExpressionTree selector =
+          around instanceof SwitchTree s
+              ? s.getExpression()
+              : around instanceof SwitchExpressionTree e ? e.getExpression() : null;
+      return selector != null
+          && isSteppedRemainder(at, selector); // switch (step % 3) { case 0: ... }
     }
     return false;
   }
@@ -228,7 +266,8 @@ final class SomeBatchesOnly {
    * ...;} in a {@code @Step} method or a lambda run per batch.
    */
   private boolean skipsAllButEveryNth(StatementTree s, TreePath block) {
-    if (!(s instanceof IfTree guard) || guard.getElseStatement() != null
+    if (!(s instanceof IfTree guard)
+        || guard.getElseStatement() != null
         || !everyNthWhen(new TreePath(block, guard), guard.getCondition(), false)) {
       return false;
     }
@@ -239,8 +278,10 @@ final class SomeBatchesOnly {
     if (!isStatementLoop()) {
       return then instanceof ReturnTree;
     }
-    return then instanceof ContinueTree c && (c.getLabel() == null ? reachesBatchLoop(block, false)
-        : c.getLabel().contentEquals(loopLabel("")));
+    return then instanceof ContinueTree c
+        && (c.getLabel() == null
+            ? reachesBatchLoop(block, false)
+            : c.getLabel().contentEquals(loopLabel("")));
   }
 
   /**
@@ -254,7 +295,13 @@ final class SomeBatchesOnly {
         return true;
       }
       switch (t.getKind()) {
-        case ENHANCED_FOR_LOOP, FOR_LOOP, WHILE_LOOP, DO_WHILE_LOOP, LAMBDA_EXPRESSION, METHOD, CLASS -> {
+        case ENHANCED_FOR_LOOP,
+            FOR_LOOP,
+            WHILE_LOOP,
+            DO_WHILE_LOOP,
+            LAMBDA_EXPRESSION,
+            METHOD,
+            CLASS -> {
           return false;
         }
         case SWITCH, SWITCH_EXPRESSION -> {
@@ -270,12 +317,12 @@ final class SomeBatchesOnly {
 
   /**
    * Whether {@code condition} (at {@code at}) having the value {@code value} means the batch is an
-   * n-th one: it compares a stepped remainder ({@code step % 100 == 0} true, {@code step % 100 != 0}
-   * false), through {@code !}, parentheses, {@code &&}, {@code ||} and a local {@code boolean} given
-   * such a condition, or asks the batch loop's own iterator whether a batch is left ({@code
-   * !it.hasNext()}: the last batch). {@code a && b} true and {@code a || b} false need one such operand; {@code a
-   * && b} false and {@code a || b} true need both ({@code step % 100 == 0 || verbose} holds on every
-   * batch when {@code verbose}).
+   * n-th one: it compares a stepped remainder ({@code step % 100 == 0} true, {@code step % 100 !=
+   * 0} false), through {@code !}, parentheses, {@code &&}, {@code ||} and a local {@code boolean}
+   * given such a condition, or asks the batch loop's own iterator whether a batch is left ({@code
+   * !it.hasNext()}: the last batch). {@code a && b} true and {@code a || b} false need one such
+   * operand; {@code a && b} false and {@code a || b} true need both ({@code step % 100 == 0 ||
+   * verbose} holds on every batch when {@code verbose}).
    */
   private boolean everyNthWhen(TreePath at, ExpressionTree condition, boolean value) {
     ExpressionTree e = MethodInterpreter.skipParens(condition);
@@ -284,8 +331,11 @@ final class SomeBatchesOnly {
       case CONDITIONAL_AND, CONDITIONAL_OR -> {
         boolean either = (e.getKind() == Tree.Kind.CONDITIONAL_AND) == value;
         BinaryTree b = (BinaryTree) e;
-        yield either ? everyNthWhen(at, b.getLeftOperand(), value) || everyNthWhen(at, b.getRightOperand(), value)
-            : everyNthWhen(at, b.getLeftOperand(), value) && everyNthWhen(at, b.getRightOperand(), value);
+        yield either
+            ? everyNthWhen(at, b.getLeftOperand(), value)
+                || everyNthWhen(at, b.getRightOperand(), value)
+            : everyNthWhen(at, b.getLeftOperand(), value)
+                && everyNthWhen(at, b.getRightOperand(), value);
       }
       case EQUAL_TO -> value && comparesStepped(at, (BinaryTree) e);
       case NOT_EQUAL_TO -> !value && comparesStepped(at, (BinaryTree) e);
@@ -299,24 +349,30 @@ final class SomeBatchesOnly {
   }
 
   /**
-   * {@code step % 100 == 0}, or {@code step == last}, {@code ++i == n}, {@code i + 1 == n}: a stepped
-   * remainder (also through a local given it), or a stepped counter itself, which equals a value
-   * that does not change with it on one batch.
+   * {@code step % 100 == 0}, or {@code step == last}, {@code ++i == n}, {@code i + 1 == n}: a
+   * stepped remainder (also through a local given it), or a stepped counter itself, which equals a
+   * value that does not change with it on one batch.
    */
   private boolean comparesStepped(TreePath at, BinaryTree comparison) {
     ExpressionTree left = comparison.getLeftOperand();
     ExpressionTree right = comparison.getRightOperand();
-    return isSteppedRemainder(at, left) || isSteppedRemainder(at, right)
-        || (isSteppedCounter(left) && !mentionsStepped(right)) || (isSteppedCounter(right) && !mentionsStepped(left));
+    return isSteppedRemainder(at, left)
+        || isSteppedRemainder(at, right)
+        || (isSteppedCounter(left) && !mentionsStepped(right))
+        || (isSteppedCounter(right) && !mentionsStepped(left));
   }
 
-  /** A counter stepped once per batch ({@code step}, {@code s.step}, {@code step[0]}), or it plus or minus a value that is not. */
+  /**
+   * A counter stepped once per batch ({@code step}, {@code s.step}, {@code step[0]}), or it plus or
+   * minus a value that is not.
+   */
   private boolean isSteppedCounter(ExpressionTree e) {
     ExpressionTree x = MethodInterpreter.skipParens(e);
     if (x instanceof UnaryTree u && isStep(u)) {
       return true;
     }
-    if (x instanceof BinaryTree sum && (x.getKind() == Tree.Kind.PLUS || x.getKind() == Tree.Kind.MINUS)) {
+    if (x instanceof BinaryTree sum
+        && (x.getKind() == Tree.Kind.PLUS || x.getKind() == Tree.Kind.MINUS)) {
       return (isSteppedCounter(sum.getLeftOperand()) && !mentionsStepped(sum.getRightOperand()))
           || (isSteppedCounter(sum.getRightOperand()) && !mentionsStepped(sum.getLeftOperand()));
     }
@@ -324,81 +380,121 @@ final class SomeBatchesOnly {
     return name != null && (loop == null || steppedInLoop().contains(name));
   }
 
-  /** The name a counter is stepped by: {@code step}, the field of {@code s.step}, the array of {@code step[0]}. */
+  /**
+   * The name a counter is stepped by: {@code step}, the field of {@code s.step}, the array of
+   * {@code step[0]}.
+   */
   private static String counterName(ExpressionTree e) {
     ExpressionTree x = e instanceof ArrayAccessTree element ? element.getExpression() : e;
-    return x instanceof IdentifierTree id ? id.getName().toString()
+    return x instanceof IdentifierTree id
+        ? id.getName().toString()
         : x instanceof MemberSelectTree select ? select.getIdentifier().toString() : null;
   }
 
-  /** Whether an expression changes with the batch loop's counters: {@code n + i}, not {@code n - 1}. */
+  /**
+   * Whether an expression changes with the batch loop's counters: {@code n + i}, not {@code n - 1}.
+   */
   private boolean mentionsStepped(ExpressionTree e) {
-    return loop != null && TreeSearch.contains(e, t -> t instanceof UnaryTree u ? isStep(u)
-        : t instanceof IdentifierTree id && steppedInLoop().contains(id.getName().toString()), t -> false);
+    return loop != null
+        && TreeSearch.contains(
+            e,
+            t ->
+                t instanceof UnaryTree u
+                    ? isStep(u)
+                    : t instanceof IdentifierTree id
+                        && steppedInLoop().contains(id.getName().toString()),
+            t -> false);
   }
 
   /**
-   * {@code it.hasNext()}, where the batch loop is a {@code while} or {@code for} whose condition asks
-   * the same iterator: false on the last batch only.
+   * {@code it.hasNext()}, where the batch loop is a {@code while} or {@code for} whose condition
+   * asks the same iterator: false on the last batch only.
    */
   private boolean asksTheLoopsIterator(MethodInvocationTree call) {
-    ExpressionTree loopCondition = loop instanceof WhileLoopTree w ? w.getCondition()
-        : loop instanceof ForLoopTree f ? f.getCondition() : null;
-    if (loopCondition == null || !call.getArguments().isEmpty()
-        || !(call.getMethodSelect() instanceof MemberSelectTree select) || !select.getIdentifier().contentEquals("hasNext")
+    ExpressionTree loopCondition =
+        loop instanceof WhileLoopTree w
+            ? w.getCondition()
+            : loop instanceof ForLoopTree f ? f.getCondition() : null;
+    if (loopCondition == null
+        || !call.getArguments().isEmpty()
+        || !(call.getMethodSelect() instanceof MemberSelectTree select)
+        || !select.getIdentifier().contentEquals("hasNext")
         || !(select.getExpression() instanceof IdentifierTree iterator)) {
       return false;
     }
-    return TreeSearch.contains(loopCondition, t -> t instanceof MethodInvocationTree c && c.getArguments().isEmpty()
-        && c.getMethodSelect() instanceof MemberSelectTree s && s.getIdentifier().contentEquals("hasNext")
-        && s.getExpression() instanceof IdentifierTree i && i.getName().equals(iterator.getName()), t -> false);
+    return TreeSearch.contains(
+        loopCondition,
+        t ->
+            t instanceof MethodInvocationTree c
+                && c.getArguments().isEmpty()
+                && c.getMethodSelect() instanceof MemberSelectTree s
+                && s.getIdentifier().contentEquals("hasNext")
+                && s.getExpression() instanceof IdentifierTree i
+                && i.getName().equals(iterator.getName()),
+        t -> false);
   }
 
   /**
-   * {@code if (first) { ...; first = false; }} (or {@code if (!done) { ...; done = true; }}): a flag
-   * the branch clears as its last statement and the batch loop never sets again, so the branch runs
-   * once at most until code outside the loop sets it.
+   * {@code if (first) { ...; first = false; }} (or {@code if (!done) { ...; done = true; }}): a
+   * flag the branch clears as its last statement and the batch loop never sets again, so the branch
+   * runs once at most until code outside the loop sets it.
    */
   private boolean clearsItsFlag(IfTree branch) {
     ExpressionTree c = MethodInterpreter.skipParens(branch.getCondition());
     boolean negated = c.getKind() == Tree.Kind.LOGICAL_COMPLEMENT;
-    ExpressionTree flag = negated ? MethodInterpreter.skipParens(((UnaryTree) c).getExpression()) : c;
-    if (loop == null || !(flag instanceof IdentifierTree id) || !(branch.getThenStatement() instanceof BlockTree b)
+    ExpressionTree flag =
+        negated ? MethodInterpreter.skipParens(((UnaryTree) c).getExpression()) : c;
+    if (loop == null
+        || !(flag instanceof IdentifierTree id)
+        || !(branch.getThenStatement() instanceof BlockTree b)
         || b.getStatements().isEmpty()) {
       return false;
     }
     String name = id.getName().toString();
     StatementTree last = b.getStatements().get(b.getStatements().size() - 1);
-    if (!(last instanceof ExpressionStatementTree s) || !(s.getExpression() instanceof AssignmentTree clear)
-        || !(clear.getVariable() instanceof IdentifierTree target) || !target.getName().contentEquals(name)
-        || !(clear.getExpression() instanceof LiteralTree literal) || !Boolean.valueOf(negated).equals(literal.getValue())) {
+    if (!(last instanceof ExpressionStatementTree s)
+        || !(s.getExpression() instanceof AssignmentTree clear)
+        || !(clear.getVariable() instanceof IdentifierTree target)
+        || !target.getName().contentEquals(name)
+        || !(clear.getExpression() instanceof LiteralTree literal)
+        || !Boolean.valueOf(negated).equals(literal.getValue())) {
       return false;
     }
-    return !TreeSearch.contains(loop, t -> (t instanceof VariableTree v && v.getName().contentEquals(name))
-        || (t != clear && t instanceof AssignmentTree a && a.getVariable() instanceof IdentifierTree assigned
-            && assigned.getName().contentEquals(name)), t -> false); // declared in the loop, or set again there
+    return !TreeSearch.contains(
+        loop,
+        t ->
+            (t instanceof VariableTree v && v.getName().contentEquals(name))
+                || (t != clear
+                    && t instanceof AssignmentTree a
+                    && a.getVariable() instanceof IdentifierTree assigned
+                    && assigned.getName().contentEquals(name)),
+        t -> false); // declared in the loop, or set again there
   }
 
   /**
    * {@code step % n}, {@code step & mask} or {@code Math.floorMod(step, n)}, or a local given one,
-   * where {@code step} changes from batch to
-   * batch: it is stepped in the expression itself ({@code ++step % 100}), a counter stepped in the
-   * batch loop outside any inner loop, or the result of a call ({@code step.incrementAndGet()}); in
-   * a {@code @Step} method, any value (the step is usually its parameter).
+   * where {@code step} changes from batch to batch: it is stepped in the expression itself ({@code
+   * ++step % 100}), a counter stepped in the batch loop outside any inner loop, or the result of a
+   * call ({@code step.incrementAndGet()}); in a {@code @Step} method, any value (the step is
+   * usually its parameter).
    */
   private boolean isSteppedRemainder(TreePath at, ExpressionTree e) {
     ExpressionTree r = MethodInterpreter.skipParens(e);
     if (r instanceof IdentifierTree local) {
       ExpressionTree given = localInitializer(at, local.getName().toString());
-      return given != null && isSteppedRemainder(at, given); // int phase = ++step % 5; if (phase == 0)
+      return given != null
+          && isSteppedRemainder(at, given); // int phase = ++step % 5; if (phase == 0)
     }
     ExpressionTree dividend;
     if (r.getKind() == Tree.Kind.REMAINDER) {
       dividend = ((BinaryTree) r).getLeftOperand();
-    } else if (r.getKind() == Tree.Kind.AND && ((BinaryTree) r).getRightOperand() instanceof LiteralTree) {
+    } else if (r.getKind() == Tree.Kind.AND
+        && ((BinaryTree) r).getRightOperand() instanceof LiteralTree) {
       dividend = ((BinaryTree) r).getLeftOperand(); // (++step & 3) == 0: every 4th
-    } else if (r instanceof MethodInvocationTree call && call.getArguments().size() == 2
-        && call.getMethodSelect() instanceof MemberSelectTree select && select.getIdentifier().contentEquals("floorMod")) {
+    } else if (r instanceof MethodInvocationTree call
+        && call.getArguments().size() == 2
+        && call.getMethodSelect() instanceof MemberSelectTree select
+        && select.getIdentifier().contentEquals("floorMod")) {
       dividend = call.getArguments().get(0);
     } else {
       return false;
@@ -407,15 +503,29 @@ final class SomeBatchesOnly {
       return true;
     }
     Set<String> stepped = steppedInLoop();
-    return TreeSearch.contains(dividend, t -> switch (t.getKind()) {
-      case PREFIX_INCREMENT, POSTFIX_INCREMENT, PREFIX_DECREMENT, POSTFIX_DECREMENT, ASSIGNMENT, METHOD_INVOCATION -> true;
-      case IDENTIFIER -> stepped.contains(((IdentifierTree) t).getName().toString());
-      case MEMBER_SELECT -> stepped.contains(((MemberSelectTree) t).getIdentifier().toString());
-      default -> t instanceof CompoundAssignmentTree;
-    }, t -> false);
+    return TreeSearch.contains(
+        dividend,
+        t ->
+            switch (t.getKind()) {
+              case PREFIX_INCREMENT,
+                  POSTFIX_INCREMENT,
+                  PREFIX_DECREMENT,
+                  POSTFIX_DECREMENT,
+                  ASSIGNMENT,
+                  METHOD_INVOCATION ->
+                  true;
+              case IDENTIFIER -> stepped.contains(((IdentifierTree) t).getName().toString());
+              case MEMBER_SELECT ->
+                  stepped.contains(((MemberSelectTree) t).getIdentifier().toString());
+              default -> t instanceof CompoundAssignmentTree;
+            },
+        t -> false);
   }
 
-  /** The names of the variables stepped or assigned once per batch: in the batch loop, outside its inner loops. */
+  /**
+   * The names of the variables stepped or assigned once per batch: in the batch loop, outside its
+   * inner loops.
+   */
   private Set<String> steppedInLoop() {
     if (steppedInLoop != null) {
       return steppedInLoop;
@@ -440,15 +550,22 @@ final class SomeBatchesOnly {
       }
 
       private void note(Tree t) {
-        ExpressionTree target = t instanceof UnaryTree u && isStep(u) ? u.getExpression()
-            : t instanceof AssignmentTree a ? a.getVariable()
-            : t instanceof CompoundAssignmentTree c ? c.getVariable() : null;
+        ExpressionTree target =
+            t instanceof UnaryTree u && isStep(u)
+                ? u.getExpression()
+                : t instanceof AssignmentTree a
+                    ? a.getVariable()
+                    : t instanceof CompoundAssignmentTree c ? c.getVariable() : null;
         String name = target == null ? null : counterName(target);
         if (name != null) {
           names.add(name);
         }
       }
-    }.scan(loop instanceof ForLoopTree f ? f : loop instanceof EnhancedForLoopTree ef ? ef.getStatement() : loop, null);
+    }.scan(
+        loop instanceof ForLoopTree f
+            ? f
+            : loop instanceof EnhancedForLoopTree ef ? ef.getStatement() : loop,
+        null);
     steppedInLoop = names;
     return names;
   }
@@ -494,8 +611,15 @@ final class SomeBatchesOnly {
   }
 
   private static boolean assignedIn(Tree scope, String name) {
-    return TreeSearch.contains(scope, t -> (t instanceof AssignmentTree a && a.getVariable() instanceof IdentifierTree id
-        && id.getName().contentEquals(name)) || (t instanceof CompoundAssignmentTree c
-        && c.getVariable() instanceof IdentifierTree cid && cid.getName().contentEquals(name)), t -> false);
+    return TreeSearch.contains(
+        scope,
+        t ->
+            (t instanceof AssignmentTree a
+                    && a.getVariable() instanceof IdentifierTree id
+                    && id.getName().contentEquals(name))
+                || (t instanceof CompoundAssignmentTree c
+                    && c.getVariable() instanceof IdentifierTree cid
+                    && cid.getName().contentEquals(name)),
+        t -> false);
   }
 }

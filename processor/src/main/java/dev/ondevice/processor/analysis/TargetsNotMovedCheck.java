@@ -20,22 +20,43 @@ final class TargetsNotMovedCheck extends DeviceCheck {
     String target = texts.deviceText(device.value.place(), device);
     String moved = name + ".to(" + target + ")";
     boolean variable = MethodInterpreter.skipParens(cpu.path.getLeaf()) instanceof IdentifierTree;
-    report(CheckId.TARGETS_NOT_MOVED, cpu.path, name + " is still on the CPU: it comes from the batch, and "
-        + device.text(ctx) + " is on " + device.value.place().describe() + "; move every tensor of the batch, the"
-        + " targets as well as the inputs: " + (variable ? name + " = " + moved : moved), false,
+    report(
+        CheckId.TARGETS_NOT_MOVED,
+        cpu.path,
+        name
+            + " is still on the CPU: it comes from the batch, and "
+            + device.text(ctx)
+            + " is on "
+            + device.value.place().describe()
+            + "; move every tensor of the batch, the"
+            + " targets as well as the inputs: "
+            + (variable ? name + " = " + moved : moved),
+        false,
         texts.moveFix(cpu, target));
   }
 
   @Override
-  void rejectedArgument(MethodInterpreter.Call c, RejectedArgument r, Value argument, TreePath argumentPath) {
+  void rejectedArgument(
+      MethodInterpreter.Call c, RejectedArgument r, Value argument, TreePath argumentPath) {
     if (argument.origin() != Value.Origin.BATCH) {
       return;
     }
-    RejectedArguments.Advice advice = RejectedArguments.advice(ctx, texts, r, argument, argumentPath);
+    RejectedArguments.Advice advice =
+        RejectedArguments.advice(ctx, texts, r, argument, argumentPath);
     String text = ctx.shortText(argumentPath.getLeaf());
-    report(CheckId.TARGETS_NOT_MOVED, argumentPath, (advice.tensor() ? text + " is still on the CPU: it comes"
-        : "the tensors of " + text + " are still on the CPU: they come") + " from the batch, and "
-        + c.method.getSimpleName() + " " + advice.uses() + "; move every tensor of the batch before using it: "
-        + advice.move(), false, advice.fix());
+    report(
+        CheckId.TARGETS_NOT_MOVED,
+        argumentPath,
+        (advice.tensor()
+                ? text + " is still on the CPU: it comes"
+                : "the tensors of " + text + " are still on the CPU: they come")
+            + " from the batch, and "
+            + c.method.getSimpleName()
+            + " "
+            + advice.uses()
+            + "; move every tensor of the batch before using it: "
+            + advice.move(),
+        false,
+        advice.fix());
   }
 }

@@ -21,22 +21,69 @@ import javax.lang.model.type.WildcardType;
  */
 final class TensorContainers {
   /** The methods that put their arguments into the container they are called on. */
-  private static final Set<String> PUTS = Set.of("add", "addAll", "addFirst", "addLast", "put", "putAll",
-      "putIfAbsent", "set", "offer", "offerFirst", "offerLast", "push", "addElement", "setElementAt");
+  private static final Set<String> PUTS =
+      Set.of(
+          "add",
+          "addAll",
+          "addFirst",
+          "addLast",
+          "put",
+          "putAll",
+          "putIfAbsent",
+          "set",
+          "offer",
+          "offerFirst",
+          "offerLast",
+          "push",
+          "addElement",
+          "setElementAt");
 
   /** The puts that may replace a tensor the container held. */
   private static final Set<String> REPLACES = Set.of("set", "put", "setElementAt");
 
   /** The methods that take tensors out of the container they are called on. */
-  private static final Set<String> REMOVES = Set.of("clear", "remove", "removeIf", "removeAll", "retainAll", "poll",
-      "pollFirst", "pollLast", "pop", "removeFirst", "removeLast");
+  private static final Set<String> REMOVES =
+      Set.of(
+          "clear",
+          "remove",
+          "removeIf",
+          "removeAll",
+          "retainAll",
+          "poll",
+          "pollFirst",
+          "pollLast",
+          "pop",
+          "removeFirst",
+          "removeLast");
 
   /** The methods of a container that only read it. */
-  private static final Set<String> READS = Set.of("get", "getOrDefault", "size", "isEmpty", "contains",
-      "containsKey", "iterator", "stream", "values", "keySet", "entrySet", "length", "clone", "getFirst", "getLast",
-      "forEach", "indexOf", "subList", "toArray", "orElse", "orElseThrow", "isPresent");
+  private static final Set<String> READS =
+      Set.of(
+          "get",
+          "getOrDefault",
+          "size",
+          "isEmpty",
+          "contains",
+          "containsKey",
+          "iterator",
+          "stream",
+          "values",
+          "keySet",
+          "entrySet",
+          "length",
+          "clone",
+          "getFirst",
+          "getLast",
+          "forEach",
+          "indexOf",
+          "subList",
+          "toArray",
+          "orElse",
+          "orElseThrow",
+          "isPresent");
 
-  private static final Set<String> PACKAGES = Set.of("java.util", "java.util.stream", "java.util.concurrent");
+  private static final Set<String> PACKAGES =
+      Set.of("java.util", "java.util.stream", "java.util.concurrent");
 
   private final RuntimeTypes rt;
   private final IdentityHashMap<TypeMirror, Boolean> holds = new IdentityHashMap<>();
@@ -74,7 +121,8 @@ final class TensorContainers {
       return false;
     }
     for (TypeMirror a : ((DeclaredType) t).getTypeArguments()) {
-      TypeMirror element = a.getKind() == TypeKind.WILDCARD ? ((WildcardType) a).getExtendsBound() : a;
+      TypeMirror element =
+          a.getKind() == TypeKind.WILDCARD ? ((WildcardType) a).getExtendsBound() : a;
       if (element != null && (rt.isTensor(element) || computeHolds(element, depth + 1))) {
         return true;
       }
@@ -82,7 +130,10 @@ final class TensorContainers {
     return false;
   }
 
-  /** Whether a class is one of the JDK's containers: {@code java.util}'s, its streams, {@code Iterable}. */
+  /**
+   * Whether a class is one of the JDK's containers: {@code java.util}'s, its streams, {@code
+   * Iterable}.
+   */
   static boolean isJdkContainer(Element e) {
     if (!(e instanceof TypeElement type)) {
       return false;
@@ -102,17 +153,25 @@ final class TensorContainers {
     return PUTS.contains(m.getSimpleName().toString());
   }
 
-  /** Whether {@code m}, a put of a JDK container, may replace a tensor it held ({@code set}, {@code put}). */
+  /**
+   * Whether {@code m}, a put of a JDK container, may replace a tensor it held ({@code set}, {@code
+   * put}).
+   */
   static boolean replaces(ExecutableElement m) {
     return REPLACES.contains(m.getSimpleName().toString());
   }
 
-  /** Whether {@code m}, a method of a JDK container, takes tensors out of it ({@code clear}, {@code remove}). */
+  /**
+   * Whether {@code m}, a method of a JDK container, takes tensors out of it ({@code clear}, {@code
+   * remove}).
+   */
   static boolean removes(ExecutableElement m) {
     return REMOVES.contains(m.getSimpleName().toString());
   }
 
-  /** Whether {@code m}, a method of a container, only reads it ({@code get}, {@code forEach}, ...). */
+  /**
+   * Whether {@code m}, a method of a container, only reads it ({@code get}, {@code forEach}, ...).
+   */
   static boolean reads(ExecutableElement m) {
     return READS.contains(m.getSimpleName().toString());
   }

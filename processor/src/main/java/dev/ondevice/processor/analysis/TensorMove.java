@@ -8,12 +8,22 @@ package dev.ondevice.processor.analysis;
  * @param receiver the value moved
  * @param target where it goes
  * @param nonBlocking whether the copy is asked to be non-blocking
- * @param namesDevice whether the call takes its device as an argument ({@code to(device)}, not {@code cuda()})
+ * @param namesDevice whether the call takes its device as an argument ({@code to(device)}, not
+ *     {@code cuda()})
  */
-record TensorMove(MethodInterpreter.Call call, Value receiver, Place target, boolean nonBlocking, boolean namesDevice) {
+record TensorMove(
+    MethodInterpreter.Call call,
+    Value receiver,
+    Place target,
+    boolean nonBlocking,
+    boolean namesDevice) {
 
-  /** Whether the moved tensor is on a device known or named in the code (a copy from it waits for that device). */
+  /**
+   * Whether the moved tensor is on a device known or named in the code (a copy from it waits for
+   * that device).
+   */
   boolean fromDevice() {
-    return receiver.place().kind() == Place.Kind.FIXED || receiver.place().kind() == Place.Kind.SYMBOL;
+    return receiver.place().kind() == Place.Kind.FIXED
+        || receiver.place().kind() == Place.Kind.SYMBOL;
   }
 }

@@ -31,21 +31,23 @@ final class TrainingLoops {
    * Whether the loop at {@code loop} calls {@code backward()} on every iteration, itself or through
    * a method that {@code trains} (one that calls it once per call, {@link #trainsEachCall}).
    */
-  static boolean stepsEveryIteration(TreePath loop, Trees trees, Predicate<ExecutableElement> trains) {
-    Tree body = switch (loop.getLeaf().getKind()) {
-      case WHILE_LOOP -> ((WhileLoopTree) loop.getLeaf()).getStatement();
-      case DO_WHILE_LOOP -> ((DoWhileLoopTree) loop.getLeaf()).getStatement();
-      case FOR_LOOP -> ((ForLoopTree) loop.getLeaf()).getStatement();
-      case ENHANCED_FOR_LOOP -> ((EnhancedForLoopTree) loop.getLeaf()).getStatement();
-      default -> null;
-    };
+  static boolean stepsEveryIteration(
+      TreePath loop, Trees trees, Predicate<ExecutableElement> trains) {
+    Tree body =
+        switch (loop.getLeaf().getKind()) {
+          case WHILE_LOOP -> ((WhileLoopTree) loop.getLeaf()).getStatement();
+          case DO_WHILE_LOOP -> ((DoWhileLoopTree) loop.getLeaf()).getStatement();
+          case FOR_LOOP -> ((ForLoopTree) loop.getLeaf()).getStatement();
+          case ENHANCED_FOR_LOOP -> ((EnhancedForLoopTree) loop.getLeaf()).getStatement();
+          default -> null;
+        };
     return body != null && callsBackward(new TreePath(loop, body), trees, trains);
   }
 
   /**
    * Whether the method at {@code method} (a body of the compilation) calls {@code backward()} once
-   * per call, itself or through methods that {@code trains}: not in a loop of its own, which
-   * would make it an epoch rather than a step.
+   * per call, itself or through methods that {@code trains}: not in a loop of its own, which would
+   * make it an epoch rather than a step.
    */
   static boolean trainsEachCall(TreePath method, Trees trees, Predicate<ExecutableElement> trains) {
     return callsBackward(method, trees, trains);
@@ -57,10 +59,12 @@ final class TrainingLoops {
    * generator on those iterations).
    */
   static boolean callsBackward(Tree body) {
-    return TreeSearch.contains(body, TrainingLoops::isBackward, TrainingLoops::runsElsewhereOrRepeats);
+    return TreeSearch.contains(
+        body, TrainingLoops::isBackward, TrainingLoops::runsElsewhereOrRepeats);
   }
 
-  private static boolean callsBackward(TreePath body, Trees trees, Predicate<ExecutableElement> trains) {
+  private static boolean callsBackward(
+      TreePath body, Trees trees, Predicate<ExecutableElement> trains) {
     boolean[] found = {false};
     new TreePathScanner<Void, Void>() {
       @Override
@@ -87,12 +91,18 @@ final class TrainingLoops {
   }
 
   private static boolean isBackward(Tree t) {
-    return t instanceof MethodInvocationTree call && call.getArguments().isEmpty()
-        && call.getMethodSelect() instanceof MemberSelectTree s && s.getIdentifier().contentEquals("backward");
+    return t instanceof MethodInvocationTree call
+        && call.getArguments().isEmpty()
+        && call.getMethodSelect() instanceof MemberSelectTree s
+        && s.getIdentifier().contentEquals("backward");
   }
 
   private static boolean runsElsewhereOrRepeats(Tree t) {
-    return t instanceof ForLoopTree || t instanceof EnhancedForLoopTree || t instanceof WhileLoopTree
-        || t instanceof DoWhileLoopTree || t instanceof LambdaExpressionTree || t instanceof ClassTree;
+    return t instanceof ForLoopTree
+        || t instanceof EnhancedForLoopTree
+        || t instanceof WhileLoopTree
+        || t instanceof DoWhileLoopTree
+        || t instanceof LambdaExpressionTree
+        || t instanceof ClassTree;
   }
 }

@@ -14,11 +14,17 @@ import java.util.List;
 import java.util.function.Predicate;
 import javax.lang.model.element.Element;
 
-/** Searches of a tree: whether it holds a node of some kind, and the calls a body makes where it runs. */
+/**
+ * Searches of a tree: whether it holds a node of some kind, and the calls a body makes where it
+ * runs.
+ */
 final class TreeSearch {
   private TreeSearch() {}
 
-  /** Whether {@code root} or a node under it is {@code wanted}, not looking under nodes that are {@code skipped}. */
+  /**
+   * Whether {@code root} or a node under it is {@code wanted}, not looking under nodes that are
+   * {@code skipped}.
+   */
   static boolean contains(Tree root, Predicate<Tree> wanted, Predicate<Tree> skipped) {
     boolean[] found = {false};
     new TreeScanner<Void, Void>() {
@@ -67,7 +73,8 @@ final class TreeSearch {
   /** Whether {@code call}, a method invocation, calls a method of that name. */
   static boolean named(TreePath call, String name) {
     Tree select = ((MethodInvocationTree) call.getLeaf()).getMethodSelect();
-    return select instanceof MemberSelectTree s ? s.getIdentifier().contentEquals(name)
+    return select instanceof MemberSelectTree s
+        ? s.getIdentifier().contentEquals(name)
         : select instanceof IdentifierTree id && id.getName().contentEquals(name);
   }
 
@@ -83,6 +90,8 @@ final class TreeSearch {
 
   /** Where a tree starts in its source file. */
   static long start(TreePath path, AnalysisContext ctx) {
-    return ctx.trees().getSourcePositions().getStartPosition(path.getCompilationUnit(), path.getLeaf());
+    return ctx.trees()
+        .getSourcePositions()
+        .getStartPosition(path.getCompilationUnit(), path.getLeaf());
   }
 }

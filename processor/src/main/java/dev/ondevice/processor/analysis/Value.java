@@ -8,8 +8,8 @@ import java.util.Objects;
 /**
  * The abstract value of an expression: its device, and what else the checks need to know (0-dim,
  * pinned memory, a pending non-blocking copy to the host, where the value came from, whether it is
- * a model that was never moved), and for an array made with its elements ({@code new Tensor[]
- * {mu, logVar}}, Python's tuple returned) where each element is. Immutable.
+ * a model that was never moved), and for an array made with its elements ({@code new Tensor[] {mu,
+ * logVar}}, Python's tuple returned) where each element is. Immutable.
  */
 final class Value {
   /** Where a tensor came from, for the checks with their own message. */
@@ -41,7 +41,9 @@ final class Value {
      * a single-device model's is, but a model split over devices may return it on another.
      */
     MODEL_OUTPUT,
-    /** A field pinned to the CPU with {@code @OnDevice("cpu")}: it stays there when its model moves. */
+    /**
+     * A field pinned to the CPU with {@code @OnDevice("cpu")}: it stays there when its model moves.
+     */
     PINNED_CPU
   }
 
@@ -62,8 +64,8 @@ final class Value {
    */
   record Put(TreePath at, Value value) {}
 
-  static final Value UNKNOWN = new Value(Place.UNKNOWN, false, Tri.MAYBE, false, Origin.NONE, null, null, null, null,
-      null);
+  static final Value UNKNOWN =
+      new Value(Place.UNKNOWN, false, Tri.MAYBE, false, Origin.NONE, null, null, null, null, null);
 
   private final Place place;
   private final boolean zeroDim;
@@ -72,15 +74,27 @@ final class Value {
   private final Origin origin;
   private final TreePath originPath;
   private final String originName;
+
   /** An array's elements, each where it is; null for anything else. */
   private final List<Value> elements;
+
   /** For a container: a tensor put into it on the CPU, or null. */
   private final Put cpuPut;
+
   /** For a container: a tensor put into it on a known device, or null. */
   private final Put devicePut;
 
-  private Value(Place place, boolean zeroDim, Tri pinned, boolean pendingHostCopy, Origin origin, TreePath originPath,
-      String originName, List<Value> elements, Put cpuPut, Put devicePut) {
+  private Value(
+      Place place,
+      boolean zeroDim,
+      Tri pinned,
+      boolean pendingHostCopy,
+      Origin origin,
+      TreePath originPath,
+      String originName,
+      List<Value> elements,
+      Put cpuPut,
+      Put devicePut) {
     this.place = place;
     this.zeroDim = zeroDim;
     this.pinned = pinned;
@@ -103,7 +117,17 @@ final class Value {
     for (Value e : elements) {
       joined = joined.join(e.place);
     }
-    return new Value(joined, false, Tri.MAYBE, false, Origin.NONE, null, null, List.copyOf(elements), null, null);
+    return new Value(
+        joined,
+        false,
+        Tri.MAYBE,
+        false,
+        Origin.NONE,
+        null,
+        null,
+        List.copyOf(elements),
+        null,
+        null);
   }
 
   /** Element {@code i} of an array: where it is, if known, else where the array's tensors are. */
@@ -146,8 +170,17 @@ final class Value {
 
   /** A new tensor in ordinary (pageable) memory on {@code place}: a factory or op result. */
   static Value fresh(Place place) {
-    return new Value(place, false, Place.CPU.equals(place) ? Tri.NO : Tri.MAYBE, false, Origin.NONE, null, null,
-        null, null, null);
+    return new Value(
+        place,
+        false,
+        Place.CPU.equals(place) ? Tri.NO : Tri.MAYBE,
+        false,
+        Origin.NONE,
+        null,
+        null,
+        null,
+        null,
+        null);
   }
 
   Place place() {
@@ -175,12 +208,17 @@ final class Value {
     return origin;
   }
 
-  /** Whether this is a model with parameters on the CPU that its variable's next move would move: never moved, or given a new part since. */
+  /**
+   * Whether this is a model with parameters on the CPU that its variable's next move would move:
+   * never moved, or given a new part since.
+   */
   boolean partlyUnmoved() {
     return origin == Origin.UNMOVED_MODEL || origin == Origin.REPLACED_PART;
   }
 
-  /** The expression the origin refers to (the factory call, the static field, the model creation). */
+  /**
+   * The expression the origin refers to (the factory call, the static field, the model creation).
+   */
   TreePath originPath() {
     return originPath;
   }
@@ -191,23 +229,55 @@ final class Value {
   }
 
   Value withPlace(Place p) {
-    return new Value(p, zeroDim, pinned, pendingHostCopy, origin, originPath, originName, null, null, null);
+    return new Value(
+        p, zeroDim, pinned, pendingHostCopy, origin, originPath, originName, null, null, null);
   }
 
   Value withZeroDim(boolean z) {
-    return new Value(place, z, pinned, pendingHostCopy, origin, originPath, originName, elements, cpuPut, devicePut);
+    return new Value(
+        place,
+        z,
+        pinned,
+        pendingHostCopy,
+        origin,
+        originPath,
+        originName,
+        elements,
+        cpuPut,
+        devicePut);
   }
 
   Value withPinned(Tri p) {
-    return new Value(place, zeroDim, p, pendingHostCopy, origin, originPath, originName, elements, cpuPut, devicePut);
+    return new Value(
+        place,
+        zeroDim,
+        p,
+        pendingHostCopy,
+        origin,
+        originPath,
+        originName,
+        elements,
+        cpuPut,
+        devicePut);
   }
 
   Value withPendingHostCopy(boolean pending) {
-    return new Value(place, zeroDim, pinned, pending, origin, originPath, originName, elements, cpuPut, devicePut);
+    return new Value(
+        place,
+        zeroDim,
+        pinned,
+        pending,
+        origin,
+        originPath,
+        originName,
+        elements,
+        cpuPut,
+        devicePut);
   }
 
   Value withOrigin(Origin o, TreePath tree, String name) {
-    return new Value(place, zeroDim, pinned, pendingHostCopy, o, tree, name, elements, cpuPut, devicePut);
+    return new Value(
+        place, zeroDim, pinned, pendingHostCopy, o, tree, name, elements, cpuPut, devicePut);
   }
 
   Value join(Value other) {
@@ -215,17 +285,24 @@ final class Value {
       return this;
     }
     // Iterators of batches stay so through a join (it = loader.iterator() again at an epoch's end).
-    boolean sameOrigin = origin == other.origin
-        && (origin == Origin.BATCH_ITERATOR || sameLeaf(originPath, other.originPath));
+    boolean sameOrigin =
+        origin == other.origin
+            && (origin == Origin.BATCH_ITERATOR || sameLeaf(originPath, other.originPath));
     Place joined = place.join(other.place);
     Origin o = sameOrigin ? origin : Origin.NONE;
     TreePath path = sameOrigin ? originPath : null;
     String name = sameOrigin ? originName : null;
-    Value factory = sameOrigin ? null : isDefaultDeviceFactory() ? this : other.isDefaultDeviceFactory() ? other : null;
+    Value factory =
+        sameOrigin
+            ? null
+            : isDefaultDeviceFactory() ? this : other.isDefaultDeviceFactory() ? other : null;
     if (factory != null) {
-      // Two factories without a device (c ? Tensor.zeros(n) : Tensor.ones(n)): on the CPU on every path.
-      o = isDefaultDeviceFactory() && other.isDefaultDeviceFactory() && Place.CPU.equals(joined)
-          ? Origin.DEFAULT_DEVICE_FACTORY : Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS;
+      // Two factories without a device (c ? Tensor.zeros(n) : Tensor.ones(n)): on the CPU on every
+      // path.
+      o =
+          isDefaultDeviceFactory() && other.isDefaultDeviceFactory() && Place.CPU.equals(joined)
+              ? Origin.DEFAULT_DEVICE_FACTORY
+              : Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS;
       path = factory.originPath;
     }
     List<Value> joinedElements = null;
@@ -235,52 +312,97 @@ final class Value {
         joinedElements.add(elements.get(i).join(other.elements.get(i)));
       }
     }
-    return new Value(joined, zeroDim && other.zeroDim, pinned.join(other.pinned),
-        pendingHostCopy && other.pendingHostCopy, o, path, name, joinedElements == null ? null
-            : List.copyOf(joinedElements), cpuPut != null ? cpuPut : other.cpuPut,
+    return new Value(
+        joined,
+        zeroDim && other.zeroDim,
+        pinned.join(other.pinned),
+        pendingHostCopy && other.pendingHostCopy,
+        o,
+        path,
+        name,
+        joinedElements == null ? null : List.copyOf(joinedElements),
+        cpuPut != null ? cpuPut : other.cpuPut,
         devicePut != null ? devicePut : other.devicePut);
   }
 
   /**
    * This container after {@code value} was put into it at {@code at}: it remembers the first tensor
-   * put on the CPU (not a 0-dim one) and the first put on a known device, through joins, so that
-   * an op that needs all its tensors on one device ({@code Tensor.stack(parts)}) finds a list a
-   * loop filled with both ({@link #mixedPuts}).
+   * put on the CPU (not a 0-dim one) and the first put on a known device, through joins, so that an
+   * op that needs all its tensors on one device ({@code Tensor.stack(parts)}) finds a list a loop
+   * filled with both ({@link #mixedPuts}).
    */
   Value withPut(TreePath at, Value value) {
     Place p = value.place;
     boolean cpu = Place.CPU.equals(p) && !value.zeroDim && cpuPut == null;
-    boolean device = (p.kind() == Place.Kind.FIXED || p.kind() == Place.Kind.SYMBOL) && devicePut == null;
+    boolean device =
+        (p.kind() == Place.Kind.FIXED || p.kind() == Place.Kind.SYMBOL) && devicePut == null;
     if (!cpu && !device) {
       return this;
     }
-    return new Value(place, zeroDim, pinned, pendingHostCopy, origin, originPath, originName, elements,
-        cpu ? new Put(at, value) : cpuPut, device ? new Put(at, value) : devicePut);
+    return new Value(
+        place,
+        zeroDim,
+        pinned,
+        pendingHostCopy,
+        origin,
+        originPath,
+        originName,
+        elements,
+        cpu ? new Put(at, value) : cpuPut,
+        device ? new Put(at, value) : devicePut);
   }
 
-  /** The same container value with the puts of {@code from} (a container read or copied from it). */
+  /**
+   * The same container value with the puts of {@code from} (a container read or copied from it).
+   */
   Value withPutsOf(Value from) {
-    return from.cpuPut == null && from.devicePut == null ? this : new Value(place, zeroDim, pinned, pendingHostCopy,
-        origin, originPath, originName, elements, from.cpuPut, from.devicePut);
+    return from.cpuPut == null && from.devicePut == null
+        ? this
+        : new Value(
+            place,
+            zeroDim,
+            pinned,
+            pendingHostCopy,
+            origin,
+            originPath,
+            originName,
+            elements,
+            from.cpuPut,
+            from.devicePut);
   }
 
   /** The same container value, with no puts remembered ({@code parts.clear()}). */
   Value withoutPuts() {
-    return cpuPut == null && devicePut == null ? this : new Value(place, zeroDim, pinned, pendingHostCopy, origin,
-        originPath, originName, elements, null, null);
+    return cpuPut == null && devicePut == null
+        ? this
+        : new Value(
+            place,
+            zeroDim,
+            pinned,
+            pendingHostCopy,
+            origin,
+            originPath,
+            originName,
+            elements,
+            null,
+            null);
   }
 
   /**
-   * For a container given both a tensor on the CPU and one on a device: those two puts, the CPU
-   * one first; else null.
+   * For a container given both a tensor on the CPU and one on a device: those two puts, the CPU one
+   * first; else null.
    */
   List<Put> mixedPuts() {
     return cpuPut != null && devicePut != null ? List.of(cpuPut, devicePut) : null;
   }
 
-  /** A tensor (not 0-dim) made by a factory without a device in a model, on every path or on some. */
+  /**
+   * A tensor (not 0-dim) made by a factory without a device in a model, on every path or on some.
+   */
   boolean isDefaultDeviceFactory() {
-    return !zeroDim && (origin == Origin.DEFAULT_DEVICE_FACTORY || origin == Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS);
+    return !zeroDim
+        && (origin == Origin.DEFAULT_DEVICE_FACTORY
+            || origin == Origin.DEFAULT_DEVICE_FACTORY_ON_SOME_PATHS);
   }
 
   @Override
@@ -288,9 +410,15 @@ final class Value {
     if (!(o instanceof Value v)) {
       return false;
     }
-    return v.place.equals(place) && v.zeroDim == zeroDim && v.pinned == pinned
-        && v.pendingHostCopy == pendingHostCopy && v.origin == origin && sameLeaf(v.originPath, originPath)
-        && Objects.equals(v.elements, elements) && samePut(v.cpuPut, cpuPut) && samePut(v.devicePut, devicePut);
+    return v.place.equals(place)
+        && v.zeroDim == zeroDim
+        && v.pinned == pinned
+        && v.pendingHostCopy == pendingHostCopy
+        && v.origin == origin
+        && sameLeaf(v.originPath, originPath)
+        && Objects.equals(v.elements, elements)
+        && samePut(v.cpuPut, cpuPut)
+        && samePut(v.devicePut, devicePut);
   }
 
   private static boolean samePut(Put a, Put b) {

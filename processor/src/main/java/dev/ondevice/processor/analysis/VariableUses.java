@@ -79,7 +79,9 @@ final class VariableUses {
       return false;
     }
     TreePath method = enclosingMethod(at);
-    if (method == null || (method.getLeaf() instanceof LambdaExpressionTree && !declaresIn(ctx, method, variable))) {
+    if (method == null
+        || (method.getLeaf() instanceof LambdaExpressionTree
+            && !declaresIn(ctx, method, variable))) {
       return true;
     }
     boolean[] captured = {false};
@@ -101,8 +103,11 @@ final class VariableUses {
         }
         return null;
       }
-    }.scan(method.getLeaf() instanceof MethodTree ? new TreePath(method, ((MethodTree) method.getLeaf()).getBody())
-        : method, 0);
+    }.scan(
+        method.getLeaf() instanceof MethodTree
+            ? new TreePath(method, ((MethodTree) method.getLeaf()).getBody())
+            : method,
+        0);
     return captured[0];
   }
 

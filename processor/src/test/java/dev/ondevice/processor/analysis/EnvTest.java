@@ -9,16 +9,24 @@ import java.lang.reflect.Proxy;
 import javax.lang.model.element.Element;
 import org.junit.jupiter.api.Test;
 
-/** The environments' copies share their variables until written: a write must never reach another copy. */
+/**
+ * The environments' copies share their variables until written: a write must never reach another
+ * copy.
+ */
 class EnvTest {
   private static final Value CPU = Value.on(Place.CPU);
   private static final Value CUDA = Value.on(Place.fixed("cuda:0"));
 
   /** A variable: environments compare variables by identity, so any distinct object will do. */
   private static Element variable() {
-    return (Element) Proxy.newProxyInstance(EnvTest.class.getClassLoader(), new Class<?>[] {Element.class},
-        (proxy, method, args) -> method.getName().equals("equals") ? proxy == args[0]
-            : method.getName().equals("hashCode") ? System.identityHashCode(proxy) : null);
+    return (Element)
+        Proxy.newProxyInstance(
+            EnvTest.class.getClassLoader(),
+            new Class<?>[] {Element.class},
+            (proxy, method, args) ->
+                method.getName().equals("equals")
+                    ? proxy == args[0]
+                    : method.getName().equals("hashCode") ? System.identityHashCode(proxy) : null);
   }
 
   @Test
@@ -85,7 +93,8 @@ class EnvTest {
 
     assertEquals(Place.CPU.join(Place.fixed("cuda:0")), joined.get(both).place());
     assertEquals(CUDA, joined.get(same));
-    assertNull(joined.get(onlyLeft), "a variable of one path only is out of scope where the paths meet");
+    assertNull(
+        joined.get(onlyLeft), "a variable of one path only is out of scope where the paths meet");
     assertSame(CPU, left.get(both), "the join must not change its operands");
   }
 

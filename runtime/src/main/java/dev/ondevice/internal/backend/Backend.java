@@ -1,10 +1,9 @@
 package dev.ondevice.internal.backend;
 
-
 /**
  * The kernels of one device. Tensors call these after validating shapes, dtypes and devices; a
- * backend may run them asynchronously, in order, and must make results visible to later kernels
- * and to host reads. Internal to the runtime: the extension point of the CPU, emulated and CUDA
+ * backend may run them asynchronously, in order, and must make results visible to later kernels and
+ * to host reads. Internal to the runtime: the extension point of the CPU, emulated and CUDA
  * backends, which {@link BackendProvider}s make and {@link Backends} finds by device type.
  *
  * <p>Unless said otherwise, operands have equal sizes (broadcast operands have stride 0), the
@@ -35,7 +34,10 @@ public interface Backend {
   /** {@code out = a op s}, or {@code s op a} when {@code scalarFirst}. */
   void binaryScalar(BinaryOp op, Strided a, double s, boolean scalarFirst, Strided out);
 
-  /** {@code target += alpha * other} in place; {@code other} has the target's sizes (stride 0 where broadcast). */
+  /**
+   * {@code target += alpha * other} in place; {@code other} has the target's sizes (stride 0 where
+   * broadcast).
+   */
   void scaledAdd(Strided target, Strided other, double alpha);
 
   /** The gradient of relu: {@code out = output > 0 ? grad : 0}. */
@@ -51,7 +53,13 @@ public interface Backend {
    * One Adam or AdamW update of {@code param} and its moments in place, from {@code grad}; {@code
    * maxExpAvgSq} is null without AMSGrad. All of one floating dtype and the parameter's sizes.
    */
-  void adamStep(Strided param, Strided grad, Strided expAvg, Strided expAvgSq, Strided maxExpAvgSq, AdamStep step);
+  void adamStep(
+      Strided param,
+      Strided grad,
+      Strided expAvg,
+      Strided expAvgSq,
+      Strided maxExpAvgSq,
+      AdamStep step);
 
   /** {@code out = cond ? a : b}; cond is bool. */
   void where(Strided cond, Strided a, Strided b, Strided out);
@@ -63,10 +71,15 @@ public interface Backend {
    */
   void reduce(ReduceOp op, Strided in, int[] dims, Strided out);
 
-  /** Max ({@code max}) or min over one dimension: values and int64 positions, size 1 on {@code dim}. */
+  /**
+   * Max ({@code max}) or min over one dimension: values and int64 positions, size 1 on {@code dim}.
+   */
   void reduceWithIndices(boolean max, Strided in, int dim, Strided values, Strided indices);
 
-  /** Batched matrix product: {@code [B,M,K] x [B,K,N] -> [B,M,N]}, out contiguous. Batch strides may be 0. */
+  /**
+   * Batched matrix product: {@code [B,M,K] x [B,K,N] -> [B,M,N]}, out contiguous. Batch strides may
+   * be 0.
+   */
   void matmul(Strided a, Strided b, Strided out);
 
   /** Softmax or log-softmax along {@code dim}; out contiguous, same sizes. */
@@ -81,7 +94,10 @@ public interface Backend {
   /** Picks the slices {@code index} (1-d int64) of {@code in} along {@code dim}. */
   void indexSelect(Strided in, int dim, Strided index, Strided out);
 
-  /** Adds slice {@code i} of {@code src} to slice {@code index[i]} of {@code target} along {@code dim}. */
+  /**
+   * Adds slice {@code i} of {@code src} to slice {@code index[i]} of {@code target} along {@code
+   * dim}.
+   */
   void indexAdd(Strided target, int dim, Strided index, Strided src);
 
   /**
@@ -100,8 +116,8 @@ public interface Backend {
   void fold2d(Strided cols, Window2d window, Strided out);
 
   /**
-   * Max pooling of {@code in} ({@code [N,C,H,W]}) into {@code values} ({@code [N,C,OH,OW]}) and
-   * the int64 flat plane positions {@code h * W + w} of the maxima into {@code indices}; the padding
+   * Max pooling of {@code in} ({@code [N,C,H,W]}) into {@code values} ({@code [N,C,OH,OW]}) and the
+   * int64 flat plane positions {@code h * W + w} of the maxima into {@code indices}; the padding
    * never wins.
    */
   void maxPool2d(Strided in, Window2d window, Strided values, Strided indices);
@@ -112,7 +128,10 @@ public interface Backend {
    */
   void maxPool2dBackward(Strided gradOut, Strided indices, Strided out);
 
-  /** Fills {@code out} with draws of a counter-based generator: element i uses counter {@code counter + i}. */
+  /**
+   * Fills {@code out} with draws of a counter-based generator: element i uses counter {@code
+   * counter + i}.
+   */
   void random(RandomKind kind, double a, double b, long seed, long counter, Strided out);
 
   /** {@code out[i] = 1} with probability {@code p[i]}, else 0. */
@@ -130,8 +149,8 @@ public interface Backend {
   }
 
   /**
-   * Memory of this device: {@code [allocated, reserved, peak allocated]} bytes. By default what
-   * a host backend counts of its live storages, reserving what it allocates.
+   * Memory of this device: {@code [allocated, reserved, peak allocated]} bytes. By default what a
+   * host backend counts of its live storages, reserving what it allocates.
    */
   default long[] memory() {
     if (this instanceof HostBackend h) {

@@ -14,15 +14,17 @@ import java.util.function.BiFunction;
  * class. The devices of a type are opened on the first question about that type, not before: a
  * program that stays on the CPU never loads the CUDA driver. Emulated CUDA devices exist only when
  * asked for, with {@code -Dondevice.emulatedCudaDevices=N} or {@link #installEmulation}, and then
- * replace the real ones: nobody gets one by accident. Availability questions never throw.
- * Internal; the public face is {@code Cuda} and {@code EmulatedCuda}.
+ * replace the real ones: nobody gets one by accident. Availability questions never throw. Internal;
+ * the public face is {@code Cuda} and {@code EmulatedCuda}.
  */
 public final class Backends {
   /** The system property that asks for emulated CUDA devices. */
   public static final String EMULATION_PROPERTY = "ondevice.emulatedCudaDevices";
 
   private static final String EMULATION_HINT =
-      " (to test device-agnostic code without a GPU, emulate devices with -D" + EMULATION_PROPERTY + "=N)";
+      " (to test device-agnostic code without a GPU, emulate devices with -D"
+          + EMULATION_PROPERTY
+          + "=N)";
 
   private static final Map<String, DeviceSet> OPEN = new ConcurrentHashMap<>();
   private static volatile List<BackendProvider> providers;
@@ -42,9 +44,14 @@ public final class Backends {
     private static HostBackend find() {
       DeviceSet set = devices(DeviceId.CPU_TYPE);
       if (set.count() == 0 || !(set.backends().get(0) instanceof HostBackend h)) {
-        throw new IllegalStateException("No CPU backend: " + (set.count() == 0 ? set.reason()
-            : set.backends().get(0).getClass().getName() + " does not run on host memory")
-            + "; is META-INF/services/" + BackendProvider.class.getName() + " on the class path?");
+        throw new IllegalStateException(
+            "No CPU backend: "
+                + (set.count() == 0
+                    ? set.reason()
+                    : set.backends().get(0).getClass().getName() + " does not run on host memory")
+                + "; is META-INF/services/"
+                + BackendProvider.class.getName()
+                + " on the class path?");
       }
       return h;
     }
@@ -67,9 +74,23 @@ public final class Backends {
     if (i >= set.count()) {
       int n = set.count();
       String t = device.type();
-      throw new IllegalStateException("Invalid device " + device + ": there "
-          + (n == 1 ? "is 1 " + label(t) + " device (" + t + ":0)"
-              : "are " + n + " " + label(t) + " devices (" + t + ":0 to " + t + ":" + (n - 1) + ")"));
+      throw new IllegalStateException(
+          "Invalid device "
+              + device
+              + ": there "
+              + (n == 1
+                  ? "is 1 " + label(t) + " device (" + t + ":0)"
+                  : "are "
+                      + n
+                      + " "
+                      + label(t)
+                      + " devices ("
+                      + t
+                      + ":0 to "
+                      + t
+                      + ":"
+                      + (n - 1)
+                      + ")"));
     }
     return set.backends().get(i);
   }
@@ -95,7 +116,8 @@ public final class Backends {
     if (set.summary() != null) {
       return set.summary();
     }
-    return set.count() == 0 ? label(type) + " is not available: " + set.reason()
+    return set.count() == 0
+        ? label(type) + " is not available: " + set.reason()
         : set.count() + " " + label(type) + " device" + (set.count() == 1 ? "" : "s");
   }
 
@@ -156,7 +178,8 @@ public final class Backends {
     BiFunction<String, Throwable, RuntimeException> f = outOfMemory;
     if (f == null) {
       f = IllegalStateException::new;
-      for (OutOfMemoryFactory factory : ServiceLoader.load(OutOfMemoryFactory.class, Backends.class.getClassLoader())) {
+      for (OutOfMemoryFactory factory :
+          ServiceLoader.load(OutOfMemoryFactory.class, Backends.class.getClassLoader())) {
         f = factory::create;
         break;
       }
@@ -190,7 +213,12 @@ public final class Backends {
         n = -1;
       }
       if (n < 0 || n > 64) {
-        return DeviceSet.none("-D" + EMULATION_PROPERTY + "=" + value + " is not a number of devices between 0 and 64");
+        return DeviceSet.none(
+            "-D"
+                + EMULATION_PROPERTY
+                + "="
+                + value
+                + " is not a number of devices between 0 and 64");
       }
       return emulation(type, n, "-D" + EMULATION_PROPERTY + "=0 asks for no devices");
     }
@@ -207,8 +235,11 @@ public final class Backends {
         }
       }
     }
-    return DeviceSet.none("no " + label(type) + " backend is on the class path"
-        + (DeviceId.CUDA_TYPE.equals(type) ? EMULATION_HINT : ""));
+    return DeviceSet.none(
+        "no "
+            + label(type)
+            + " backend is on the class path"
+            + (DeviceId.CUDA_TYPE.equals(type) ? EMULATION_HINT : ""));
   }
 
   private static DeviceSet emulation(String type, int count, String reasonIfNone) {
@@ -231,7 +262,8 @@ public final class Backends {
         p = providers;
         if (p == null) {
           p = new ArrayList<>();
-          var it = ServiceLoader.load(BackendProvider.class, Backends.class.getClassLoader()).iterator();
+          var it =
+              ServiceLoader.load(BackendProvider.class, Backends.class.getClassLoader()).iterator();
           while (true) {
             try {
               if (!it.hasNext()) {
@@ -239,7 +271,8 @@ public final class Backends {
               }
               p.add(it.next());
             } catch (ServiceConfigurationError | LinkageError e) {
-              // A backend whose classes cannot load is as good as absent; availability never throws.
+              // A backend whose classes cannot load is as good as absent; availability never
+              // throws.
             }
           }
           p = List.copyOf(p);

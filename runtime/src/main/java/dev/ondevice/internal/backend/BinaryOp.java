@@ -2,9 +2,22 @@ package dev.ondevice.internal.backend;
 
 /** Elementwise functions of two operands. */
 public enum BinaryOp {
-  ADD("add"), SUB("sub"), MUL("mul"), DIV("div"), POW("pow"), MAXIMUM("maximum"), MINIMUM("minimum"),
-  EQ("eq"), NE("ne"), LT("lt"), LE("le"), GT("gt"), GE("ge"),
-  LOGICAL_AND("logicalAnd"), LOGICAL_OR("logicalOr"), LOGICAL_XOR("logicalXor");
+  ADD("add"),
+  SUB("sub"),
+  MUL("mul"),
+  DIV("div"),
+  POW("pow"),
+  MAXIMUM("maximum"),
+  MINIMUM("minimum"),
+  EQ("eq"),
+  NE("ne"),
+  LT("lt"),
+  LE("le"),
+  GT("gt"),
+  GE("ge"),
+  LOGICAL_AND("logicalAnd"),
+  LOGICAL_OR("logicalOr"),
+  LOGICAL_XOR("logicalXor");
 
   private final String opName;
 

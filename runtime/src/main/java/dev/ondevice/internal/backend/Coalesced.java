@@ -3,13 +3,14 @@ package dev.ondevice.internal.backend;
 import java.util.Arrays;
 
 /**
- * An index space with size-1 dimensions dropped and neighbours merged wherever every operand
- * allows it (rank at least 1): the loops of the CPU kernels and the launches of the CUDA kernels
- * work on it, so that a contiguous tensor of any shape is one run. Internal to the runtime.
+ * An index space with size-1 dimensions dropped and neighbours merged wherever every operand allows
+ * it (rank at least 1): the loops of the CPU kernels and the launches of the CUDA kernels work on
+ * it, so that a contiguous tensor of any shape is one run. Internal to the runtime.
  */
 public final class Coalesced {
   /** The merged sizes; callers must not modify them. */
   public final int[] sizes;
+
   /** {@code strides[k]}: operand k's strides over {@link #sizes}; callers must not modify them. */
   public final int[][] strides;
 
@@ -53,7 +54,8 @@ public final class Coalesced {
   }
 
   /** Whether outer dimension (kept at {@code outer}) can absorb inner dimension {@code d}. */
-  private static boolean mergeable(int outerSize, int[][] cst, int outer, int[][] strides, int d, int innerSize) {
+  private static boolean mergeable(
+      int outerSize, int[][] cst, int outer, int[][] strides, int d, int innerSize) {
     for (int j = 0; j < strides.length; j++) {
       if ((long) cst[j][outer] != (long) strides[j][d] * innerSize) {
         return false;

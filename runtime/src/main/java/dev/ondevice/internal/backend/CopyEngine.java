@@ -2,9 +2,9 @@ package dev.ondevice.internal.backend;
 
 /**
  * A backend whose memory the host cannot address, so that copies to and from it go through its
- * driver: the CUDA backend. {@link Transfers} hands it every copy that involves one of its
- * devices; it counts them in {@link TransferCounters} and follows PyTorch's {@code non_blocking}
- * rules. Internal to the runtime.
+ * driver: the CUDA backend. {@link Transfers} hands it every copy that involves one of its devices;
+ * it counts them in {@link TransferCounters} and follows PyTorch's {@code non_blocking} rules.
+ * Internal to the runtime.
  */
 public interface CopyEngine extends Backend {
   /**
@@ -16,8 +16,8 @@ public interface CopyEngine extends Backend {
 
   /**
    * Copies {@code src} on this device into host memory {@code dst}. Blocking copies wait for the
-   * device (a host synchronisation); a non-blocking one into page-locked memory returns at once
-   * and marks {@code dst} pending, so that any read of it waits for the copy first.
+   * device (a host synchronisation); a non-blocking one into page-locked memory returns at once and
+   * marks {@code dst} pending, so that any read of it waits for the copy first.
    */
   void copyToHost(Strided src, Strided dst, boolean nonBlocking);
 

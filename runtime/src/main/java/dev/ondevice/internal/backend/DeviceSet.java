@@ -17,7 +17,8 @@ public final class DeviceSet {
    * @param reason why there are none (null when there are some)
    * @param summary the devices for people in one line, or null for a default one
    */
-  public DeviceSet(List<? extends Backend> backends, boolean emulated, String reason, String summary) {
+  public DeviceSet(
+      List<? extends Backend> backends, boolean emulated, String reason, String summary) {
     this.backends = List.copyOf(backends);
     this.emulated = emulated;
     this.reason = reason;

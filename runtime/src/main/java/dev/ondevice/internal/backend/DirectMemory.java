@@ -17,7 +17,8 @@ final class DirectMemory {
    */
   static long limit() {
     try {
-      HotSpotDiagnosticMXBean vm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+      HotSpotDiagnosticMXBean vm =
+          ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
       long set = vm == null ? 0 : Long.parseLong(vm.getVMOption("MaxDirectMemorySize").getValue());
       return set > 0 ? set : Runtime.getRuntime().maxMemory();
     } catch (RuntimeException e) {
@@ -26,12 +27,20 @@ final class DirectMemory {
   }
 
   /** What went wrong and what to do, for a request of {@code bytes} the JDK refused twice. */
-  static String message(String device, long bytes, long live, long cached, long liveAfter, long limit) {
-    return String.format(Locale.ROOT, "Out of host memory on %s: tried to allocate %s of direct memory, whose limit"
-        + " is %s; tensors held %s and the allocator's cache %s, which was given back, and after a garbage"
-        + " collection tensors still hold %s. Free the tensors you no longer need, use smaller batches, or raise"
-        + " the limit with the JVM option -XX:MaxDirectMemorySize=<size> (e.g. -XX:MaxDirectMemorySize=16g; by"
-        + " default it is the maximum heap, -Xmx)", device, Bytes.human(bytes), Bytes.human(limit), Bytes.human(live), Bytes.human(cached),
+  static String message(
+      String device, long bytes, long live, long cached, long liveAfter, long limit) {
+    return String.format(
+        Locale.ROOT,
+        "Out of host memory on %s: tried to allocate %s of direct memory, whose limit"
+            + " is %s; tensors held %s and the allocator's cache %s, which was given back, and after a garbage"
+            + " collection tensors still hold %s. Free the tensors you no longer need, use smaller batches, or raise"
+            + " the limit with the JVM option -XX:MaxDirectMemorySize=<size> (e.g. -XX:MaxDirectMemorySize=16g; by"
+            + " default it is the maximum heap, -Xmx)",
+        device,
+        Bytes.human(bytes),
+        Bytes.human(limit),
+        Bytes.human(live),
+        Bytes.human(cached),
         Bytes.human(liveAfter));
   }
 }

@@ -82,8 +82,8 @@ public final class Event {
   }
 
   /**
-   * Waits for the event on the host, counting a host synchronisation on its device, then throws
-   * the first error raised by the stream's queued work since the last report, as an {@link
+   * Waits for the event on the host, counting a host synchronisation on its device, then throws the
+   * first error raised by the stream's queued work since the last report, as an {@link
    * AsyncDeviceException}: every host wait is where a device error surfaces.
    */
   public void hostWait() {
@@ -92,11 +92,15 @@ public final class Event {
     completion.throwPendingError();
   }
 
-  /** The completion of an event on an emulated stream (or of synchronous work, without a stream). */
+  /**
+   * The completion of an event on an emulated stream (or of synchronous work, without a stream).
+   */
   static final class Future implements Completion {
     private final DeviceId device;
+
     /** The stream whose errors a host wait reports; null for work that ran synchronously. */
     private final Stream stream;
+
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     private final Event event;
 

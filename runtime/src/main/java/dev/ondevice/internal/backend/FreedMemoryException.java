@@ -9,7 +9,13 @@ public final class FreedMemoryException extends IllegalStateException {
   private static final long serialVersionUID = 1L;
 
   FreedMemoryException(long bytes, DeviceId device, String freedBy) {
-    super("This tensor's memory (" + Bytes.human(bytes) + " on " + device + ") was freed " + freedBy
-        + ", and can no longer be read or written");
+    super(
+        "This tensor's memory ("
+            + Bytes.human(bytes)
+            + " on "
+            + device
+            + ") was freed "
+            + freedBy
+            + ", and can no longer be read or written");
   }
 }

@@ -14,9 +14,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * held them is freed ({@link Storage#free}) or becomes unreachable, whichever comes first. Reuse
  * avoids the page faults and zeroing of fresh direct memory; the cache is a stack per size class,
  * so a freed block, still warm in the processor's caches, serves the next request of its class.
- * Pinned storages come from a pool of their own, of page-locked memory where a CUDA driver
- * provides it ({@link PinnedMemory}); a pinned block is reused only once the last asynchronous
- * copy that used it has finished ({@link HostBlock}).
+ * Pinned storages come from a pool of their own, of page-locked memory where a CUDA driver provides
+ * it ({@link PinnedMemory}); a pinned block is reused only once the last asynchronous copy that
+ * used it has finished ({@link HostBlock}).
  *
  * <p>Since the garbage collector does not see off-heap bytes, the allocator asks for a collection
  * when the live off-heap bytes have doubled since the last one (and exceed a floor, an eighth of
@@ -25,24 +25,35 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class HostAllocator {
   private static final Cleaner CLEANER = Cleaner.create();
   private static final long MiB = 1L << 20;
+
   /**
    * An eighth of the maximum heap, at least 128 MiB: a collection costs about 10 ms however little
    * the heap holds, and a training step frees a few MiB, so a low floor collects every few dozen
    * steps. The JDK itself lets direct memory grow to the whole maximum heap before it collects.
    */
-  private static final long GC_FLOOR = Long.getLong("ondevice.cpu.gcFloorMiB",
-      Math.max(128, Runtime.getRuntime().maxMemory() / 8 / MiB)) * MiB;
+  private static final long GC_FLOOR =
+      Long.getLong(
+              "ondevice.cpu.gcFloorMiB", Math.max(128, Runtime.getRuntime().maxMemory() / 8 / MiB))
+          * MiB;
+
   /** The JDK's limit on direct memory, which host tensors live in. */
   private static final long DIRECT_LIMIT = DirectMemory.limit();
+
   /** At most half the direct-memory limit, so that the cache alone never starves new tensors. */
-  private static final long CACHE_LIMIT = Math.min(Math.min(Runtime.getRuntime().maxMemory() / 2, DIRECT_LIMIT / 2),
-      Long.getLong("ondevice.cpu.cacheMiB", 2048) * MiB);
+  private static final long CACHE_LIMIT =
+      Math.min(
+          Math.min(Runtime.getRuntime().maxMemory() / 2, DIRECT_LIMIT / 2),
+          Long.getLong("ondevice.cpu.cacheMiB", 2048) * MiB);
 
   private static final Pool PAGEABLE = new Pool();
   private static final Pool PINNED = new Pool();
   private static volatile PinnedMemory pinnedSource;
   private static final AtomicLong LIVE = new AtomicLong();
-  /** The fewest live bytes since the last collection: what survived it, once its garbage is handed back. */
+
+  /**
+   * The fewest live bytes since the last collection: what survived it, once its garbage is handed
+   * back.
+   */
   private static final AtomicLong LOW_WATER = new AtomicLong();
 
   private HostAllocator() {}
@@ -62,11 +73,15 @@ public final class HostAllocator {
     long size = sizeClass(bytes);
     if (size > Integer.MAX_VALUE) {
       throw new IllegalArgumentException(
-          "Cannot allocate " + bytes + " bytes on " + backend.device()
+          "Cannot allocate "
+              + bytes
+              + " bytes on "
+              + backend.device()
               + ": host tensors are limited to 2 GiB each in this runtime");
     }
     if (pinned) {
-      Backends.deviceCount(DeviceId.CUDA_TYPE); // the CUDA driver, if there is one, provides the pinned memory
+      Backends.deviceCount(
+          DeviceId.CUDA_TYPE); // the CUDA driver, if there is one, provides the pinned memory
     }
     Pool pool = pinned ? PINNED : PAGEABLE;
     HostBlock block = pool.take(size);
@@ -92,8 +107,9 @@ public final class HostAllocator {
    * Fresh memory; when the JDK refuses it, as PyTorch's caching allocator does: gives the cache
    * back, collects (so that unreachable tensors give back theirs), and tries again.
    *
-   * @throws RuntimeException the public out-of-memory exception ({@link Backends#outOfMemory}), saying what was asked, what is in use and cached, and how
-   *     to raise the limit, if the memory is not there even then
+   * @throws RuntimeException the public out-of-memory exception ({@link Backends#outOfMemory}),
+   *     saying what was asked, what is in use and cached, and how to raise the limit, if the memory
+   *     is not there even then
    */
   private static HostBlock freshOrRetry(Backend backend, long bytes, long size, boolean pinned) {
     try {
@@ -106,8 +122,11 @@ public final class HostAllocator {
       try {
         return fresh(size, pinned);
       } catch (OutOfMemoryError second) {
-        RuntimeException e = Backends.outOfMemory(DirectMemory.message(backend.device()
-            .toString(), bytes, live, cached, LIVE.get(), DIRECT_LIMIT), second);
+        RuntimeException e =
+            Backends.outOfMemory(
+                DirectMemory.message(
+                    backend.device().toString(), bytes, live, cached, LIVE.get(), DIRECT_LIMIT),
+                second);
         e.addSuppressed(first);
         throw e;
       }
@@ -116,8 +135,10 @@ public final class HostAllocator {
 
   private static HostBlock fresh(long size, boolean pinned) {
     PinnedMemory source = pinnedSource;
-    ByteBuffer buffer = pinned && source != null ? source.allocate(size)
-        : ByteBuffer.allocateDirect((int) size).order(ByteOrder.nativeOrder());
+    ByteBuffer buffer =
+        pinned && source != null
+            ? source.allocate(size)
+            : ByteBuffer.allocateDirect((int) size).order(ByteOrder.nativeOrder());
     return new HostBlock(buffer, size, pinned, pinned && source != null);
   }
 
@@ -146,11 +167,11 @@ public final class HostAllocator {
   }
 
   /**
-   * Collects when the live bytes passed twice what survived the last collection (and the floor),
-   * so that this request reuses a block rather than faulting in fresh memory. What survived is the
-   * low-water mark of the live bytes, not their count right after the collection: that still
-   * holds garbage the cleaner has not reached, and a threshold built on it ratchets up at each
-   * collection until fresh allocations, slow page faults, are the norm.
+   * Collects when the live bytes passed twice what survived the last collection (and the floor), so
+   * that this request reuses a block rather than faulting in fresh memory. What survived is the
+   * low-water mark of the live bytes, not their count right after the collection: that still holds
+   * garbage the cleaner has not reached, and a threshold built on it ratchets up at each collection
+   * until fresh allocations, slow page faults, are the norm.
    */
   private static void maybeCollect(long size) {
     if (LIVE.get() + size <= Math.max(GC_FLOOR, 2 * LOW_WATER.get())) {
@@ -206,8 +227,8 @@ public final class HostAllocator {
   }
 
   /**
-   * Returns a block to the cache once its storage is freed or unreachable, whichever comes first
-   * (a cleanable runs once). Holds no reference to the storage.
+   * Returns a block to the cache once its storage is freed or unreachable, whichever comes first (a
+   * cleanable runs once). Holds no reference to the storage.
    */
   private static final class Release implements Runnable {
     private final HostBlock block;

@@ -27,7 +27,9 @@ public interface HostBackend extends Backend {
    */
   void copyNow(Strided from, Strided to);
 
-  /** Bytes of this emulated device's storages that are still reachable (the CPU's are not counted). */
+  /**
+   * Bytes of this emulated device's storages that are still reachable (the CPU's are not counted).
+   */
   AtomicLong liveBytes();
 
   /** The most bytes of this emulated device's storages that were reachable at once. */

@@ -14,10 +14,13 @@ import java.util.concurrent.ConcurrentHashMap;
 final class HostBlock {
   final ByteBuffer buffer;
   final long size;
+
   /** Whether the block belongs to the pinned pool. */
   final boolean pinned;
+
   /** Whether the buffer is page-locked memory of a {@link PinnedMemory} that must free it. */
   final boolean pageLocked;
+
   private final Map<DeviceId, Event> lastUse = new ConcurrentHashMap<>(2);
 
   HostBlock(ByteBuffer buffer, long size, boolean pinned, boolean pageLocked) {

@@ -29,14 +29,16 @@ public final class HostStorage extends Storage {
     this.bytes = block.buffer;
   }
 
-  /** Sets what gives the block back to the allocator, once: at {@link #free} or when unreachable. */
+  /**
+   * Sets what gives the block back to the allocator, once: at {@link #free} or when unreachable.
+   */
   void releasedBy(Cleaner.Cleanable cleanable) {
     release = cleanable;
   }
 
   /**
-   * On the CPU, gives the block back now; on an emulated device, as a task of its stream, so
-   * that the kernels queued before it still read the memory and those queued after it are refused.
+   * On the CPU, gives the block back now; on an emulated device, as a task of its stream, so that
+   * the kernels queued before it still read the memory and those queued after it are refused.
    */
   @Override
   protected void release(String by) {
@@ -121,8 +123,8 @@ public final class HostStorage extends Storage {
   }
 
   /**
-   * Records that an asynchronous copy reads or writes this memory until {@code event}: the block
-   * is not handed to another storage before then, even if this one becomes unreachable.
+   * Records that an asynchronous copy reads or writes this memory until {@code event}: the block is
+   * not handed to another storage before then, even if this one becomes unreachable.
    */
   public void usedUntil(Event event) {
     block.usedUntil(event);
@@ -152,8 +154,8 @@ public final class HostStorage extends Storage {
 
   /**
    * Whether the contents can be read without waiting for a copy in flight. Observing that the copy
-   * has completed ends the pending state without a host synchronisation: a later read does not
-   * wait and is not counted as one.
+   * has completed ends the pending state without a host synchronisation: a later read does not wait
+   * and is not counted as one.
    */
   public boolean isReady() {
     Event e = pending;

@@ -4,9 +4,9 @@ import java.nio.ByteBuffer;
 
 /**
  * Page-locked host memory from a device driver ({@code cuMemAllocHost}): the memory that makes
- * host-to-device copies truly asynchronous. Internal; the CUDA backend provides it, and without
- * one pinned storages are ordinary direct buffers that only carry the flag (as on emulated
- * devices, where every copy is asynchronous anyway).
+ * host-to-device copies truly asynchronous. Internal; the CUDA backend provides it, and without one
+ * pinned storages are ordinary direct buffers that only carry the flag (as on emulated devices,
+ * where every copy is asynchronous anyway).
  */
 public interface PinnedMemory {
   /**

@@ -11,8 +11,8 @@ public enum RandomKind {
 
   /**
    * Counters of the counter-based generator one element consumes: two for a normal draw (a
-   * Box-Muller pair), one otherwise. Every backend draws element i from counters {@code counter +
-   * i * countersPerElement()}, so that the CPU and CUDA draw the same numbers.
+   * Box-Muller pair), one otherwise. Every backend draws element i from counters {@code counter + i
+   * * countersPerElement()}, so that the CPU and CUDA draw the same numbers.
    */
   public int countersPerElement() {
     return this == NORMAL ? 2 : 1;

@@ -8,8 +8,12 @@ import java.util.Locale;
  * reduced ones (with the input's strides), each coalesced. Internal to the runtime.
  */
 public final class ReductionSpace {
-  /** The outputs: strides {@code [0]} of the input, {@code [1]} of the output, {@code [2]} of the values (0 without). */
+  /**
+   * The outputs: strides {@code [0]} of the input, {@code [1]} of the output, {@code [2]} of the
+   * values (0 without).
+   */
   public final Coalesced kept;
+
   /** The region each output reduces: strides {@code [0]} of the input. */
   public final Coalesced reduced;
 
@@ -25,7 +29,8 @@ public final class ReductionSpace {
    * @throws IllegalArgumentException for a max, min or index reduction over an empty region with
    *     outputs to write
    */
-  public static ReductionSpace of(ReduceOp op, Strided in, int[] dims, Strided out, Strided values) {
+  public static ReductionSpace of(
+      ReduceOp op, Strided in, int[] dims, Strided out, Strided values) {
     boolean[] reduced = new boolean[in.rank()];
     for (int d : dims) {
       reduced[d] = true;
@@ -48,9 +53,12 @@ public final class ReductionSpace {
         keptVal[k++] = values == null ? 0 : values.stride(d);
       }
     }
-    ReductionSpace s = new ReductionSpace(Coalesced.of(keptSizes, new int[][] {keptIn, keptOut, keptVal}),
-        Coalesced.of(redSizes, new int[][] {redStrides}));
-    if (s.length() == 0 && s.outputs() > 0
+    ReductionSpace s =
+        new ReductionSpace(
+            Coalesced.of(keptSizes, new int[][] {keptIn, keptOut, keptVal}),
+            Coalesced.of(redSizes, new int[][] {redStrides}));
+    if (s.length() == 0
+        && s.outputs() > 0
         && (op == ReduceOp.MAX || op == ReduceOp.MIN || op.returnsIndices())) {
       throw new IllegalArgumentException(
           "Cannot compute " + op.name().toLowerCase(Locale.ROOT) + " over an empty dimension");

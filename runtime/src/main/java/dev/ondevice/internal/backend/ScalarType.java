@@ -1,9 +1,10 @@
 package dev.ondevice.internal.backend;
 
 /**
- * The element types backends compute with, in the order of the public {@code dev.ondevice.ScalarType}
- * (which the core maps onto these one to one, as PyTorch's {@code torch.dtype} wraps c10's {@code
- * ScalarType}). The backend layer sits below the core and so cannot name {@code ScalarType}.
+ * The element types backends compute with, in the order of the public {@code
+ * dev.ondevice.ScalarType} (which the core maps onto these one to one, as PyTorch's {@code
+ * torch.dtype} wraps c10's {@code ScalarType}). The backend layer sits below the core and so cannot
+ * name {@code ScalarType}.
  */
 public enum ScalarType {
   /** Booleans, one byte each. */

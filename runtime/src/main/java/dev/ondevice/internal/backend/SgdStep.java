@@ -11,7 +11,13 @@ package dev.ondevice.internal.backend;
  * @param dampening the dampening of the momentum
  * @param weightDecay the L2 penalty added to the gradient
  * @param nesterov whether the momentum is Nesterov's
- * @param firstStep whether the momentum buffer is written for the first time (its contents are ignored)
+ * @param firstStep whether the momentum buffer is written for the first time (its contents are
+ *     ignored)
  */
-public record SgdStep(double lr, double momentum, double dampening, double weightDecay, boolean nesterov,
+public record SgdStep(
+    double lr,
+    double momentum,
+    double dampening,
+    double weightDecay,
+    boolean nesterov,
     boolean firstStep) {}

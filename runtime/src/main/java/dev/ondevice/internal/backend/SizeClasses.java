@@ -11,7 +11,10 @@ public final class SizeClasses {
 
   private SizeClasses() {}
 
-  /** The class of a request of {@code bytes}: a power of two up to 1 MiB, else a multiple of {@code largeStep}. */
+  /**
+   * The class of a request of {@code bytes}: a power of two up to 1 MiB, else a multiple of {@code
+   * largeStep}.
+   */
   public static long of(long bytes, long largeStep) {
     if (bytes <= SMALLEST) {
       return SMALLEST;

@@ -11,6 +11,7 @@ import java.util.concurrent.LinkedBlockingQueue;
  */
 public final class Stream {
   private final DeviceId device;
+
   /**
    * At most this many items wait in the queue; submitting more blocks the host until the stream
    * catches up, as a full CUDA launch queue does. This bounds the memory a host running ahead can
@@ -63,8 +64,10 @@ public final class Stream {
 
   private void checkOpen() {
     if (closed) {
-      throw new IllegalStateException(device + " (emulated) no longer exists: the EmulatedCuda installation"
-          + " that created it was closed");
+      throw new IllegalStateException(
+          device
+              + " (emulated) no longer exists: the EmulatedCuda installation"
+              + " that created it was closed");
     }
   }
 

@@ -110,7 +110,13 @@ public final class Strided {
 
   @Override
   public String toString() {
-    return dtype + Arrays.toString(sizes) + " strides " + Arrays.toString(strides) + " at " + offset
-        + " on " + device();
+    return dtype
+        + Arrays.toString(sizes)
+        + " strides "
+        + Arrays.toString(strides)
+        + " at "
+        + offset
+        + " on "
+        + device();
   }
 }

@@ -1,7 +1,7 @@
 package dev.ondevice.internal.backend;
 
-import java.util.function.LongSupplier;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 
 /**
  * Reclaims memory the garbage collector cannot see: off-heap blocks (host buffers, device memory)

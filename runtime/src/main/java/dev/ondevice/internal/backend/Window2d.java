@@ -16,9 +16,20 @@ public record Window2d(int kernelH, int kernelW, int strideH, int strideW, int p
   /** Validates the sizes. */
   public Window2d {
     if (kernelH < 1 || kernelW < 1 || strideH < 1 || strideW < 1 || padH < 0 || padW < 0) {
-      throw new IllegalArgumentException("Window2d: kernel and stride must be positive and padding"
-          + " non-negative, got kernel " + kernelH + "x" + kernelW + ", stride " + strideH + "x" + strideW
-          + ", padding " + padH + "x" + padW);
+      throw new IllegalArgumentException(
+          "Window2d: kernel and stride must be positive and padding"
+              + " non-negative, got kernel "
+              + kernelH
+              + "x"
+              + kernelW
+              + ", stride "
+              + strideH
+              + "x"
+              + strideW
+              + ", padding "
+              + padH
+              + "x"
+              + padW);
     }
   }
 
@@ -35,7 +46,17 @@ public record Window2d(int kernelH, int kernelW, int strideH, int strideW, int p
   /** The sizes for messages, as {@code kernel 3x3, stride 1x1, padding 1x1}. */
   @Override
   public String toString() {
-    return "kernel " + kernelH + "x" + kernelW + ", stride " + strideH + "x" + strideW + ", padding " + padH + "x"
+    return "kernel "
+        + kernelH
+        + "x"
+        + kernelW
+        + ", stride "
+        + strideH
+        + "x"
+        + strideW
+        + ", padding "
+        + padH
+        + "x"
         + padW;
   }
 }

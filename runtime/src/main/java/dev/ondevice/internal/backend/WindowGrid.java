@@ -1,10 +1,9 @@
 package dev.ondevice.internal.backend;
 
-
 /**
- * A window sliding over one {@code height x width} plane: where each output position's window
- * lies, clipped to the plane, and which output positions see a given kernel offset inside the
- * plane rather than in the padding. Public for its sizes, which the CUDA backend's launches read.
+ * A window sliding over one {@code height x width} plane: where each output position's window lies,
+ * clipped to the plane, and which output positions see a given kernel offset inside the plane
+ * rather than in the padding. Public for its sizes, which the CUDA backend's launches read.
  */
 public final class WindowGrid {
   private final Window2d window;
@@ -25,8 +24,15 @@ public final class WindowGrid {
     this.outHeight = window.outHeight(height);
     this.outWidth = window.outWidth(width);
     if (outHeight < 1 || outWidth < 1) {
-      throw new IllegalArgumentException(op + ": a plane of " + height + "x" + width + " is too small for the window ("
-          + window + ")");
+      throw new IllegalArgumentException(
+          op
+              + ": a plane of "
+              + height
+              + "x"
+              + width
+              + " is too small for the window ("
+              + window
+              + ")");
     }
   }
 
@@ -48,8 +54,12 @@ public final class WindowGrid {
 
   /** Whether the windows are 2x2 at stride 2 without padding: disjoint, all inside the plane. */
   public boolean isDisjointPairs() {
-    return window.kernelH() == 2 && window.kernelW() == 2 && window.strideH() == 2 && window.strideW() == 2
-        && window.padH() == 0 && window.padW() == 0;
+    return window.kernelH() == 2
+        && window.kernelW() == 2
+        && window.strideH() == 2
+        && window.strideW() == 2
+        && window.padH() == 0
+        && window.padW() == 0;
   }
 
   /** Output positions per plane. */
@@ -77,7 +87,10 @@ public final class WindowGrid {
     return Math.min(width, ow * window.strideW() - window.padW() + window.kernelW());
   }
 
-  /** The plane row that kernel row {@code i} covers at output row {@code oh} (outside the plane in the padding). */
+  /**
+   * The plane row that kernel row {@code i} covers at output row {@code oh} (outside the plane in
+   * the padding).
+   */
   public int sourceRow(int oh, int i) {
     return oh * window.strideH() - window.padH() + i;
   }

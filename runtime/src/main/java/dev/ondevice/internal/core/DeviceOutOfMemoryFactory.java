@@ -13,6 +13,8 @@ public final class DeviceOutOfMemoryFactory implements OutOfMemoryFactory {
 
   @Override
   public RuntimeException create(String message, Throwable cause) {
-    return cause == null ? new DeviceOutOfMemoryException(message) : new DeviceOutOfMemoryException(message, cause);
+    return cause == null
+        ? new DeviceOutOfMemoryException(message)
+        : new DeviceOutOfMemoryException(message, cause);
   }
 }

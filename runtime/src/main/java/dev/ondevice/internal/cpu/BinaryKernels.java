@@ -1,8 +1,8 @@
 package dev.ondevice.internal.cpu;
 
-import dev.ondevice.internal.backend.ScalarType;
 import dev.ondevice.internal.backend.BinaryOp;
 import dev.ondevice.internal.backend.HostStorage;
+import dev.ondevice.internal.backend.ScalarType;
 import dev.ondevice.internal.backend.Strided;
 import java.nio.ByteBuffer;
 import java.nio.DoubleBuffer;
@@ -19,8 +19,11 @@ public final class BinaryKernels {
 
   /** {@code out = a op b}; operands have equal sizes (broadcast ones have stride 0). */
   public static void apply(BinaryOp op, Strided a, Strided b, Strided out) {
-    Loops.forEach(out.sizes(), new int[][] {a.strides(), b.strides(), out.strides()},
-        new int[] {a.offset(), b.offset(), out.offset()}, row(op, a, b, out));
+    Loops.forEach(
+        out.sizes(),
+        new int[][] {a.strides(), b.strides(), out.strides()},
+        new int[] {a.offset(), b.offset(), out.offset()},
+        row(op, a, b, out));
   }
 
   /** {@code out = cond ? a : b}. */
@@ -30,18 +33,25 @@ public final class BinaryKernels {
     HostStorage bs = b.host();
     HostStorage os = out.host();
     ScalarType t = out.dtype();
-    Loops.Row row = t == ScalarType.FLOAT32 ? whereF32(c, as.floats(), bs.floats(), os.floats()) : (n, off, st) -> {
-      for (int i = 0, pc = off[0], pa = off[1], pb = off[2], q = off[3]; i < n;
-          i++, pc += st[0], pa += st[1], pb += st[2], q += st[3]) {
-        if (c.get(pc) != 0) {
-          Elements.copy(as, pa, os, q, t);
-        } else {
-          Elements.copy(bs, pb, os, q, t);
-        }
-      }
-    };
-    Loops.forEach(out.sizes(), new int[][] {cond.strides(), a.strides(), b.strides(), out.strides()},
-        new int[] {cond.offset(), a.offset(), b.offset(), out.offset()}, row);
+    Loops.Row row =
+        t == ScalarType.FLOAT32
+            ? whereF32(c, as.floats(), bs.floats(), os.floats())
+            : (n, off, st) -> {
+              for (int i = 0, pc = off[0], pa = off[1], pb = off[2], q = off[3];
+                  i < n;
+                  i++, pc += st[0], pa += st[1], pb += st[2], q += st[3]) {
+                if (c.get(pc) != 0) {
+                  Elements.copy(as, pa, os, q, t);
+                } else {
+                  Elements.copy(bs, pb, os, q, t);
+                }
+              }
+            };
+    Loops.forEach(
+        out.sizes(),
+        new int[][] {cond.strides(), a.strides(), b.strides(), out.strides()},
+        new int[] {cond.offset(), a.offset(), b.offset(), out.offset()},
+        row);
   }
 
   /**
@@ -61,22 +71,31 @@ public final class BinaryKernels {
           int other = Float.floatToRawIntBits(b.get(off[2]));
           for (int i = 0; i < n; i++) {
             int mask = select(cs.get(i));
-            os.put(i, Float.intBitsToFloat((Float.floatToRawIntBits(as.get(i)) & mask) | (other & ~mask)));
+            os.put(
+                i,
+                Float.intBitsToFloat(
+                    (Float.floatToRawIntBits(as.get(i)) & mask) | (other & ~mask)));
           }
         } else {
           FloatBuffer bs = b.slice(off[2], n);
           for (int i = 0; i < n; i++) {
             int mask = select(cs.get(i));
-            os.put(i, Float.intBitsToFloat((Float.floatToRawIntBits(as.get(i)) & mask)
-                | (Float.floatToRawIntBits(bs.get(i)) & ~mask)));
+            os.put(
+                i,
+                Float.intBitsToFloat(
+                    (Float.floatToRawIntBits(as.get(i)) & mask)
+                        | (Float.floatToRawIntBits(bs.get(i)) & ~mask)));
           }
         }
         return;
       }
-      for (int i = 0, pc = off[0], pa = off[1], pb = off[2], q = off[3]; i < n;
+      for (int i = 0, pc = off[0], pa = off[1], pb = off[2], q = off[3];
+          i < n;
           i++, pc += st[0], pa += st[1], pb += st[2], q += st[3]) {
         int mask = select(c.get(pc));
-        int bits = (Float.floatToRawIntBits(a.get(pa)) & mask) | (Float.floatToRawIntBits(b.get(pb)) & ~mask);
+        int bits =
+            (Float.floatToRawIntBits(a.get(pa)) & mask)
+                | (Float.floatToRawIntBits(b.get(pb)) & ~mask);
         o.put(q, Float.intBitsToFloat(bits));
       }
     };
@@ -99,7 +118,8 @@ public final class BinaryKernels {
       case FLOAT32 -> f32(op, as.floats(), bs.floats(), os.floats());
       case FLOAT64 -> f64(op, as.doubles(), bs.doubles(), os.doubles());
       case INT64 -> i64(op, as.longs(), bs.longs(), os.longs());
-      default -> throw new IllegalArgumentException(op.opName() + " is not defined on bool operands");
+      default ->
+          throw new IllegalArgumentException(op.opName() + " is not defined on bool operands");
     };
   }
 
@@ -117,42 +137,53 @@ public final class BinaryKernels {
 
   private static Loops.Row f32Elements(BinaryOp op, FloatBuffer a, FloatBuffer b, FloatBuffer o) {
     return switch (op) {
-      case ADD -> (n, off, st) -> {
-        for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
-            i++, p += sp, q += sq, r += sr) {
-          o.put(r, a.get(p) + b.get(q));
-        }
-      };
-      case SUB -> (n, off, st) -> {
-        for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
-            i++, p += sp, q += sq, r += sr) {
-          o.put(r, a.get(p) - b.get(q));
-        }
-      };
-      case MUL -> (n, off, st) -> {
-        for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
-            i++, p += sp, q += sq, r += sr) {
-          o.put(r, a.get(p) * b.get(q));
-        }
-      };
-      case DIV -> (n, off, st) -> {
-        for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
-            i++, p += sp, q += sq, r += sr) {
-          o.put(r, a.get(p) / b.get(q));
-        }
-      };
-      default -> (n, off, st) -> {
-        for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
-            i++, p += sp, q += sq, r += sr) {
-          o.put(r, (float) floating(op, a.get(p), b.get(q)));
-        }
-      };
+      case ADD ->
+          (n, off, st) -> {
+            for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2];
+                i < n;
+                i++, p += sp, q += sq, r += sr) {
+              o.put(r, a.get(p) + b.get(q));
+            }
+          };
+      case SUB ->
+          (n, off, st) -> {
+            for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2];
+                i < n;
+                i++, p += sp, q += sq, r += sr) {
+              o.put(r, a.get(p) - b.get(q));
+            }
+          };
+      case MUL ->
+          (n, off, st) -> {
+            for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2];
+                i < n;
+                i++, p += sp, q += sq, r += sr) {
+              o.put(r, a.get(p) * b.get(q));
+            }
+          };
+      case DIV ->
+          (n, off, st) -> {
+            for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2];
+                i < n;
+                i++, p += sp, q += sq, r += sr) {
+              o.put(r, a.get(p) / b.get(q));
+            }
+          };
+      default ->
+          (n, off, st) -> {
+            for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2];
+                i < n;
+                i++, p += sp, q += sq, r += sr) {
+              o.put(r, (float) floating(op, a.get(p), b.get(q)));
+            }
+          };
     };
   }
 
   private static Loops.Row f64(BinaryOp op, DoubleBuffer a, DoubleBuffer b, DoubleBuffer o) {
     return (n, off, st) -> {
-      for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
+      for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2];
+          i < n;
           i++, p += sp, q += sq, r += sr) {
         o.put(r, floating(op, a.get(p), b.get(q)));
       }
@@ -161,14 +192,16 @@ public final class BinaryKernels {
 
   private static Loops.Row i64(BinaryOp op, LongBuffer a, LongBuffer b, LongBuffer o) {
     return (n, off, st) -> {
-      for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
+      for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2];
+          i < n;
           i++, p += sp, q += sq, r += sr) {
         o.put(r, integer(op, a.get(p), b.get(q)));
       }
     };
   }
 
-  private static Loops.Row compare(BinaryOp op, ScalarType t, HostStorage as, HostStorage bs, ByteBuffer o) {
+  private static Loops.Row compare(
+      BinaryOp op, ScalarType t, HostStorage as, HostStorage bs, ByteBuffer o) {
     if (t == ScalarType.FLOAT32) {
       FloatBuffer a = as.floats();
       FloatBuffer b = bs.floats();
@@ -177,7 +210,8 @@ public final class BinaryKernels {
           greaterThanScalar(a.slice(off[0], n), b.get(off[1]), o.slice(off[2], n), n);
           return;
         }
-        for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
+        for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2];
+            i < n;
             i++, p += sp, q += sq, r += sr) {
           o.put(r, (byte) (compare(op, a.get(p), b.get(q)) ? 1 : 0));
         }
@@ -185,16 +219,23 @@ public final class BinaryKernels {
     }
     if (t == ScalarType.INT64 || t == ScalarType.BOOL) {
       return (n, off, st) -> {
-        for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
+        for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2];
+            i < n;
             i++, p += sp, q += sq, r += sr) {
-          o.put(r, (byte) (compare(op, Elements.getLong(as, t, p), Elements.getLong(bs, t, q)) ? 1 : 0));
+          o.put(
+              r,
+              (byte) (compare(op, Elements.getLong(as, t, p), Elements.getLong(bs, t, q)) ? 1 : 0));
         }
       };
     }
     return (n, off, st) -> {
-      for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2]; i < n;
+      for (int i = 0, p = off[0], q = off[1], r = off[2], sp = st[0], sq = st[1], sr = st[2];
+          i < n;
           i++, p += sp, q += sq, r += sr) {
-        o.put(r, (byte) (compare(op, Elements.getDouble(as, t, p), Elements.getDouble(bs, t, q)) ? 1 : 0));
+        o.put(
+            r,
+            (byte)
+                (compare(op, Elements.getDouble(as, t, p), Elements.getDouble(bs, t, q)) ? 1 : 0));
       }
     };
   }
@@ -230,7 +271,8 @@ public final class BinaryKernels {
       case POW -> integerPower(x, y);
       case MAXIMUM -> Math.max(x, y);
       case MINIMUM -> Math.min(x, y);
-      default -> throw new IllegalArgumentException(op.opName() + " is not defined on int64 operands");
+      default ->
+          throw new IllegalArgumentException(op.opName() + " is not defined on int64 operands");
     };
   }
 

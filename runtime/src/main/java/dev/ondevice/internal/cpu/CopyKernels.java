@@ -1,7 +1,7 @@
 package dev.ondevice.internal.cpu;
 
-import dev.ondevice.internal.backend.ScalarType;
 import dev.ondevice.internal.backend.HostStorage;
+import dev.ondevice.internal.backend.ScalarType;
 import dev.ondevice.internal.backend.Strided;
 import java.nio.ByteBuffer;
 import java.nio.DoubleBuffer;
@@ -20,37 +20,41 @@ public final class CopyKernels {
       case FLOAT32 -> {
         FloatBuffer o = s.floats();
         float v = (float) value;
-        row = (n, off, st) -> {
-          for (int i = 0, p = off[0], d = st[0]; i < n; i++, p += d) {
-            o.put(p, v);
-          }
-        };
+        row =
+            (n, off, st) -> {
+              for (int i = 0, p = off[0], d = st[0]; i < n; i++, p += d) {
+                o.put(p, v);
+              }
+            };
       }
       case FLOAT64 -> {
         DoubleBuffer o = s.doubles();
-        row = (n, off, st) -> {
-          for (int i = 0, p = off[0], d = st[0]; i < n; i++, p += d) {
-            o.put(p, value);
-          }
-        };
+        row =
+            (n, off, st) -> {
+              for (int i = 0, p = off[0], d = st[0]; i < n; i++, p += d) {
+                o.put(p, value);
+              }
+            };
       }
       case INT64 -> {
         LongBuffer o = s.longs();
         long v = (long) value;
-        row = (n, off, st) -> {
-          for (int i = 0, p = off[0], d = st[0]; i < n; i++, p += d) {
-            o.put(p, v);
-          }
-        };
+        row =
+            (n, off, st) -> {
+              for (int i = 0, p = off[0], d = st[0]; i < n; i++, p += d) {
+                o.put(p, v);
+              }
+            };
       }
       default -> {
         ByteBuffer o = s.bytes();
         byte v = (byte) (value != 0 ? 1 : 0);
-        row = (n, off, st) -> {
-          for (int i = 0, p = off[0], d = st[0]; i < n; i++, p += d) {
-            o.put(p, v);
-          }
-        };
+        row =
+            (n, off, st) -> {
+              for (int i = 0, p = off[0], d = st[0]; i < n; i++, p += d) {
+                o.put(p, v);
+              }
+            };
       }
     }
     Loops.forEach(out.sizes(), new int[][] {out.strides()}, new int[] {out.offset()}, row);
@@ -62,8 +66,11 @@ public final class CopyKernels {
       copyBytes(from, to);
       return;
     }
-    Loops.forEach(to.sizes(), new int[][] {from.strides(), to.strides()},
-        new int[] {from.offset(), to.offset()}, copyRow(from, to));
+    Loops.forEach(
+        to.sizes(),
+        new int[][] {from.strides(), to.strides()},
+        new int[] {from.offset(), to.offset()},
+        copyRow(from, to));
   }
 
   private static void copyBytes(Strided from, Strided to) {
@@ -91,7 +98,9 @@ public final class CopyKernels {
               o.put(off[1], a, off[0], n);
               return;
             }
-            for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+            for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1];
+                i < n;
+                i++, p += sp, q += sq) {
               o.put(q, a.get(p));
             }
           };
@@ -100,7 +109,9 @@ public final class CopyKernels {
           DoubleBuffer a = fs.doubles();
           DoubleBuffer o = ts.doubles();
           return (n, off, st) -> {
-            for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+            for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1];
+                i < n;
+                i++, p += sp, q += sq) {
               o.put(q, a.get(p));
             }
           };
@@ -109,7 +120,9 @@ public final class CopyKernels {
           LongBuffer a = fs.longs();
           LongBuffer o = ts.longs();
           return (n, off, st) -> {
-            for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+            for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1];
+                i < n;
+                i++, p += sp, q += sq) {
               o.put(q, a.get(p));
             }
           };
@@ -118,7 +131,9 @@ public final class CopyKernels {
           ByteBuffer a = fs.bytes();
           ByteBuffer o = ts.bytes();
           return (n, off, st) -> {
-            for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+            for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1];
+                i < n;
+                i++, p += sp, q += sq) {
               o.put(q, a.get(p));
             }
           };
@@ -129,7 +144,9 @@ public final class CopyKernels {
       FloatBuffer a = fs.floats();
       DoubleBuffer o = ts.doubles();
       return (n, off, st) -> {
-        for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+        for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1];
+            i < n;
+            i++, p += sp, q += sq) {
           o.put(q, a.get(p));
         }
       };
@@ -138,27 +155,35 @@ public final class CopyKernels {
       DoubleBuffer a = fs.doubles();
       FloatBuffer o = ts.floats();
       return (n, off, st) -> {
-        for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+        for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1];
+            i < n;
+            i++, p += sp, q += sq) {
           o.put(q, (float) a.get(p));
         }
       };
     }
     if (tt == ScalarType.BOOL) {
       return (n, off, st) -> {
-        for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+        for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1];
+            i < n;
+            i++, p += sp, q += sq) {
           ts.bytes().put(q, (byte) (Elements.getBool(fs, ft, p) ? 1 : 0));
         }
       };
     }
     if (ft == ScalarType.INT64 || tt == ScalarType.INT64) {
       return (n, off, st) -> {
-        for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+        for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1];
+            i < n;
+            i++, p += sp, q += sq) {
           Elements.setLong(ts, tt, q, Elements.getLong(fs, ft, p));
         }
       };
     }
     return (n, off, st) -> {
-      for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+      for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1];
+          i < n;
+          i++, p += sp, q += sq) {
         Elements.setDouble(ts, tt, q, Elements.getDouble(fs, ft, p));
       }
     };

@@ -16,7 +16,6 @@ import dev.ondevice.internal.backend.Strided;
 import dev.ondevice.internal.backend.TransferCounters;
 import dev.ondevice.internal.backend.UnaryOp;
 import dev.ondevice.internal.backend.Window2d;
-
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -56,7 +55,9 @@ public final class CpuBackend implements HostBackend {
     return stream == null ? device.toString() : device + " (emulated)";
   }
 
-  /** Stops the stream of an emulated device after its queued work; later use of the device fails. */
+  /**
+   * Stops the stream of an emulated device after its queued work; later use of the device fails.
+   */
   @Override
   public void close() {
     if (stream != null) {
@@ -65,8 +66,8 @@ public final class CpuBackend implements HostBackend {
   }
 
   /**
-   * Bytes of this emulated device's storages that are still reachable, by size class (the CPU's
-   * are not counted: its allocations are the hot path).
+   * Bytes of this emulated device's storages that are still reachable, by size class (the CPU's are
+   * not counted: its allocations are the hot path).
    */
   @Override
   public AtomicLong liveBytes() {
@@ -147,15 +148,19 @@ public final class CpuBackend implements HostBackend {
   public void binaryScalar(BinaryOp op, Strided a, double s, boolean scalarFirst, Strided out) {
     Storage cell = allocate(8);
     Strided scalar = new Strided(cell, a.dtype(), 0, a.sizes(), new int[a.rank()]);
-    run(() -> {
-      CopyKernels.fill(scalar.withLayout(0, new int[0], new int[0]), s);
-      if (scalarFirst) {
-        BinaryKernels.apply(op, scalar, a, out);
-      } else {
-        BinaryKernels.apply(op, a, scalar, out);
-      }
-    }, a, out);
-    cell.free("after the op it held the scalar operand of (freed in the order of the device's work)");
+    run(
+        () -> {
+          CopyKernels.fill(scalar.withLayout(0, new int[0], new int[0]), s);
+          if (scalarFirst) {
+            BinaryKernels.apply(op, scalar, a, out);
+          } else {
+            BinaryKernels.apply(op, a, scalar, out);
+          }
+        },
+        a,
+        out);
+    cell.free(
+        "after the op it held the scalar operand of (freed in the order of the device's work)");
   }
 
   @Override
@@ -170,15 +175,23 @@ public final class CpuBackend implements HostBackend {
 
   @Override
   public void sgdStep(Strided param, Strided grad, Strided buffer, SgdStep step) {
-    Strided[] operands = buffer == null ? new Strided[] {param, grad} : new Strided[] {param, grad, buffer};
+    Strided[] operands =
+        buffer == null ? new Strided[] {param, grad} : new Strided[] {param, grad, buffer};
     run(() -> OptimizerKernels.sgd(param, grad, buffer, step), operands);
   }
 
   @Override
-  public void adamStep(Strided param, Strided grad, Strided expAvg, Strided expAvgSq, Strided maxExpAvgSq,
+  public void adamStep(
+      Strided param,
+      Strided grad,
+      Strided expAvg,
+      Strided expAvgSq,
+      Strided maxExpAvgSq,
       AdamStep step) {
-    Strided[] operands = maxExpAvgSq == null ? new Strided[] {param, grad, expAvg, expAvgSq}
-        : new Strided[] {param, grad, expAvg, expAvgSq, maxExpAvgSq};
+    Strided[] operands =
+        maxExpAvgSq == null
+            ? new Strided[] {param, grad, expAvg, expAvgSq}
+            : new Strided[] {param, grad, expAvg, expAvgSq, maxExpAvgSq};
     run(() -> OptimizerKernels.adam(param, grad, expAvg, expAvgSq, maxExpAvgSq, step), operands);
   }
 

@@ -17,7 +17,10 @@ public final class CpuBackendProvider implements BackendProvider {
 
   @Override
   public DeviceSet open(int count) {
-    return new DeviceSet(List.of(CpuBackend.cpu()), false, null, "CPU: " + Parallel.THREADS
-        + " threads; matrix products by " + Gemm.nativeStatus());
+    return new DeviceSet(
+        List.of(CpuBackend.cpu()),
+        false,
+        null,
+        "CPU: " + Parallel.THREADS + " threads; matrix products by " + Gemm.nativeStatus());
   }
 }

@@ -1,7 +1,7 @@
 package dev.ondevice.internal.cpu;
 
-import dev.ondevice.internal.backend.ScalarType;
 import dev.ondevice.internal.backend.HostStorage;
+import dev.ondevice.internal.backend.ScalarType;
 
 /** Reads and writes single elements of any dtype as double or long: the slow, general path. */
 final class Elements {

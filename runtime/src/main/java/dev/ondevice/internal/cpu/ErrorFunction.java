@@ -1,10 +1,10 @@
 package dev.ondevice.internal.cpu;
 
 /**
- * The Gauss error function, which {@code java.lang.Math} lacks, to a few units in the last place
- * of a double. It sums the series {@code erf(x) = 2/sqrt(pi) * exp(-x^2) * sum over n of 2^n
- * x^(2n+1) / (1*3*...*(2n+1))}, whose terms all have the sign of x, so nothing cancels; beyond
- * |x| = 6 erf is 1 to double precision.
+ * The Gauss error function, which {@code java.lang.Math} lacks, to a few units in the last place of
+ * a double. It sums the series {@code erf(x) = 2/sqrt(pi) * exp(-x^2) * sum over n of 2^n x^(2n+1)
+ * / (1*3*...*(2n+1))}, whose terms all have the sign of x, so nothing cancels; beyond |x| = 6 erf
+ * is 1 to double precision.
  */
 final class ErrorFunction {
   private static final double TWO_OVER_SQRT_PI = 2 / Math.sqrt(Math.PI);

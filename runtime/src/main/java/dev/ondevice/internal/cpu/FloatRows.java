@@ -15,9 +15,12 @@ import java.nio.FloatBuffer;
 final class FloatRows {
   /** Floats per chunk of relu: 8 KiB, in the L1 cache. */
   private static final int CHUNK = 2048;
+
   /** Rows shorter than this take the element loop. */
   private static final int MIN_ROW = 64;
-  private static final ThreadLocal<float[]> SCRATCH = ThreadLocal.withInitial(() -> new float[CHUNK]);
+
+  private static final ThreadLocal<float[]> SCRATCH =
+      ThreadLocal.withInitial(() -> new float[CHUNK]);
 
   private FloatRows() {}
 
@@ -39,7 +42,8 @@ final class FloatRows {
    * contiguous and {@code b} contiguous or a broadcast scalar (step 0); returns false, computing
    * nothing, otherwise.
    */
-  static boolean binary(BinaryOp op, FloatBuffer a, FloatBuffer b, FloatBuffer o, int n, int[] off, int[] st) {
+  static boolean binary(
+      BinaryOp op, FloatBuffer a, FloatBuffer b, FloatBuffer o, int n, int[] off, int[] st) {
     if (n < MIN_ROW || st[0] != 1 || st[2] != 1 || (st[1] != 1 && st[1] != 0)) {
       return false;
     }

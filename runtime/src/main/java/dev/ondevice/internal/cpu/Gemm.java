@@ -1,7 +1,7 @@
 package dev.ondevice.internal.cpu;
 
-import dev.ondevice.internal.backend.ScalarType;
 import dev.ondevice.internal.backend.HostStorage;
+import dev.ondevice.internal.backend.ScalarType;
 import dev.ondevice.internal.backend.Strided;
 import java.nio.LongBuffer;
 import org.bytedeco.javacpp.DoublePointer;
@@ -9,17 +9,19 @@ import org.bytedeco.javacpp.FloatPointer;
 import org.bytedeco.openblas.global.openblas;
 
 /**
- * Batched matrix products on host memory. Float32 and float64 go to OpenBLAS ({@code
- * cblas_sgemm}, {@code cblas_dgemm}) directly on the tensors' memory, with transposed operands
- * passed as flags rather than copied. OpenBLAS runs single-threaded; a product is split into bands
- * of C computed on the runtime's threads ({@link Parallel}), so that no idle OpenBLAS worker spins
- * on a core the next kernel needs. Only products of several GFLOP, where its threading wins and
- * the spinning after them is small beside them, run on OpenBLAS's own threads. Where the OpenBLAS natives cannot be loaded (a platform
- * without them), a blocked Java kernel takes over, and {@link #nativeStatus()} says why.
+ * Batched matrix products on host memory. Float32 and float64 go to OpenBLAS ({@code cblas_sgemm},
+ * {@code cblas_dgemm}) directly on the tensors' memory, with transposed operands passed as flags
+ * rather than copied. OpenBLAS runs single-threaded; a product is split into bands of C computed on
+ * the runtime's threads ({@link Parallel}), so that no idle OpenBLAS worker spins on a core the
+ * next kernel needs. Only products of several GFLOP, where its threading wins and the spinning
+ * after them is small beside them, run on OpenBLAS's own threads. Where the OpenBLAS natives cannot
+ * be loaded (a platform without them), a blocked Java kernel takes over, and {@link
+ * #nativeStatus()} says why.
  */
 public final class Gemm {
   /** Products of at least this many flops (about 1,300³ × 2) run on OpenBLAS's own threads. */
   private static final double LARGE_PRODUCT_FLOPS = 0x1p32;
+
   private static final String STATUS;
   private static final boolean NATIVE;
 
@@ -30,8 +32,12 @@ public final class Gemm {
       // Single-threaded calls, split over the runtime's own threads: OpenBLAS's worker threads
       // would spin after each product and take the cores from the elementwise kernels that follow.
       openblas.blas_set_num_threads(1);
-      status = "OpenBLAS (bytedeco " + openblas.class.getPackage().getImplementationVersion() + ", "
-          + Parallel.THREADS + " threads)";
+      status =
+          "OpenBLAS (bytedeco "
+              + openblas.class.getPackage().getImplementationVersion()
+              + ", "
+              + Parallel.THREADS
+              + " threads)";
       ok = true;
     } catch (Throwable t) {
       status = "OpenBLAS could not be loaded (" + t + "); using the Java kernel";
@@ -137,7 +143,11 @@ public final class Gemm {
       }
       return;
     }
-    int grain = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (1L << 20) / Math.max(1L, (long) k * Math.min(m, n))));
+    int grain =
+        (int)
+            Math.max(
+                1,
+                Math.min(Integer.MAX_VALUE, (1L << 20) / Math.max(1L, (long) k * Math.min(m, n))));
     if (n >= m) {
       Parallel.forRange(n, Math.max(grain, 16), (from, to) -> block.run(0, m, from, to));
     } else {
@@ -145,42 +155,107 @@ public final class Gemm {
     }
   }
 
-  private static void sgemm(Operand pa, Operand pb, HostStorage a, int offA, HostStorage b, int offB,
-      HostStorage c, int offC, int m, int n, int k) {
+  private static void sgemm(
+      Operand pa,
+      Operand pb,
+      HostStorage a,
+      int offA,
+      HostStorage b,
+      int offB,
+      HostStorage c,
+      int offC,
+      int m,
+      int n,
+      int k) {
     if (!pa.blasCompatible() || !pb.blasCompatible()) {
       javaGemm(ScalarType.FLOAT32, pa, pb, a, offA, b, offB, c, offC, m, n, k);
       return;
     }
-    split(m, n, k, (i0, i1, j0, j1) -> {
-      FloatPointer ap = new FloatPointer(a.floats()).position(offA + i0 * pa.rowStride);
-      FloatPointer bp = new FloatPointer(b.floats()).position(offB + j0 * pb.colStride);
-      FloatPointer cp = new FloatPointer(c.floats()).position(offC + i0 * n + j0);
-      openblas.cblas_sgemm(openblas.CblasRowMajor, pa.trans(), pb.trans(), i1 - i0, j1 - j0, k, 1f, ap, pa.lead,
-          bp, pb.lead, 0f, cp, n);
-    });
+    split(
+        m,
+        n,
+        k,
+        (i0, i1, j0, j1) -> {
+          FloatPointer ap = new FloatPointer(a.floats()).position(offA + i0 * pa.rowStride);
+          FloatPointer bp = new FloatPointer(b.floats()).position(offB + j0 * pb.colStride);
+          FloatPointer cp = new FloatPointer(c.floats()).position(offC + i0 * n + j0);
+          openblas.cblas_sgemm(
+              openblas.CblasRowMajor,
+              pa.trans(),
+              pb.trans(),
+              i1 - i0,
+              j1 - j0,
+              k,
+              1f,
+              ap,
+              pa.lead,
+              bp,
+              pb.lead,
+              0f,
+              cp,
+              n);
+        });
   }
 
-  private static void dgemm(Operand pa, Operand pb, HostStorage a, int offA, HostStorage b, int offB,
-      HostStorage c, int offC, int m, int n, int k) {
+  private static void dgemm(
+      Operand pa,
+      Operand pb,
+      HostStorage a,
+      int offA,
+      HostStorage b,
+      int offB,
+      HostStorage c,
+      int offC,
+      int m,
+      int n,
+      int k) {
     if (!pa.blasCompatible() || !pb.blasCompatible()) {
       javaGemm(ScalarType.FLOAT64, pa, pb, a, offA, b, offB, c, offC, m, n, k);
       return;
     }
-    split(m, n, k, (i0, i1, j0, j1) -> {
-      DoublePointer ap = new DoublePointer(a.doubles()).position(offA + i0 * pa.rowStride);
-      DoublePointer bp = new DoublePointer(b.doubles()).position(offB + j0 * pb.colStride);
-      DoublePointer cp = new DoublePointer(c.doubles()).position(offC + i0 * n + j0);
-      openblas.cblas_dgemm(openblas.CblasRowMajor, pa.trans(), pb.trans(), i1 - i0, j1 - j0, k, 1.0, ap, pa.lead,
-          bp, pb.lead, 0.0, cp, n);
-    });
+    split(
+        m,
+        n,
+        k,
+        (i0, i1, j0, j1) -> {
+          DoublePointer ap = new DoublePointer(a.doubles()).position(offA + i0 * pa.rowStride);
+          DoublePointer bp = new DoublePointer(b.doubles()).position(offB + j0 * pb.colStride);
+          DoublePointer cp = new DoublePointer(c.doubles()).position(offC + i0 * n + j0);
+          openblas.cblas_dgemm(
+              openblas.CblasRowMajor,
+              pa.trans(),
+              pb.trans(),
+              i1 - i0,
+              j1 - j0,
+              k,
+              1.0,
+              ap,
+              pa.lead,
+              bp,
+              pb.lead,
+              0.0,
+              cp,
+              n);
+        });
   }
 
   /**
    * The portable kernel: B is packed row-major into a heap array once, then each thread computes a
    * band of rows of C with an i-k-j loop the JIT vectorises.
    */
-  private static void javaGemm(ScalarType t, Operand pa, Operand pb, HostStorage a, int offA,
-      HostStorage b, int offB, HostStorage c, int offC, int m, int n, int k) {
+  private static void javaGemm(
+      ScalarType t,
+      Operand pa,
+      Operand pb,
+      HostStorage a,
+      int offA,
+      HostStorage b,
+      int offB,
+      HostStorage c,
+      int offC,
+      int m,
+      int n,
+      int k) {
     if (t == ScalarType.INT64) {
       longGemm(pa, pb, a.longs(), offA, b.longs(), offB, c.longs(), offC, m, n, k);
       return;
@@ -191,31 +266,46 @@ public final class Gemm {
         packedB[p * n + j] = Elements.getDouble(b, t, offB + p * pb.rowStride + j * pb.colStride);
       }
     }
-    Parallel.forRange(m, Math.max(1, 4096 / Math.max(1, n)), (from, to) -> {
-      double[] row = new double[n];
-      for (int i = from; i < to; i++) {
-        java.util.Arrays.fill(row, 0);
-        for (int p = 0; p < k; p++) {
-          double av = Elements.getDouble(a, t, offA + i * pa.rowStride + p * pa.colStride);
-          int base = p * n;
-          for (int j = 0; j < n; j++) {
-            row[j] += av * packedB[base + j];
+    Parallel.forRange(
+        m,
+        Math.max(1, 4096 / Math.max(1, n)),
+        (from, to) -> {
+          double[] row = new double[n];
+          for (int i = from; i < to; i++) {
+            java.util.Arrays.fill(row, 0);
+            for (int p = 0; p < k; p++) {
+              double av = Elements.getDouble(a, t, offA + i * pa.rowStride + p * pa.colStride);
+              int base = p * n;
+              for (int j = 0; j < n; j++) {
+                row[j] += av * packedB[base + j];
+              }
+            }
+            for (int j = 0; j < n; j++) {
+              Elements.setDouble(c, t, offC + i * n + j, row[j]);
+            }
           }
-        }
-        for (int j = 0; j < n; j++) {
-          Elements.setDouble(c, t, offC + i * n + j, row[j]);
-        }
-      }
-    });
+        });
   }
 
-  private static void longGemm(Operand pa, Operand pb, LongBuffer a, int offA, LongBuffer b, int offB,
-      LongBuffer c, int offC, int m, int n, int k) {
+  private static void longGemm(
+      Operand pa,
+      Operand pb,
+      LongBuffer a,
+      int offA,
+      LongBuffer b,
+      int offB,
+      LongBuffer c,
+      int offC,
+      int m,
+      int n,
+      int k) {
     for (int i = 0; i < m; i++) {
       for (int j = 0; j < n; j++) {
         long acc = 0;
         for (int p = 0; p < k; p++) {
-          acc += a.get(offA + i * pa.rowStride + p * pa.colStride) * b.get(offB + p * pb.rowStride + j * pb.colStride);
+          acc +=
+              a.get(offA + i * pa.rowStride + p * pa.colStride)
+                  * b.get(offB + p * pb.rowStride + j * pb.colStride);
         }
         c.put(offC + i * n + j, acc);
       }

@@ -1,7 +1,7 @@
 package dev.ondevice.internal.cpu;
 
-import dev.ondevice.internal.backend.ScalarType;
 import dev.ondevice.internal.backend.HostStorage;
+import dev.ondevice.internal.backend.ScalarType;
 import dev.ondevice.internal.backend.Strided;
 import java.nio.LongBuffer;
 
@@ -24,16 +24,24 @@ public final class IndexKernels {
     HostStorage src = in.host();
     HostStorage dst = out.host();
     ScalarType t = in.dtype();
-    Loops.forEach(index.sizes(), new int[][] {inSized, index.strides(), out.strides()},
-        new int[] {in.offset(), index.offset(), out.offset()}, (n, off, st) -> {
-          for (int i = 0, p = off[0], q = off[1], r = off[2]; i < n; i++, p += st[0], q += st[1], r += st[2]) {
+    Loops.forEach(
+        index.sizes(),
+        new int[][] {inSized, index.strides(), out.strides()},
+        new int[] {in.offset(), index.offset(), out.offset()},
+        (n, off, st) -> {
+          for (int i = 0, p = off[0], q = off[1], r = off[2];
+              i < n;
+              i++, p += st[0], q += st[1], r += st[2]) {
             long k = checked("gather", idx.get(q), dim, limit);
             Elements.copy(src, p + (int) k * step, dst, r, t);
           }
         });
   }
 
-  /** {@code target[p with coordinate dim replaced by index[p]] += src[p]}; sequential, as indices may repeat. */
+  /**
+   * {@code target[p with coordinate dim replaced by index[p]] += src[p]}; sequential, as indices
+   * may repeat.
+   */
   public static void scatterAdd(Strided target, int dim, Strided index, Strided src) {
     int limit = target.size(dim);
     int step = target.stride(dim);
@@ -44,14 +52,21 @@ public final class IndexKernels {
     HostStorage s = src.host();
     HostStorage d = target.host();
     ScalarType t = target.dtype();
-    Loops.forEach(index.sizes(), new int[][] {tSized, index.strides(), src.strides()},
-        new int[] {target.offset(), index.offset(), src.offset()}, (n, off, st) -> {
-          for (int i = 0, p = off[0], q = off[1], r = off[2]; i < n; i++, p += st[0], q += st[1], r += st[2]) {
+    Loops.forEach(
+        index.sizes(),
+        new int[][] {tSized, index.strides(), src.strides()},
+        new int[] {target.offset(), index.offset(), src.offset()},
+        (n, off, st) -> {
+          for (int i = 0, p = off[0], q = off[1], r = off[2];
+              i < n;
+              i++, p += st[0], q += st[1], r += st[2]) {
             long k = checked("scatterAdd", idx.get(q), dim, limit);
             int at = p + (int) k * step;
-            Elements.setDouble(d, t, at, Elements.getDouble(d, t, at) + Elements.getDouble(s, t, r));
+            Elements.setDouble(
+                d, t, at, Elements.getDouble(d, t, at) + Elements.getDouble(s, t, r));
           }
-        }, false);
+        },
+        false);
   }
 
   /** Copies slice {@code index[i]} of {@code in} along {@code dim} to slice i of {@code out}. */
@@ -59,12 +74,16 @@ public final class IndexKernels {
     int count = index.size(0);
     int limit = in.size(dim);
     LongBuffer idx = index.host().longs();
-    Parallel.forRange(count, Math.max(1, Loops.GRAIN / Math.max(1, slice(out, dim).numel())), (from, to) -> {
-      for (int i = from; i < to; i++) {
-        long k = checked("indexSelect", idx.get(index.offset() + i * index.stride(0)), dim, limit);
-        copySlice(select(in, dim, (int) k), select(out, dim, i));
-      }
-    });
+    Parallel.forRange(
+        count,
+        Math.max(1, Loops.GRAIN / Math.max(1, slice(out, dim).numel())),
+        (from, to) -> {
+          for (int i = from; i < to; i++) {
+            long k =
+                checked("indexSelect", idx.get(index.offset() + i * index.stride(0)), dim, limit);
+            copySlice(select(in, dim, (int) k), select(out, dim, i));
+          }
+        });
   }
 
   /** Adds slice i of {@code src} to slice {@code index[i]} of {@code target} along {@code dim}. */
@@ -81,15 +100,24 @@ public final class IndexKernels {
 
   private static long checked(String op, long k, int dim, int limit) {
     if (k < 0 || k >= limit) {
-      throw new IndexOutOfBoundsException(op + ": index " + k + " is out of bounds for dimension "
-          + dim + " with size " + limit + " (argument 'index')");
+      throw new IndexOutOfBoundsException(
+          op
+              + ": index "
+              + k
+              + " is out of bounds for dimension "
+              + dim
+              + " with size "
+              + limit
+              + " (argument 'index')");
     }
     return k;
   }
 
   /** Strides of the input for the index space; dimensions past the input's rank do not occur. */
   private static int[] sizedStrides(int[] strides, int[] sizes) {
-    return strides.length == sizes.length ? strides : java.util.Arrays.copyOf(strides, sizes.length);
+    return strides.length == sizes.length
+        ? strides
+        : java.util.Arrays.copyOf(strides, sizes.length);
   }
 
   private static Strided slice(Strided s, int dim) {
@@ -103,11 +131,15 @@ public final class IndexKernels {
   }
 
   private static void copySlice(Strided from, Strided to) {
-    Loops.forEach(to.sizes(), new int[][] {from.strides(), to.strides()},
-        new int[] {from.offset(), to.offset()}, (n, off, st) -> {
+    Loops.forEach(
+        to.sizes(),
+        new int[][] {from.strides(), to.strides()},
+        new int[] {from.offset(), to.offset()},
+        (n, off, st) -> {
           for (int i = 0, p = off[0], q = off[1]; i < n; i++, p += st[0], q += st[1]) {
             Elements.copy(from.host(), p, to.host(), q, from.dtype());
           }
-        }, false);
+        },
+        false);
   }
 }

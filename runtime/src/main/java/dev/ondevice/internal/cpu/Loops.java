@@ -3,9 +3,8 @@ package dev.ondevice.internal.cpu;
 import dev.ondevice.internal.backend.Coalesced;
 
 /**
- * Iteration over strided index spaces: dimensions are coalesced where every operand allows it,
- * the space is split over threads, and a row kernel handles each run along the innermost
- * dimension.
+ * Iteration over strided index spaces: dimensions are coalesced where every operand allows it, the
+ * space is split over threads, and a row kernel handles each run along the innermost dimension.
  */
 final class Loops {
   /** Elements per thread below which a loop stays on the calling thread. */
@@ -22,12 +21,18 @@ final class Loops {
     void run(int n, int[] offsets, int[] steps);
   }
 
-  /** Runs {@code row} over the index space {@code sizes}; {@code strides[k]} are operand k's strides. */
+  /**
+   * Runs {@code row} over the index space {@code sizes}; {@code strides[k]} are operand k's
+   * strides.
+   */
   static void forEach(int[] sizes, int[][] strides, int[] offsets, Row row) {
     forEach(sizes, strides, offsets, row, true);
   }
 
-  /** As {@link #forEach(int[], int[][], int[], Row)}, on the calling thread alone when not {@code parallel}. */
+  /**
+   * As {@link #forEach(int[], int[][], int[], Row)}, on the calling thread alone when not {@code
+   * parallel}.
+   */
   static void forEach(int[] sizes, int[][] strides, int[] offsets, Row row, boolean parallel) {
     int total = 1;
     for (int s : sizes) {

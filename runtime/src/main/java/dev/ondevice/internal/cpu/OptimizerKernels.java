@@ -1,7 +1,7 @@
 package dev.ondevice.internal.cpu;
 
-import dev.ondevice.internal.backend.ScalarType;
 import dev.ondevice.internal.backend.AdamStep;
+import dev.ondevice.internal.backend.ScalarType;
 import dev.ondevice.internal.backend.SgdStep;
 import dev.ondevice.internal.backend.Strided;
 import java.nio.DoubleBuffer;
@@ -10,8 +10,8 @@ import java.nio.IntBuffer;
 
 /**
  * The optimizers' updates, each one pass over a parameter, its gradient and its state where the
- * composed in-place ops made three to six. The arithmetic is PyTorch's, operation for operation,
- * in the parameter's dtype (within a rounding of ATen's vectorised kernels, which fuse some
+ * composed in-place ops made three to six. The arithmetic is PyTorch's, operation for operation, in
+ * the parameter's dtype (within a rounding of ATen's vectorised kernels, which fuse some
  * multiply-adds).
  *
  * <p>State is flushed to zero below the smallest normal number ({@code 1.2e-38} in float32). A
@@ -23,20 +23,33 @@ import java.nio.IntBuffer;
 public final class OptimizerKernels {
   private OptimizerKernels() {}
 
-  /** One SGD step in place; {@code buffer} is null without momentum. All share sizes and a floating dtype. */
+  /**
+   * One SGD step in place; {@code buffer} is null without momentum. All share sizes and a floating
+   * dtype.
+   */
   public static void sgd(Strided param, Strided grad, Strided buffer, SgdStep h) {
     boolean momentum = h.momentum() != 0;
-    Strided[] operands = momentum ? new Strided[] {param, grad, buffer} : new Strided[] {param, grad};
-    Loops.Row row = param.dtype() == ScalarType.FLOAT32 ? sgdFloat(operands, h) : sgdDouble(operands, h);
+    Strided[] operands =
+        momentum ? new Strided[] {param, grad, buffer} : new Strided[] {param, grad};
+    Loops.Row row =
+        param.dtype() == ScalarType.FLOAT32 ? sgdFloat(operands, h) : sgdDouble(operands, h);
     forEach(operands, row);
   }
 
   /** One Adam or AdamW step in place; {@code maxExpAvgSq} is null without AMSGrad. */
-  public static void adam(Strided param, Strided grad, Strided expAvg, Strided expAvgSq, Strided maxExpAvgSq,
+  public static void adam(
+      Strided param,
+      Strided grad,
+      Strided expAvg,
+      Strided expAvgSq,
+      Strided maxExpAvgSq,
       AdamStep h) {
-    Strided[] operands = h.amsgrad() ? new Strided[] {param, grad, expAvg, expAvgSq, maxExpAvgSq}
-        : new Strided[] {param, grad, expAvg, expAvgSq};
-    Loops.Row row = param.dtype() == ScalarType.FLOAT32 ? adamFloat(operands, h) : adamDouble(operands, h);
+    Strided[] operands =
+        h.amsgrad()
+            ? new Strided[] {param, grad, expAvg, expAvgSq, maxExpAvgSq}
+            : new Strided[] {param, grad, expAvg, expAvgSq};
+    Loops.Row row =
+        param.dtype() == ScalarType.FLOAT32 ? adamFloat(operands, h) : adamDouble(operands, h);
     forEach(operands, row);
   }
 
@@ -52,6 +65,7 @@ public final class OptimizerKernels {
 
   /** Floats per chunk of the contiguous paths: four arrays of 8 KiB, in the L1 cache. */
   private static final int CHUNK = 2048;
+
   private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
   /**
@@ -98,8 +112,21 @@ public final class OptimizerKernels {
   }
 
   /** One contiguous chunk of {@link #sgdFloat}; {@code buffer} is null without momentum. */
-  private static void sgdChunk(Scratch w, int len, FloatBuffer param, int p, FloatBuffer grad, int g,
-      FloatBuffer buffer, IntBuffer bufferBits, int b, float lr, float wd, float m, float keep, boolean nesterov,
+  private static void sgdChunk(
+      Scratch w,
+      int len,
+      FloatBuffer param,
+      int p,
+      FloatBuffer grad,
+      int g,
+      FloatBuffer buffer,
+      IntBuffer bufferBits,
+      int b,
+      float lr,
+      float wd,
+      float m,
+      float keep,
+      boolean nesterov,
       boolean first) {
     w.load(len, param, p, grad, g);
     float[] x = w.a;
@@ -158,14 +185,29 @@ public final class OptimizerKernels {
         Scratch w = SCRATCH.get();
         for (int i = 0; i < n; i += CHUNK) {
           int len = Math.min(CHUNK, n - i);
-          sgdChunk(w, len, pf, off[0] + i, gf, off[1] + i, bf, bi, bf == null ? 0 : off[2] + i, lr, wd, m, keep,
-              nesterov, first);
+          sgdChunk(
+              w,
+              len,
+              pf,
+              off[0] + i,
+              gf,
+              off[1] + i,
+              bf,
+              bi,
+              bf == null ? 0 : off[2] + i,
+              lr,
+              wd,
+              m,
+              keep,
+              nesterov,
+              first);
         }
         return;
       }
       int bs = bf == null ? 0 : st[2];
-      for (int i = 0, p = off[0], g = off[1], b = bf == null ? 0 : off[2]; i < n; i++, p += st[0], g += st[1],
-          b += bs) {
+      for (int i = 0, p = off[0], g = off[1], b = bf == null ? 0 : off[2];
+          i < n;
+          i++, p += st[0], g += st[1], b += bs) {
         float param = pf.get(p);
         float d = wd == 0 ? gf.get(g) : param * wd + gf.get(g);
         if (bf != null) {
@@ -190,8 +232,9 @@ public final class OptimizerKernels {
     boolean first = h.firstStep();
     return (n, off, st) -> {
       int bs = bf == null ? 0 : st[2];
-      for (int i = 0, p = off[0], g = off[1], b = bf == null ? 0 : off[2]; i < n; i++, p += st[0], g += st[1],
-          b += bs) {
+      for (int i = 0, p = off[0], g = off[1], b = bf == null ? 0 : off[2];
+          i < n;
+          i++, p += st[0], g += st[1], b += bs) {
         double param = pf.get(p);
         double d = wd == 0 ? gf.get(g) : param * wd + gf.get(g);
         if (bf != null) {
@@ -270,7 +313,8 @@ public final class OptimizerKernels {
         return;
       }
       int xs = xf == null ? 0 : st[4];
-      for (int i = 0, p = off[0], g = off[1], a = off[2], q = off[3], x = xf == null ? 0 : off[4]; i < n;
+      for (int i = 0, p = off[0], g = off[1], a = off[2], q = off[3], x = xf == null ? 0 : off[4];
+          i < n;
           i++, p += st[0], g += st[1], a += st[2], q += st[3], x += xs) {
         float param = pf.get(p) * decay;
         float grad = wd == 0 ? gf.get(g) : param * wd + gf.get(g);
@@ -305,7 +349,8 @@ public final class OptimizerKernels {
     boolean flushSecond = h.flushesSecondMoment(false);
     return (n, off, st) -> {
       int xs = xf == null ? 0 : st[4];
-      for (int i = 0, p = off[0], g = off[1], a = off[2], q = off[3], x = xf == null ? 0 : off[4]; i < n;
+      for (int i = 0, p = off[0], g = off[1], a = off[2], q = off[3], x = xf == null ? 0 : off[4];
+          i < n;
           i++, p += st[0], g += st[1], a += st[2], q += st[3], x += xs) {
         double param = pf.get(p) * decay;
         double grad = wd == 0 ? gf.get(g) : param * wd + gf.get(g);

@@ -6,14 +6,16 @@ import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Splits index ranges over the CPU threads: the calling thread runs one chunk and a pool of
- * daemon threads the others. The thread count is {@code -Dondevice.cpu.threads}, by default the
- * number of processors.
+ * Splits index ranges over the CPU threads: the calling thread runs one chunk and a pool of daemon
+ * threads the others. The thread count is {@code -Dondevice.cpu.threads}, by default the number of
+ * processors.
  */
 public final class Parallel {
   /** The number of threads kernels use. */
   public static final int THREADS =
-      Math.max(1, Integer.getInteger("ondevice.cpu.threads", Runtime.getRuntime().availableProcessors()));
+      Math.max(
+          1,
+          Integer.getInteger("ondevice.cpu.threads", Runtime.getRuntime().availableProcessors()));
 
   /**
    * Workers idle for a second end (and are started again by the next kernel that needs them), so
@@ -21,12 +23,24 @@ public final class Parallel {
    * Maven's {@code exec:java}, is not kept waiting: ForkJoinPool workers do not end when
    * interrupted.
    */
-  private static final ForkJoinPool POOL = new ForkJoinPool(THREADS, pool -> {
-    ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
-    t.setDaemon(true);
-    t.setName("ondevice-cpu-" + t.getPoolIndex());
-    return t;
-  }, null, false, 0, THREADS + 256, 1, null, 1, TimeUnit.SECONDS);
+  private static final ForkJoinPool POOL =
+      new ForkJoinPool(
+          THREADS,
+          pool -> {
+            ForkJoinWorkerThread t =
+                ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+            t.setDaemon(true);
+            t.setName("ondevice-cpu-" + t.getPoolIndex());
+            return t;
+          },
+          null,
+          false,
+          0,
+          THREADS + 256,
+          1,
+          null,
+          1,
+          TimeUnit.SECONDS);
 
   private Parallel() {}
 

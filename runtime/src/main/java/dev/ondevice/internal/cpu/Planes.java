@@ -1,28 +1,33 @@
 package dev.ondevice.internal.cpu;
 
-import dev.ondevice.internal.backend.WindowGrid;
-import dev.ondevice.internal.backend.ScalarType;
 import dev.ondevice.internal.backend.HostStorage;
+import dev.ondevice.internal.backend.ScalarType;
+import dev.ondevice.internal.backend.WindowGrid;
 import java.nio.DoubleBuffer;
 import java.nio.FloatBuffer;
 import java.util.Arrays;
 
 /**
  * Per-thread heap scratch for the sliding-window kernels, in the operand's float type: one image
- * plane and a few rows of window positions. The kernels move whole blocks between tensor memory
- * and these arrays with bulk copies, and do their arithmetic on the arrays, where the JIT drops
- * bounds checks and vectorises; the type dispatch costs one virtual call per block, never one per
- * element.
+ * plane and a few rows of window positions. The kernels move whole blocks between tensor memory and
+ * these arrays with bulk copies, and do their arithmetic on the arrays, where the JIT drops bounds
+ * checks and vectorises; the type dispatch costs one virtual call per block, never one per element.
  */
 abstract class Planes {
-  /** A scratch of one plane of {@code planeSize} elements and {@code rowCount} zeroed rows of {@code rowSize}. */
+  /**
+   * A scratch of one plane of {@code planeSize} elements and {@code rowCount} zeroed rows of {@code
+   * rowSize}.
+   */
   static Planes of(ScalarType dtype, int planeSize, int rowSize, int rowCount) {
     return dtype == ScalarType.FLOAT64
         ? new Doubles(planeSize, rowSize, rowCount)
         : new Floats(planeSize, rowSize, rowCount);
   }
 
-  /** Reads the {@code rows x cols} block at {@code base} (strides {@code rs}, {@code cs}) into the plane. */
+  /**
+   * Reads the {@code rows x cols} block at {@code base} (strides {@code rs}, {@code cs}) into the
+   * plane.
+   */
   abstract void loadPlane(HostStorage s, int base, int rs, int cs, int rows, int cols);
 
   /** Writes the plane to the {@code rows x cols} block at {@code base}. */
@@ -41,13 +46,15 @@ abstract class Planes {
    * Copies a block of the plane into row {@code k}: for {@code r < rows} and {@code t < count},
    * {@code row[k][dst + r * dstRowStep + t] = plane[src + r * srcRowStep + t * step]}.
    */
-  abstract void gather(int k, int src, int srcRowStep, int dst, int dstRowStep, int rows, int count, int step);
+  abstract void gather(
+      int k, int src, int srcRowStep, int dst, int dstRowStep, int rows, int count, int step);
 
   /**
    * Adds a block of row {@code k} into the plane: for {@code r < rows} and {@code t < count},
    * {@code plane[dst + r * dstRowStep + t * step] += row[k][src + r * srcRowStep + t]}.
    */
-  abstract void scatterAdd(int k, int src, int srcRowStep, int dst, int dstRowStep, int rows, int count, int step);
+  abstract void scatterAdd(
+      int k, int src, int srcRowStep, int dst, int dstRowStep, int rows, int count, int step);
 
   /**
    * Max pooling of the plane (a {@code grid.height() x grid.width()} image) into row {@code k}, one
@@ -69,7 +76,8 @@ abstract class Planes {
       rows = new float[rowCount][rowSize];
     }
 
-    private static void load(FloatBuffer b, int base, int rs, int cs, int rows, int cols, float[] into) {
+    private static void load(
+        FloatBuffer b, int base, int rs, int cs, int rows, int cols, float[] into) {
       if (cs == 1 && rs == cols) {
         b.get(base, into, 0, rows * cols);
       } else if (cs == 1) {
@@ -85,7 +93,8 @@ abstract class Planes {
       }
     }
 
-    private static void store(FloatBuffer b, int base, int rs, int cs, int rows, int cols, float[] from) {
+    private static void store(
+        FloatBuffer b, int base, int rs, int cs, int rows, int cols, float[] from) {
       if (cs == 1 && rs == cols) {
         b.put(base, from, 0, rows * cols);
       } else if (cs == 1) {
@@ -127,7 +136,8 @@ abstract class Planes {
     }
 
     @Override
-    void gather(int k, int src, int srcRowStep, int dst, int dstRowStep, int rows, int count, int step) {
+    void gather(
+        int k, int src, int srcRowStep, int dst, int dstRowStep, int rows, int count, int step) {
       float[] row = this.rows[k];
       for (int r = 0, from = src, to = dst; r < rows; r++, from += srcRowStep, to += dstRowStep) {
         if (step == 1) {
@@ -141,7 +151,8 @@ abstract class Planes {
     }
 
     @Override
-    void scatterAdd(int k, int src, int srcRowStep, int dst, int dstRowStep, int rows, int count, int step) {
+    void scatterAdd(
+        int k, int src, int srcRowStep, int dst, int dstRowStep, int rows, int count, int step) {
       float[] row = this.rows[k];
       float[] p = plane;
       for (int r = 0, from = src, to = dst; r < rows; r++, from += srcRowStep, to += dstRowStep) {
@@ -153,8 +164,8 @@ abstract class Planes {
 
     /**
      * Without branches on the data, which mispredict on every other element of real activations:
-     * the comparison becomes a bit mask that selects both the value and the position. 2x2
-     * windows at stride 2, the usual pooling, take {@link #maxPoolPairs}.
+     * the comparison becomes a bit mask that selects both the value and the position. 2x2 windows
+     * at stride 2, the usual pooling, take {@link #maxPoolPairs}.
      */
     @Override
     void maxPool(int k, WindowGrid grid, long[] positions) {
@@ -208,10 +219,17 @@ abstract class Planes {
           float max = Math.max(Math.max(a, b), Math.max(c, d));
           int k;
           if (!Float.isNaN(max)) {
-            k = Integer.numberOfTrailingZeros((a == max ? 1 : 0) | (b == max ? 2 : 0) | (c == max ? 4 : 0) | 8);
+            k =
+                Integer.numberOfTrailingZeros(
+                    (a == max ? 1 : 0) | (b == max ? 2 : 0) | (c == max ? 4 : 0) | 8);
           } else {
-            k = 31 - Integer.numberOfLeadingZeros((Float.isNaN(a) ? 1 : 0) | (Float.isNaN(b) ? 2 : 0)
-                | (Float.isNaN(c) ? 4 : 0) | (Float.isNaN(d) ? 8 : 0));
+            k =
+                31
+                    - Integer.numberOfLeadingZeros(
+                        (Float.isNaN(a) ? 1 : 0)
+                            | (Float.isNaN(b) ? 2 : 0)
+                            | (Float.isNaN(c) ? 4 : 0)
+                            | (Float.isNaN(d) ? 8 : 0));
           }
           int best = at + (k >> 1) * width + (k & 1);
           row[t] = x[best];
@@ -239,7 +257,8 @@ abstract class Planes {
       rows = new double[rowCount][rowSize];
     }
 
-    private static void load(DoubleBuffer b, int base, int rs, int cs, int rows, int cols, double[] into) {
+    private static void load(
+        DoubleBuffer b, int base, int rs, int cs, int rows, int cols, double[] into) {
       if (cs == 1 && rs == cols) {
         b.get(base, into, 0, rows * cols);
       } else if (cs == 1) {
@@ -255,7 +274,8 @@ abstract class Planes {
       }
     }
 
-    private static void store(DoubleBuffer b, int base, int rs, int cs, int rows, int cols, double[] from) {
+    private static void store(
+        DoubleBuffer b, int base, int rs, int cs, int rows, int cols, double[] from) {
       if (cs == 1 && rs == cols) {
         b.put(base, from, 0, rows * cols);
       } else if (cs == 1) {
@@ -297,7 +317,8 @@ abstract class Planes {
     }
 
     @Override
-    void gather(int k, int src, int srcRowStep, int dst, int dstRowStep, int rows, int count, int step) {
+    void gather(
+        int k, int src, int srcRowStep, int dst, int dstRowStep, int rows, int count, int step) {
       double[] row = this.rows[k];
       for (int r = 0, from = src, to = dst; r < rows; r++, from += srcRowStep, to += dstRowStep) {
         if (step == 1) {
@@ -311,7 +332,8 @@ abstract class Planes {
     }
 
     @Override
-    void scatterAdd(int k, int src, int srcRowStep, int dst, int dstRowStep, int rows, int count, int step) {
+    void scatterAdd(
+        int k, int src, int srcRowStep, int dst, int dstRowStep, int rows, int count, int step) {
       double[] row = this.rows[k];
       double[] p = plane;
       for (int r = 0, from = src, to = dst; r < rows; r++, from += srcRowStep, to += dstRowStep) {

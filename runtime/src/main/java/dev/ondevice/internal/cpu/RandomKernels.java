@@ -1,8 +1,8 @@
 package dev.ondevice.internal.cpu;
 
-import dev.ondevice.internal.backend.ScalarType;
 import dev.ondevice.internal.backend.HostStorage;
 import dev.ondevice.internal.backend.RandomKind;
+import dev.ondevice.internal.backend.ScalarType;
 import dev.ondevice.internal.backend.Strided;
 
 /**
@@ -31,45 +31,55 @@ public final class RandomKernels {
     return (bits(seed, counter) >>> 11) * INV_2_53;
   }
 
-  /** Fills contiguous {@code out}; element i uses counters from {@code counter + i * kind.countersPerElement()}. */
-  public static void random(RandomKind kind, double a, double b, long seed, long counter, Strided out) {
+  /**
+   * Fills contiguous {@code out}; element i uses counters from {@code counter + i *
+   * kind.countersPerElement()}.
+   */
+  public static void random(
+      RandomKind kind, double a, double b, long seed, long counter, Strided out) {
     HostStorage s = out.host();
     ScalarType t = out.dtype();
     int base = out.offset();
     int per = kind.countersPerElement();
-    Parallel.forRange(out.numel(), Loops.GRAIN, (from, to) -> {
-      for (int i = from; i < to; i++) {
-        long c = counter + (long) i * per;
-        double v;
-        switch (kind) {
-          case UNIFORM -> {
-            v = a + (b - a) * uniform(seed, c);
-            if (t == ScalarType.FLOAT32 && (float) v >= b) {
-              v = Math.nextDown((float) b);
+    Parallel.forRange(
+        out.numel(),
+        Loops.GRAIN,
+        (from, to) -> {
+          for (int i = from; i < to; i++) {
+            long c = counter + (long) i * per;
+            double v;
+            switch (kind) {
+              case UNIFORM -> {
+                v = a + (b - a) * uniform(seed, c);
+                if (t == ScalarType.FLOAT32 && (float) v >= b) {
+                  v = Math.nextDown((float) b);
+                }
+              }
+              case NORMAL -> {
+                double u1 = 1.0 - uniform(seed, c);
+                double u2 = uniform(seed, c + 1);
+                v = a + b * Math.sqrt(-2 * Math.log(u1)) * Math.cos(TWO_PI * u2);
+              }
+              default -> {
+                long range = (long) b - (long) a;
+                long draw = (long) a + Math.floorMod(bits(seed, c) >>> 1, range);
+                Elements.setLong(s, t, base + i, draw);
+                continue;
+              }
             }
+            Elements.setDouble(s, t, base + i, v);
           }
-          case NORMAL -> {
-            double u1 = 1.0 - uniform(seed, c);
-            double u2 = uniform(seed, c + 1);
-            v = a + b * Math.sqrt(-2 * Math.log(u1)) * Math.cos(TWO_PI * u2);
-          }
-          default -> {
-            long range = (long) b - (long) a;
-            long draw = (long) a + Math.floorMod(bits(seed, c) >>> 1, range);
-            Elements.setLong(s, t, base + i, draw);
-            continue;
-          }
-        }
-        Elements.setDouble(s, t, base + i, v);
-      }
-    });
+        });
   }
 
   /** {@code out[i] = 1} with probability {@code p[i]}; out contiguous, p of the same sizes. */
   public static void bernoulli(Strided p, long seed, long counter, Strided out) {
     HostStorage ps = p.host();
     HostStorage os = out.host();
-    Loops.forEach(out.sizes(), new int[][] {p.strides(), out.strides()}, new int[] {p.offset(), out.offset()},
+    Loops.forEach(
+        out.sizes(),
+        new int[][] {p.strides(), out.strides()},
+        new int[] {p.offset(), out.offset()},
         (n, off, st) -> {
           for (int i = 0, q = off[0], r = off[1]; i < n; i++, q += st[0], r += st[1]) {
             double prob = Elements.getDouble(ps, p.dtype(), q);
@@ -88,10 +98,13 @@ public final class RandomKernels {
     HostStorage s = out.host();
     ScalarType t = out.dtype();
     int base = out.offset();
-    Parallel.forRange(out.numel(), Loops.GRAIN, (from, to) -> {
-      for (int i = from; i < to; i++) {
-        Elements.setDouble(s, t, base + i, start + i * step);
-      }
-    });
+    Parallel.forRange(
+        out.numel(),
+        Loops.GRAIN,
+        (from, to) -> {
+          for (int i = from; i < to; i++) {
+            Elements.setDouble(s, t, base + i, start + i * step);
+          }
+        });
   }
 }

@@ -1,10 +1,10 @@
 package dev.ondevice.internal.cpu;
 
-import dev.ondevice.internal.backend.ScalarType;
 import dev.ondevice.internal.backend.Coalesced;
 import dev.ondevice.internal.backend.HostStorage;
 import dev.ondevice.internal.backend.ReduceOp;
 import dev.ondevice.internal.backend.ReductionSpace;
+import dev.ondevice.internal.backend.ScalarType;
 import dev.ondevice.internal.backend.Strided;
 import java.nio.DoubleBuffer;
 import java.nio.FloatBuffer;
@@ -24,7 +24,8 @@ public final class ReduceKernels {
   }
 
   /** Max or min over {@code dim}: values into {@code values}, positions into {@code indices}. */
-  public static void reduceWithIndices(boolean max, Strided in, int dim, Strided values, Strided indices) {
+  public static void reduceWithIndices(
+      boolean max, Strided in, int dim, Strided values, Strided indices) {
     run(max ? ReduceOp.ARGMAX : ReduceOp.ARGMIN, in, new int[] {dim}, indices, values);
   }
 
@@ -45,15 +46,19 @@ public final class ReduceKernels {
     }
     if (perOutput) {
       int grain = Math.max(1, Loops.GRAIN / Math.max(1, numRed));
-      Parallel.forRange(numOut, grain, (from, to) -> {
-        int[] base = new int[3];
-        for (int j = from; j < to; j++) {
-          offsets(keptC, j, in.offset(), out.offset(), values == null ? 0 : values.offset(), base);
-          Accumulator acc = new Accumulator(op, in.dtype());
-          visit(in.host(), redC, base[0], 0, count, acc);
-          acc.write(out, base[1], values, base[2], count);
-        }
-      });
+      Parallel.forRange(
+          numOut,
+          grain,
+          (from, to) -> {
+            int[] base = new int[3];
+            for (int j = from; j < to; j++) {
+              offsets(
+                  keptC, j, in.offset(), out.offset(), values == null ? 0 : values.offset(), base);
+              Accumulator acc = new Accumulator(op, in.dtype());
+              visit(in.host(), redC, base[0], 0, count, acc);
+              acc.write(out, base[1], values, base[2], count);
+            }
+          });
       return;
     }
     int[] base = new int[3];
@@ -62,16 +67,19 @@ public final class ReduceKernels {
       int b0 = base[0];
       Accumulator[] parts = new Accumulator[Parallel.THREADS];
       int chunks = parts.length;
-      Parallel.forRange(chunks, 1, (from, to) -> {
-        for (int c = from; c < to; c++) {
-          Accumulator acc = new Accumulator(op, in.dtype());
-          int lo = (int) ((long) count * c / chunks);
-          int hi = (int) ((long) count * (c + 1) / chunks);
-          acc.pos = lo;
-          visit(in.host(), redC, b0, lo, hi, acc);
-          parts[c] = acc;
-        }
-      });
+      Parallel.forRange(
+          chunks,
+          1,
+          (from, to) -> {
+            for (int c = from; c < to; c++) {
+              Accumulator acc = new Accumulator(op, in.dtype());
+              int lo = (int) ((long) count * c / chunks);
+              int hi = (int) ((long) count * (c + 1) / chunks);
+              acc.pos = lo;
+              visit(in.host(), redC, b0, lo, hi, acc);
+              parts[c] = acc;
+            }
+          });
       Accumulator total = parts[0];
       for (int c = 1; c < chunks; c++) {
         total.merge(parts[c]);
@@ -98,7 +106,8 @@ public final class ReduceKernels {
     base[2] = v;
   }
 
-  private static void visit(HostStorage s, Coalesced region, int base, int from, int to, Accumulator acc) {
+  private static void visit(
+      HostStorage s, Coalesced region, int base, int from, int to, Accumulator acc) {
     if (from >= to) {
       return;
     }
@@ -107,7 +116,8 @@ public final class ReduceKernels {
       acc.add(s, base + from * step, step, to - from);
       return;
     }
-    Loops.runRange(region, new int[] {base}, (n, off, st) -> acc.add(s, off[0], st[0], n), from, to);
+    Loops.runRange(
+        region, new int[] {base}, (n, off, st) -> acc.add(s, off[0], st[0], n), from, to);
   }
 
   /** The running state of one reduction. */
@@ -188,7 +198,8 @@ public final class ReduceKernels {
       }
       for (int i = 0, p = off; i < n; i++, p += step) {
         double v = Elements.getDouble(s, dtype, p);
-        if (bestPos < 0 || (!Double.isNaN(best) && (Double.isNaN(v) || (max ? v > best : v < best)))) {
+        if (bestPos < 0
+            || (!Double.isNaN(best) && (Double.isNaN(v) || (max ? v > best : v < best)))) {
           best = v;
           bestPos = pos + i;
         }
@@ -211,8 +222,9 @@ public final class ReduceKernels {
       } else if (dtype == ScalarType.INT64) {
         take = max ? later.bestLong > bestLong : later.bestLong < bestLong;
       } else {
-        take = !Double.isNaN(best)
-            && (Double.isNaN(later.best) || (max ? later.best > best : later.best < best));
+        take =
+            !Double.isNaN(best)
+                && (Double.isNaN(later.best) || (max ? later.best > best : later.best < best));
       }
       if (take) {
         best = later.best;
@@ -231,7 +243,9 @@ public final class ReduceKernels {
             Elements.setDouble(o, out.dtype(), outOff, sum);
           }
         }
-        case MEAN -> Elements.setDouble(o, out.dtype(), outOff, (dtype == ScalarType.INT64 ? longSum : sum) / count);
+        case MEAN ->
+            Elements.setDouble(
+                o, out.dtype(), outOff, (dtype == ScalarType.INT64 ? longSum : sum) / count);
         case PROD -> {
           if (dtype == ScalarType.INT64) {
             o.longs().put(outOff, longProduct);

@@ -9,17 +9,20 @@ import java.nio.FloatBuffer;
 import java.nio.LongBuffer;
 
 /**
- * Elementwise functions of one operand on host memory. The cheap, frequent ones have loops of
- * their own; the transcendental ones share a loop whose per-element switch costs little next to
- * the function itself.
+ * Elementwise functions of one operand on host memory. The cheap, frequent ones have loops of their
+ * own; the transcendental ones share a loop whose per-element switch costs little next to the
+ * function itself.
  */
 public final class UnaryKernels {
   private UnaryKernels() {}
 
   /** {@code out = op(in)}. */
   public static void apply(UnaryOp op, Strided in, Strided out) {
-    Loops.forEach(out.sizes(), new int[][] {in.strides(), out.strides()},
-        new int[] {in.offset(), out.offset()}, row(op, in, out));
+    Loops.forEach(
+        out.sizes(),
+        new int[][] {in.strides(), out.strides()},
+        new int[] {in.offset(), out.offset()},
+        row(op, in, out));
   }
 
   private static Loops.Row row(UnaryOp op, Strided in, Strided out) {
@@ -29,7 +32,9 @@ public final class UnaryKernels {
       ByteBuffer a = is.bytes();
       ByteBuffer o = os.bytes();
       return (n, off, st) -> {
-        for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+        for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1];
+            i < n;
+            i++, p += sp, q += sq) {
           o.put(q, (byte) (a.get(p) == 0 ? 1 : 0));
         }
       };
@@ -55,39 +60,56 @@ public final class UnaryKernels {
 
   private static Loops.Row f32Elements(UnaryOp op, FloatBuffer a, FloatBuffer o) {
     return switch (op) {
-      case NEG -> (n, off, st) -> {
-        for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
-          o.put(q, -a.get(p));
-        }
-      };
-      case RELU -> (n, off, st) -> {
-        for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
-          float x = a.get(p);
-          o.put(q, x > 0 || Float.isNaN(x) ? x : 0f);
-        }
-      };
-      case SQUARE -> (n, off, st) -> {
-        for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
-          float x = a.get(p);
-          o.put(q, x * x);
-        }
-      };
-      case ABS -> (n, off, st) -> {
-        for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
-          o.put(q, Math.abs(a.get(p)));
-        }
-      };
-      default -> (n, off, st) -> {
-        for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
-          o.put(q, (float) floating(op, a.get(p)));
-        }
-      };
+      case NEG ->
+          (n, off, st) -> {
+            for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1];
+                i < n;
+                i++, p += sp, q += sq) {
+              o.put(q, -a.get(p));
+            }
+          };
+      case RELU ->
+          (n, off, st) -> {
+            for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1];
+                i < n;
+                i++, p += sp, q += sq) {
+              float x = a.get(p);
+              o.put(q, x > 0 || Float.isNaN(x) ? x : 0f);
+            }
+          };
+      case SQUARE ->
+          (n, off, st) -> {
+            for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1];
+                i < n;
+                i++, p += sp, q += sq) {
+              float x = a.get(p);
+              o.put(q, x * x);
+            }
+          };
+      case ABS ->
+          (n, off, st) -> {
+            for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1];
+                i < n;
+                i++, p += sp, q += sq) {
+              o.put(q, Math.abs(a.get(p)));
+            }
+          };
+      default ->
+          (n, off, st) -> {
+            for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1];
+                i < n;
+                i++, p += sp, q += sq) {
+              o.put(q, (float) floating(op, a.get(p)));
+            }
+          };
     };
   }
 
   private static Loops.Row f64(UnaryOp op, DoubleBuffer a, DoubleBuffer o) {
     return (n, off, st) -> {
-      for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+      for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1];
+          i < n;
+          i++, p += sp, q += sq) {
         o.put(q, floating(op, a.get(p)));
       }
     };
@@ -95,7 +117,9 @@ public final class UnaryKernels {
 
   private static Loops.Row i64(UnaryOp op, LongBuffer a, LongBuffer o) {
     return (n, off, st) -> {
-      for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1]; i < n; i++, p += sp, q += sq) {
+      for (int i = 0, p = off[0], q = off[1], sp = st[0], sq = st[1];
+          i < n;
+          i++, p += sp, q += sq) {
         o.put(q, integer(op, a.get(p)));
       }
     };

@@ -1,10 +1,10 @@
 package dev.ondevice.internal.cpu;
 
-import dev.ondevice.internal.backend.WindowGrid;
-import dev.ondevice.internal.backend.WindowChecks;
 import dev.ondevice.internal.backend.HostStorage;
 import dev.ondevice.internal.backend.Strided;
 import dev.ondevice.internal.backend.Window2d;
+import dev.ondevice.internal.backend.WindowChecks;
+import dev.ondevice.internal.backend.WindowGrid;
 
 /**
  * im2col and col2im on host memory, the data movement of convolution by matrix product. Work is
@@ -29,22 +29,38 @@ public final class UnfoldKernels {
     int[] os = out.strides();
     HostStorage src = in.host();
     HostStorage dst = out.host();
-    Parallel.forRange(in.size(0) * channels, grain(window, grid), (from, to) -> {
-      Planes p = Planes.of(in.dtype(), grid.height() * grid.width(), grid.positions(), kh * kw);
-      for (int q = from; q < to; q++) {
-        int n = q / channels;
-        int c = q % channels;
-        p.loadPlane(src, in.offset() + n * is[0] + c * is[1], is[2], is[3], grid.height(), grid.width());
-        int base = out.offset() + n * os[0] + c * os[1];
-        for (int i = 0; i < kh; i++) {
-          for (int j = 0; j < kw; j++) {
-            int k = i * kw + j;
-            gatherOffset(p, k, grid, window, i, j);
-            p.storeRow(k, dst, base + i * os[2] + j * os[3], os[4], os[5], grid.outHeight(), grid.outWidth());
+    Parallel.forRange(
+        in.size(0) * channels,
+        grain(window, grid),
+        (from, to) -> {
+          Planes p = Planes.of(in.dtype(), grid.height() * grid.width(), grid.positions(), kh * kw);
+          for (int q = from; q < to; q++) {
+            int n = q / channels;
+            int c = q % channels;
+            p.loadPlane(
+                src,
+                in.offset() + n * is[0] + c * is[1],
+                is[2],
+                is[3],
+                grid.height(),
+                grid.width());
+            int base = out.offset() + n * os[0] + c * os[1];
+            for (int i = 0; i < kh; i++) {
+              for (int j = 0; j < kw; j++) {
+                int k = i * kw + j;
+                gatherOffset(p, k, grid, window, i, j);
+                p.storeRow(
+                    k,
+                    dst,
+                    base + i * os[2] + j * os[3],
+                    os[4],
+                    os[5],
+                    grid.outHeight(),
+                    grid.outWidth());
+              }
+            }
           }
-        }
-      }
-    });
+        });
   }
 
   /**
@@ -61,33 +77,60 @@ public final class UnfoldKernels {
     int[] os = out.strides();
     HostStorage src = cols.host();
     HostStorage dst = out.host();
-    Parallel.forRange(out.size(0) * channels, grain(window, grid), (from, to) -> {
-      Planes p = Planes.of(out.dtype(), grid.height() * grid.width(), grid.positions(), 1);
-      for (int q = from; q < to; q++) {
-        int n = q / channels;
-        int c = q % channels;
-        p.zeroPlane();
-        int base = cols.offset() + n * cs[0] + c * cs[1];
-        for (int i = 0; i < kh; i++) {
-          for (int j = 0; j < kw; j++) {
-            p.loadRow(0, src, base + i * cs[2] + j * cs[3], cs[4], cs[5], grid.outHeight(), grid.outWidth());
-            scatterOffset(p, grid, window, i, j);
+    Parallel.forRange(
+        out.size(0) * channels,
+        grain(window, grid),
+        (from, to) -> {
+          Planes p = Planes.of(out.dtype(), grid.height() * grid.width(), grid.positions(), 1);
+          for (int q = from; q < to; q++) {
+            int n = q / channels;
+            int c = q % channels;
+            p.zeroPlane();
+            int base = cols.offset() + n * cs[0] + c * cs[1];
+            for (int i = 0; i < kh; i++) {
+              for (int j = 0; j < kw; j++) {
+                p.loadRow(
+                    0,
+                    src,
+                    base + i * cs[2] + j * cs[3],
+                    cs[4],
+                    cs[5],
+                    grid.outHeight(),
+                    grid.outWidth());
+                scatterOffset(p, grid, window, i, j);
+              }
+            }
+            p.storePlane(
+                dst,
+                out.offset() + n * os[0] + c * os[1],
+                os[2],
+                os[3],
+                grid.height(),
+                grid.width());
           }
-        }
-        p.storePlane(dst, out.offset() + n * os[0] + c * os[1], os[2], os[3], grid.height(), grid.width());
-      }
-    });
+        });
   }
 
-  /** Row {@code k} of the scratch: the plane elements kernel offset {@code (i, j)} sees, 0 in the padding. */
-  private static void gatherOffset(Planes p, int k, WindowGrid grid, Window2d window, int i, int j) {
+  /**
+   * Row {@code k} of the scratch: the plane elements kernel offset {@code (i, j)} sees, 0 in the
+   * padding.
+   */
+  private static void gatherOffset(
+      Planes p, int k, WindowGrid grid, Window2d window, int i, int j) {
     int oh0 = grid.firstInsideRow(i);
     int ow0 = grid.firstInsideColumn(j);
     int rows = grid.endInsideRow(i) - oh0;
     int count = grid.endInsideColumn(j) - ow0;
     if (rows > 0 && count > 0) {
-      p.gather(k, grid.sourceRow(oh0, i) * grid.width() + grid.sourceColumn(ow0, j), window.strideH() * grid.width(),
-          oh0 * grid.outWidth() + ow0, grid.outWidth(), rows, count, window.strideW());
+      p.gather(
+          k,
+          grid.sourceRow(oh0, i) * grid.width() + grid.sourceColumn(ow0, j),
+          window.strideH() * grid.width(),
+          oh0 * grid.outWidth() + ow0,
+          grid.outWidth(),
+          rows,
+          count,
+          window.strideW());
     }
   }
 
@@ -98,14 +141,21 @@ public final class UnfoldKernels {
     int rows = grid.endInsideRow(i) - oh0;
     int count = grid.endInsideColumn(j) - ow0;
     if (rows > 0 && count > 0) {
-      p.scatterAdd(0, oh0 * grid.outWidth() + ow0, grid.outWidth(),
-          grid.sourceRow(oh0, i) * grid.width() + grid.sourceColumn(ow0, j), window.strideH() * grid.width(), rows,
-          count, window.strideW());
+      p.scatterAdd(
+          0,
+          oh0 * grid.outWidth() + ow0,
+          grid.outWidth(),
+          grid.sourceRow(oh0, i) * grid.width() + grid.sourceColumn(ow0, j),
+          window.strideH() * grid.width(),
+          rows,
+          count,
+          window.strideW());
     }
   }
 
   /** Planes per thread chunk: enough work to be worth a thread. */
   private static int grain(Window2d window, WindowGrid grid) {
-    return Math.max(1, Loops.GRAIN / Math.max(1, window.kernelH() * window.kernelW() * grid.positions()));
+    return Math.max(
+        1, Loops.GRAIN / Math.max(1, window.kernelH() * window.kernelW() * grid.positions()));
   }
 }

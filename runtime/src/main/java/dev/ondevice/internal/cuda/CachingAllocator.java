@@ -10,18 +10,18 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The caching allocator of one device, in the manner of PyTorch's: blocks freed by tensors are
- * kept by size class and handed out again without a driver call, since {@code cuMemAlloc} is slow
- * and {@code cuMemFree} synchronises the device. Reuse needs no synchronisation either: every
- * kernel of a device runs on its one stream, so work queued by a block's next owner runs after
- * the work of its last one.
+ * The caching allocator of one device, in the manner of PyTorch's: blocks freed by tensors are kept
+ * by size class and handed out again without a driver call, since {@code cuMemAlloc} is slow and
+ * {@code cuMemFree} synchronises the device. Reuse needs no synchronisation either: every kernel of
+ * a device runs on its one stream, so work queued by a block's next owner runs after the work of
+ * its last one.
  *
  * <p>Tensors release their blocks when the runtime frees them ({@code Storage.free}: dead
  * intermediate gradients, {@code zeroGrad}, a memory scope), which the next request of the class
  * may take at once, by the same stream-order argument; otherwise when they become unreachable,
- * which the garbage collector, seeing only small objects, learns late; so the allocator asks for
- * a collection when its live bytes have doubled since the last one and exceed a floor (an eighth
- * of the device, at least 256 MiB), and before it gives up on a request. Internal to the runtime.
+ * which the garbage collector, seeing only small objects, learns late; so the allocator asks for a
+ * collection when its live bytes have doubled since the last one and exceed a floor (an eighth of
+ * the device, at least 256 MiB), and before it gives up on a request. Internal to the runtime.
  */
 final class CachingAllocator {
   private static final long MiB = 1L << 20;
@@ -58,10 +58,11 @@ final class CachingAllocator {
   }
 
   /**
-   * A block of at least {@code bytes}: a cached one of its class, else fresh memory from the
-   * driver after a collection, and after emptying the cache if the driver has none.
+   * A block of at least {@code bytes}: a cached one of its class, else fresh memory from the driver
+   * after a collection, and after emptying the cache if the driver has none.
    *
-   * @throws RuntimeException the public out-of-memory exception ({@link Backends#outOfMemory}) if the device has no memory for it even then
+   * @throws RuntimeException the public out-of-memory exception ({@link Backends#outOfMemory}) if
+   *     the device has no memory for it even then
    */
   Block allocate(long bytes) {
     if (bytes < 0) {
@@ -187,10 +188,18 @@ final class CachingAllocator {
       held = allocated;
       reserved = allocated + cached;
     }
-    return Backends.outOfMemory(String.format(Locale.ROOT,
-        "CUDA out of memory on %s: tried to allocate %s (the device has %s in total, %s free; tensors hold %s"
-            + " and the caching allocator reserves %s more). Free the tensors you no longer need or use smaller"
-            + " batches", device, Bytes.human(bytes), Bytes.human(total), Bytes.human(available), Bytes.human(held),
-        Bytes.human(reserved - held)), null);
+    return Backends.outOfMemory(
+        String.format(
+            Locale.ROOT,
+            "CUDA out of memory on %s: tried to allocate %s (the device has %s in total, %s free; tensors hold %s"
+                + " and the caching allocator reserves %s more). Free the tensors you no longer need or use smaller"
+                + " batches",
+            device,
+            Bytes.human(bytes),
+            Bytes.human(total),
+            Bytes.human(available),
+            Bytes.human(held),
+            Bytes.human(reserved - held)),
+        null);
   }
 }

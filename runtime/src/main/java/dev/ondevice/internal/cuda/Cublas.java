@@ -44,8 +44,10 @@ final class Cublas {
       c.bind(device, h);
       return c;
     } catch (Throwable t) {
-      return new Cublas(CudaDriver.describeLoadFailure(t).replace("the CUDA driver could not be loaded",
-          "cuBLAS could not be loaded").replace("; install an NVIDIA driver for CUDA 12 or newer", ""));
+      return new Cublas(
+          CudaDriver.describeLoadFailure(t)
+              .replace("the CUDA driver could not be loaded", "cuBLAS could not be loaded")
+              .replace("; install an NVIDIA driver for CUDA 12 or newer", ""));
     }
   }
 
@@ -59,16 +61,19 @@ final class Cublas {
   }
 
   private cublasHandle handle(CudaDevice device) {
-    return handles.computeIfAbsent(device, d -> {
-      d.makeCurrent();
-      cublasHandle h = new cublasHandle();
-      int r = JCublas2.cublasCreate(h);
-      if (r != cublasStatus.CUBLAS_STATUS_SUCCESS) {
-        throw new IllegalStateException("cublasCreate failed on " + d.device() + ": " + cublasStatus.stringFor(r));
-      }
-      bindStream(d, h);
-      return h;
-    });
+    return handles.computeIfAbsent(
+        device,
+        d -> {
+          d.makeCurrent();
+          cublasHandle h = new cublasHandle();
+          int r = JCublas2.cublasCreate(h);
+          if (r != cublasStatus.CUBLAS_STATUS_SUCCESS) {
+            throw new IllegalStateException(
+                "cublasCreate failed on " + d.device() + ": " + cublasStatus.stringFor(r));
+          }
+          bindStream(d, h);
+          return h;
+        });
   }
 
   private void bind(CudaDevice device, cublasHandle h) {
@@ -79,7 +84,8 @@ final class Cublas {
   private static void bindStream(CudaDevice device, cublasHandle h) {
     int r = JCublas2.cublasSetStream(h, new cudaStream_t(device.stream()));
     if (r != cublasStatus.CUBLAS_STATUS_SUCCESS) {
-      throw new IllegalStateException("cublasSetStream failed on " + device.device() + ": " + cublasStatus.stringFor(r));
+      throw new IllegalStateException(
+          "cublasSetStream failed on " + device.device() + ": " + cublasStatus.stringFor(r));
     }
   }
 
@@ -87,12 +93,21 @@ final class Cublas {
    * {@code out = a @ b} by cuBLAS, as the column-major product {@code out^T = b^T a^T}; returns
    * false, having done nothing, when a leading dimension is one cuBLAS does not accept.
    */
-  boolean matmul(CudaBackend backend, CudaGemm.Operand a, CudaGemm.Operand b, Strided out, int batches, int m,
-      int n, int k) {
+  boolean matmul(
+      CudaBackend backend,
+      CudaGemm.Operand a,
+      CudaGemm.Operand b,
+      Strided out,
+      int batches,
+      int m,
+      int n,
+      int k) {
     int lda = a.rowMajor() ? a.rowStride() : a.columnStride();
     int ldb = b.rowMajor() ? b.rowStride() : b.columnStride();
-    if (lda < Math.max(1, a.rowMajor() ? k : m) || ldb < Math.max(1, b.rowMajor() ? n : k)
-        || out.stride(2) != 1 || out.stride(1) != n) {
+    if (lda < Math.max(1, a.rowMajor() ? k : m)
+        || ldb < Math.max(1, b.rowMajor() ? n : k)
+        || out.stride(2) != 1
+        || out.stride(1) != n) {
       return false;
     }
     int opA = a.rowMajor() ? cublasOperation.CUBLAS_OP_N : cublasOperation.CUBLAS_OP_T;
@@ -106,15 +121,49 @@ final class Cublas {
     long strideA = a.batchStride();
     long strideB = b.batchStride();
     long strideC = (long) m * n;
-    int r = single
-        ? JCublas2.cublasSgemmStridedBatched(h, opB, opA, n, m, k, alpha, DevicePointers.at(CudaBackend.address(b.data())),
-            ldb, strideB, DevicePointers.at(CudaBackend.address(a.data())), lda, strideA, beta,
-            DevicePointers.at(CudaBackend.address(out)), n, strideC, batches)
-        : JCublas2.cublasDgemmStridedBatched(h, opB, opA, n, m, k, alpha, DevicePointers.at(CudaBackend.address(b.data())),
-            ldb, strideB, DevicePointers.at(CudaBackend.address(a.data())), lda, strideA, beta,
-            DevicePointers.at(CudaBackend.address(out)), n, strideC, batches);
+    int r =
+        single
+            ? JCublas2.cublasSgemmStridedBatched(
+                h,
+                opB,
+                opA,
+                n,
+                m,
+                k,
+                alpha,
+                DevicePointers.at(CudaBackend.address(b.data())),
+                ldb,
+                strideB,
+                DevicePointers.at(CudaBackend.address(a.data())),
+                lda,
+                strideA,
+                beta,
+                DevicePointers.at(CudaBackend.address(out)),
+                n,
+                strideC,
+                batches)
+            : JCublas2.cublasDgemmStridedBatched(
+                h,
+                opB,
+                opA,
+                n,
+                m,
+                k,
+                alpha,
+                DevicePointers.at(CudaBackend.address(b.data())),
+                ldb,
+                strideB,
+                DevicePointers.at(CudaBackend.address(a.data())),
+                lda,
+                strideA,
+                beta,
+                DevicePointers.at(CudaBackend.address(out)),
+                n,
+                strideC,
+                batches);
     if (r != cublasStatus.CUBLAS_STATUS_SUCCESS) {
-      throw new IllegalStateException("cuBLAS GEMM failed on " + device.device() + ": " + cublasStatus.stringFor(r));
+      throw new IllegalStateException(
+          "cuBLAS GEMM failed on " + device.device() + ": " + cublasStatus.stringFor(r));
     }
     return true;
   }

@@ -2,15 +2,15 @@ package dev.ondevice.internal.cuda;
 
 import static dev.ondevice.internal.cuda.CudaDriver.check;
 
-import dev.ondevice.internal.backend.DeviceId;
-import dev.ondevice.internal.backend.ScalarType;
 import dev.ondevice.internal.backend.AdamStep;
 import dev.ondevice.internal.backend.BinaryOp;
 import dev.ondevice.internal.backend.Bytes;
 import dev.ondevice.internal.backend.Coalesced;
 import dev.ondevice.internal.backend.CopyEngine;
+import dev.ondevice.internal.backend.DeviceId;
 import dev.ondevice.internal.backend.RandomKind;
 import dev.ondevice.internal.backend.ReduceOp;
+import dev.ondevice.internal.backend.ScalarType;
 import dev.ondevice.internal.backend.SgdStep;
 import dev.ondevice.internal.backend.Strided;
 import dev.ondevice.internal.backend.UnaryOp;
@@ -22,11 +22,12 @@ import java.util.Arrays;
 import jcuda.driver.JCudaDriver;
 
 /**
- * The kernels of one CUDA device: every op of the {@link dev.ondevice.internal.backend.Backend} contract as
- * a launch of the PTX kernels of {@code runtime/src/main/cuda} on the device's stream, with the
- * CPU backend's semantics (dtype conversions, NaN rules, the order of ties) and its argument
- * checks, made on the host before the launch. Data-dependent errors (an index out of range) are
- * reported by the kernels and surface at the next synchronisation. Internal to the runtime.
+ * The kernels of one CUDA device: every op of the {@link dev.ondevice.internal.backend.Backend}
+ * contract as a launch of the PTX kernels of {@code runtime/src/main/cuda} on the device's stream,
+ * with the CPU backend's semantics (dtype conversions, NaN rules, the order of ties) and its
+ * argument checks, made on the host before the launch. Data-dependent errors (an index out of
+ * range) are reported by the kernels and surface at the next synchronisation. Internal to the
+ * runtime.
  */
 public final class CudaBackend implements CopyEngine {
   private final CudaDevice device;
@@ -175,13 +176,20 @@ public final class CudaBackend implements CopyEngine {
       long bytes = (long) from.numel() * from.dtype().byteSize();
       if (bytes > 0) {
         device.makeCurrent();
-        check(JCudaDriver.cuMemcpyDtoDAsync(DevicePointers.at(address(to)), DevicePointers.at(address(from)), bytes,
-            device.stream()), "cuMemcpyDtoDAsync", device.device());
+        check(
+            JCudaDriver.cuMemcpyDtoDAsync(
+                DevicePointers.at(address(to)),
+                DevicePointers.at(address(from)),
+                bytes,
+                device.stream()),
+            "cuMemcpyDtoDAsync",
+            device.device());
       }
       return;
     }
     Packed p = pack(to.sizes(), from, to);
-    launch(Module.ELEMENTWISE, "copy_" + suffix(from.dtype()) + "_" + suffix(to.dtype()), p.numel());
+    launch(
+        Module.ELEMENTWISE, "copy_" + suffix(from.dtype()) + "_" + suffix(to.dtype()), p.numel());
   }
 
   @Override
@@ -295,14 +303,28 @@ public final class CudaBackend implements CopyEngine {
   public void sgdStep(Strided param, Strided grad, Strided buffer, SgdStep step) {
     requireFloating("sgdStep", param);
     boolean momentum = buffer != null;
-    Packed p = momentum ? pack(param.sizes(), param, grad, buffer) : pack(param.sizes(), param, grad, param);
-    p.args().f64(step.lr()).f64(step.weightDecay()).f64(step.momentum()).f64(1 - step.dampening())
-        .i32(momentum ? 1 : 0).i32(step.nesterov() ? 1 : 0).i32(step.firstStep() ? 1 : 0);
+    Packed p =
+        momentum
+            ? pack(param.sizes(), param, grad, buffer)
+            : pack(param.sizes(), param, grad, param);
+    p.args()
+        .f64(step.lr())
+        .f64(step.weightDecay())
+        .f64(step.momentum())
+        .f64(1 - step.dampening())
+        .i32(momentum ? 1 : 0)
+        .i32(step.nesterov() ? 1 : 0)
+        .i32(step.firstStep() ? 1 : 0);
     launch(Module.OPTIM, "sgd_" + suffix(param.dtype()), p.numel());
   }
 
   @Override
-  public void adamStep(Strided param, Strided grad, Strided expAvg, Strided expAvgSq, Strided maxExpAvgSq,
+  public void adamStep(
+      Strided param,
+      Strided grad,
+      Strided expAvg,
+      Strided expAvgSq,
+      Strided maxExpAvgSq,
       AdamStep h) {
     requireFloating("adamStep", param);
     Strided max = maxExpAvgSq == null ? expAvgSq : maxExpAvgSq;
@@ -311,7 +333,11 @@ public final class CudaBackend implements CopyEngine {
     p.args()
         .f64(h.decoupled() ? 1 - h.lr() * h.weightDecay() : 1)
         .f64(h.decoupled() ? 0 : h.weightDecay())
-        .f64(h.beta1()).f64(1 - h.beta1()).f64(h.beta2()).f64(1 - h.beta2()).f64(h.eps())
+        .f64(h.beta1())
+        .f64(1 - h.beta1())
+        .f64(h.beta2())
+        .f64(1 - h.beta2())
+        .f64(h.eps())
         .f64(h.lr() / (1 - Math.pow(h.beta1(), t)))
         .f64(Math.sqrt(1 - Math.pow(h.beta2(), t)))
         .i32(h.amsgrad() ? 1 : 0)
@@ -328,7 +354,8 @@ public final class CudaBackend implements CopyEngine {
 
   @Override
   public void reduceWithIndices(boolean max, Strided in, int dim, Strided values, Strided indices) {
-    CudaReductions.reduce(this, max ? ReduceOp.ARGMAX : ReduceOp.ARGMIN, in, new int[] {dim}, indices, values);
+    CudaReductions.reduce(
+        this, max ? ReduceOp.ARGMAX : ReduceOp.ARGMIN, in, new int[] {dim}, indices, values);
   }
 
   @Override
@@ -365,9 +392,12 @@ public final class CudaBackend implements CopyEngine {
   }
 
   /** Dims of {@code sizes} (not coalesced) and the three views, the first with its own strides. */
-  private static KernelArgs packIndexed(int[] sizes, Strided first, int[] firstStrides, Strided second,
-      Strided third) {
-    return Launcher.args().dims(sizes).view(first, firstStrides).view(second, second.strides())
+  private static KernelArgs packIndexed(
+      int[] sizes, Strided first, int[] firstStrides, Strided second, Strided third) {
+    return Launcher.args()
+        .dims(sizes)
+        .view(first, firstStrides)
+        .view(second, second.strides())
         .view(third, third.strides());
   }
 
@@ -392,8 +422,12 @@ public final class CudaBackend implements CopyEngine {
   private void slices(String kernel, Strided sliced, int dim, Strided index, Strided other) {
     int[] strides = sliced.strides().clone();
     strides[dim] = 0;
-    KernelArgs args = Launcher.args().dims(other.sizes()).view(sliced, strides)
-        .view(other, other.strides()).view(index, index.strides());
+    KernelArgs args =
+        Launcher.args()
+            .dims(other.sizes())
+            .view(sliced, strides)
+            .view(other, other.strides())
+            .view(index, index.strides());
     device.errors().pack(args).i32(dim).i32(sliced.stride(dim)).i32(sliced.size(dim));
     launch(Module.INDEX, kernel + suffix(sliced.dtype()), other.numel());
   }
@@ -403,8 +437,8 @@ public final class CudaBackend implements CopyEngine {
   @Override
   public void unfold2d(Strided in, Window2d window, Strided out) {
     WindowGrid grid = WindowChecks.unfold(in, window, out);
-    KernelArgs args = Launcher.args().dims(out.sizes()).view(in, in.strides()).view(out,
-        out.strides());
+    KernelArgs args =
+        Launcher.args().dims(out.sizes()).view(in, in.strides()).view(out, out.strides());
     geometry(args, window, grid);
     launch(Module.WINDOW, "unfold2d_" + suffix(in.dtype()), out.numel());
   }
@@ -412,8 +446,8 @@ public final class CudaBackend implements CopyEngine {
   @Override
   public void fold2d(Strided cols, Window2d window, Strided out) {
     WindowGrid grid = WindowChecks.fold(cols, window, out);
-    KernelArgs args = Launcher.args().dims(out.sizes()).view(cols, cols.strides()).view(out,
-        out.strides());
+    KernelArgs args =
+        Launcher.args().dims(out.sizes()).view(cols, cols.strides()).view(out, out.strides());
     geometry(args, window, grid);
     launch(Module.WINDOW, "fold2d_" + suffix(out.dtype()), out.numel());
   }
@@ -421,8 +455,12 @@ public final class CudaBackend implements CopyEngine {
   @Override
   public void maxPool2d(Strided in, Window2d window, Strided values, Strided indices) {
     WindowGrid grid = WindowChecks.maxPool(in, window, values, indices);
-    KernelArgs args = Launcher.args().dims(values.sizes()).view(in, in.strides())
-        .view(values, values.strides()).view(indices, indices.strides());
+    KernelArgs args =
+        Launcher.args()
+            .dims(values.sizes())
+            .view(in, in.strides())
+            .view(values, values.strides())
+            .view(indices, indices.strides());
     geometry(args, window, grid);
     launch(Module.WINDOW, "max_pool2d_" + suffix(in.dtype()), values.numel());
   }
@@ -431,16 +469,28 @@ public final class CudaBackend implements CopyEngine {
   public void maxPool2dBackward(Strided gradOut, Strided indices, Strided out) {
     WindowChecks.maxPoolBackward(gradOut, indices, out);
     fill(out, 0);
-    KernelArgs args = Launcher.args().dims(gradOut.sizes()).view(gradOut, gradOut.strides())
-        .view(indices, indices.strides()).view(out, out.strides());
+    KernelArgs args =
+        Launcher.args()
+            .dims(gradOut.sizes())
+            .view(gradOut, gradOut.strides())
+            .view(indices, indices.strides())
+            .view(out, out.strides());
     device.errors().pack(args).i32(out.size(2)).i32(out.size(3));
     launch(Module.WINDOW, "max_pool2d_backward_" + suffix(out.dtype()), gradOut.numel());
   }
 
   /** {@code WindowGeometry}: plane, kernel, stride, padding and output sizes. */
   private static void geometry(KernelArgs args, Window2d w, WindowGrid g) {
-    args.i32(g.height()).i32(g.width()).i32(w.kernelH()).i32(w.kernelW()).i32(w.strideH()).i32(w.strideW())
-        .i32(w.padH()).i32(w.padW()).i32(g.outHeight()).i32(g.outWidth());
+    args.i32(g.height())
+        .i32(g.width())
+        .i32(w.kernelH())
+        .i32(w.kernelW())
+        .i32(w.strideH())
+        .i32(w.strideW())
+        .i32(w.padH())
+        .i32(w.padW())
+        .i32(g.outHeight())
+        .i32(g.outWidth());
   }
 
   // ---------------------------------------------------------------- synchronisation and copies
@@ -469,13 +519,15 @@ public final class CudaBackend implements CopyEngine {
 
   private static void requireType(String op, Strided s, ScalarType type) {
     if (s.dtype() != type) {
-      throw new IllegalArgumentException(op + ": expected a " + type + " operand, got " + s.dtype());
+      throw new IllegalArgumentException(
+          op + ": expected a " + type + " operand, got " + s.dtype());
     }
   }
 
   private static void requireFloating(String op, Strided s) {
     if (!s.dtype().isFloatingPoint()) {
-      throw new IllegalArgumentException(op + ": expected a float32 or float64 operand, got " + s.dtype());
+      throw new IllegalArgumentException(
+          op + ": expected a float32 or float64 operand, got " + s.dtype());
     }
   }
 

@@ -12,8 +12,8 @@ import jcuda.Pointer;
 import jcuda.driver.JCudaDriver;
 
 /**
- * Copies between one CUDA device and the host or another device, all queued on the device's
- * stream, with PyTorch's {@code non_blocking} rules:
+ * Copies between one CUDA device and the host or another device, all queued on the device's stream,
+ * with PyTorch's {@code non_blocking} rules:
  *
  * <ul>
  *   <li>Host to device from page-locked memory with {@code nonBlocking}: an asynchronous DMA
@@ -22,13 +22,13 @@ import jcuda.driver.JCudaDriver;
  *       call returns, and the transfer from there is asynchronous. Unlike a plain {@code
  *       cuMemcpyHtoD} from pageable memory, this never waits for the device's queued work.
  *   <li>Device to host: blocking copies wait for the device (a counted host synchronisation); a
- *       non-blocking one into page-locked memory returns at once and marks the destination
- *       pending, so that reading it waits for the copy first.
+ *       non-blocking one into page-locked memory returns at once and marks the destination pending,
+ *       so that reading it waits for the copy first.
  *   <li>Device to device: ordered after the queued work of both devices.
  * </ul>
  *
- * Strided or converting copies go through a contiguous buffer on the side that can rearrange
- * them. Internal to the runtime.
+ * Strided or converting copies go through a contiguous buffer on the side that can rearrange them.
+ * Internal to the runtime.
  */
 final class CudaCopies {
   private final CudaBackend backend;
@@ -49,9 +49,14 @@ final class CudaCopies {
     return Pointer.to(s.host().bytes()).withByteOffset((long) s.offset() * s.dtype().byteSize());
   }
 
-  /** {@code dst} itself when a raw copy of {@code src}'s bytes can land in it, else a contiguous buffer. */
+  /**
+   * {@code dst} itself when a raw copy of {@code src}'s bytes can land in it, else a contiguous
+   * buffer.
+   */
   private Strided landing(Strided src, Strided dst) {
-    return dst.isContiguous() && dst.dtype() == src.dtype() ? dst : backend.empty(src.dtype(), src.sizes());
+    return dst.isContiguous() && dst.dtype() == src.dtype()
+        ? dst
+        : backend.empty(src.dtype(), src.sizes());
   }
 
   /** Host memory {@code src} into {@code dst} on this device. */
@@ -66,13 +71,18 @@ final class CudaCopies {
     hs.awaitReady();
     Strided source = src;
     if (!(nonBlocking && hs.isPageLocked() && src.isContiguous())) {
-      source = Strided.contiguous(Backends.cpu().allocatePinned(bytes), src.dtype(), src.sizes().clone());
+      source =
+          Strided.contiguous(
+              Backends.cpu().allocatePinned(bytes), src.dtype(), src.sizes().clone());
       Backends.cpu().copyNow(src, source);
     }
     CudaDevice d = device();
     d.makeCurrent();
-    check(JCudaDriver.cuMemcpyHtoDAsync(DevicePointers.at(CudaBackend.address(landing)), host(source), bytes,
-        d.stream()), "cuMemcpyHtoDAsync", d.device());
+    check(
+        JCudaDriver.cuMemcpyHtoDAsync(
+            DevicePointers.at(CudaBackend.address(landing)), host(source), bytes, d.stream()),
+        "cuMemcpyHtoDAsync",
+        d.device());
     source.host().usedUntil(d.record());
     if (landing != dst) {
       backend.copy(landing, dst);
@@ -93,14 +103,19 @@ final class CudaCopies {
     }
     HostStorage hd = dst.host();
     boolean direct = dst.isContiguous() && dst.dtype() == src.dtype();
-    Strided into = direct ? dst
-        : Strided.contiguous(Backends.cpu().allocate(bytes), src.dtype(), src.sizes().clone());
+    Strided into =
+        direct
+            ? dst
+            : Strided.contiguous(Backends.cpu().allocate(bytes), src.dtype(), src.sizes().clone());
     hd.awaitReady();
     CudaDevice d = device();
     d.makeCurrent();
     try {
-      check(JCudaDriver.cuMemcpyDtoHAsync(host(into), DevicePointers.at(CudaBackend.address(dense)), bytes,
-          d.stream()), "cuMemcpyDtoHAsync", d.device());
+      check(
+          JCudaDriver.cuMemcpyDtoHAsync(
+              host(into), DevicePointers.at(CudaBackend.address(dense)), bytes, d.stream()),
+          "cuMemcpyDtoHAsync",
+          d.device());
     } finally {
       // A temporary whose block went back to the cache before the copy was queued could be
       // overwritten by another thread's work queued ahead of it.
@@ -138,8 +153,15 @@ final class CudaCopies {
     of.enablePeerAccess(to);
     of.makeCurrent();
     try {
-      check(JCudaDriver.cuMemcpyPeerAsync(DevicePointers.at(CudaBackend.address(landing)), to.context(),
-          DevicePointers.at(CudaBackend.address(dense)), of.context(), bytes, of.stream()), "cuMemcpyPeerAsync",
+      check(
+          JCudaDriver.cuMemcpyPeerAsync(
+              DevicePointers.at(CudaBackend.address(landing)),
+              to.context(),
+              DevicePointers.at(CudaBackend.address(dense)),
+              of.context(),
+              bytes,
+              of.stream()),
+          "cuMemcpyPeerAsync",
           of.device() + " to " + to.device());
     } finally {
       Reference.reachabilityFence(dense);

@@ -20,14 +20,15 @@ import jcuda.driver.CUstream_flags;
 import jcuda.driver.JCudaDriver;
 
 /**
- * One CUDA device: its primary context, the one stream on which all of its work runs in order,
- * its caching allocator, kernels and error record. Every driver call for the device first makes
- * its context current on the calling thread; the context and the stream are made at the first
- * such call, so that a process that uses one GPU of a machine does not hold a context (and its
- * memory) on every other. Internal to the runtime.
+ * One CUDA device: its primary context, the one stream on which all of its work runs in order, its
+ * caching allocator, kernels and error record. Every driver call for the device first makes its
+ * context current on the calling thread; the context and the stream are made at the first such
+ * call, so that a process that uses one GPU of a machine does not hold a context (and its memory)
+ * on every other. Internal to the runtime.
  */
 final class CudaDevice {
   private static final Cleaner CLEANER = Cleaner.create();
+
   /** The device whose context is current on each thread, as far as this runtime set it. */
   private static final ThreadLocal<CudaDevice> CURRENT = new ThreadLocal<>();
 
@@ -62,7 +63,8 @@ final class CudaDevice {
     long[] total = new long[1];
     check(JCudaDriver.cuDeviceTotalMem(total, handle), "cuDeviceTotalMem", device);
     this.totalMemory = total[0];
-    this.allocator = new CachingAllocator(device.toString(), new CudaDeviceMemory(this), this::drain);
+    this.allocator =
+        new CachingAllocator(device.toString(), new CudaDeviceMemory(this), this::drain);
     this.kernels = new KernelLibrary(this);
   }
 
@@ -71,10 +73,14 @@ final class CudaDevice {
     if (open) {
       return;
     }
-    check(JCudaDriver.cuDevicePrimaryCtxRetain(context, handle), "cuDevicePrimaryCtxRetain", device);
+    check(
+        JCudaDriver.cuDevicePrimaryCtxRetain(context, handle), "cuDevicePrimaryCtxRetain", device);
     check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent", device);
     CURRENT.set(this);
-    check(JCudaDriver.cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING), "cuStreamCreate", device);
+    check(
+        JCudaDriver.cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING),
+        "cuStreamCreate",
+        device);
     open = true;
     errors = new DeviceErrors(this);
   }
@@ -140,7 +146,9 @@ final class CudaDevice {
     return e;
   }
 
-  /** Makes this device's context current on the calling thread, making the context first if need be. */
+  /**
+   * Makes this device's context current on the calling thread, making the context first if need be.
+   */
   void makeCurrent() {
     if (!open) {
       open();
@@ -155,7 +163,10 @@ final class CudaDevice {
   Event record() {
     makeCurrent();
     CUevent e = new CUevent();
-    check(JCudaDriver.cuEventCreate(e, CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate", device);
+    check(
+        JCudaDriver.cuEventCreate(e, CUevent_flags.CU_EVENT_DISABLE_TIMING),
+        "cuEventCreate",
+        device);
     check(JCudaDriver.cuEventRecord(e, stream), "cuEventRecord", device);
     Completion c = new Completion(this, e);
     CLEANER.register(c, new EventDestroyer(this, e));
@@ -172,7 +183,8 @@ final class CudaDevice {
       return;
     }
     int[] can = new int[1];
-    if (JCudaDriver.cuDeviceCanAccessPeer(can, handle, other.handle) != CUresult.CUDA_SUCCESS || can[0] == 0) {
+    if (JCudaDriver.cuDeviceCanAccessPeer(can, handle, other.handle) != CUresult.CUDA_SUCCESS
+        || can[0] == 0) {
       return;
     }
     CUcontext target = other.context();
@@ -183,7 +195,9 @@ final class CudaDevice {
     }
   }
 
-  /** Makes this device's stream wait, on the device, for {@code event} of another device's stream. */
+  /**
+   * Makes this device's stream wait, on the device, for {@code event} of another device's stream.
+   */
   void streamWait(Event event, CudaDevice of) {
     Completion c = Completion.of(event);
     if (c == null) {
@@ -192,9 +206,13 @@ final class CudaDevice {
     }
     makeCurrent();
     try {
-      check(JCudaDriver.cuStreamWaitEvent(stream, c.event, 0), "cuStreamWaitEvent", device + " for " + of.device);
+      check(
+          JCudaDriver.cuStreamWaitEvent(stream, c.event, 0),
+          "cuStreamWaitEvent",
+          device + " for " + of.device);
     } finally {
-      // The CUDA event must outlive the call: its cleaner destroys it once the Event is unreachable.
+      // The CUDA event must outlive the call: its cleaner destroys it once the Event is
+      // unreachable.
       Reference.reachabilityFence(event);
     }
   }

@@ -14,6 +14,7 @@ import jcuda.driver.JCudaDriver;
 final class CudaDriver {
   /** The system property that switches the CUDA backend off ({@code -Dondevice.cuda=off}). */
   static final String SWITCH_PROPERTY = "ondevice.cuda";
+
   private static final Pattern MISSING_LIBRARY =
       Pattern.compile("([\\w.+-]+\\.so[\\w.]*): cannot open shared object file[^\\n\\r]*");
 
@@ -40,7 +41,8 @@ final class CudaDriver {
 
   private static Status load() {
     if ("off".equalsIgnoreCase(System.getProperty(SWITCH_PROPERTY, "").trim())) {
-      return new Status(0, 0, "the CUDA backend was switched off with -D" + SWITCH_PROPERTY + "=off");
+      return new Status(
+          0, 0, "the CUDA backend was switched off with -D" + SWITCH_PROPERTY + "=off");
     }
     try {
       int r = JCudaDriver.cuInit(0);
@@ -48,15 +50,20 @@ final class CudaDriver {
         return new Status(0, 0, "the CUDA driver found no device (cuInit: CUDA_ERROR_NO_DEVICE)");
       }
       if (r != CUresult.CUDA_SUCCESS) {
-        return new Status(0, 0, "the CUDA driver did not start (cuInit: " + CUresult.stringFor(r) + ")");
+        return new Status(
+            0, 0, "the CUDA driver did not start (cuInit: " + CUresult.stringFor(r) + ")");
       }
       int[] version = new int[1];
       JCudaDriver.cuDriverGetVersion(version);
       int[] count = new int[1];
       r = JCudaDriver.cuDeviceGetCount(count);
       if (r != CUresult.CUDA_SUCCESS) {
-        return new Status(0, version[0], "the CUDA driver cannot count its devices (cuDeviceGetCount: "
-            + CUresult.stringFor(r) + ")");
+        return new Status(
+            0,
+            version[0],
+            "the CUDA driver cannot count its devices (cuDeviceGetCount: "
+                + CUresult.stringFor(r)
+                + ")");
       }
       if (count[0] == 0) {
         return new Status(0, version[0], "the CUDA driver found no device");
@@ -75,9 +82,12 @@ final class CudaDriver {
     }
     Matcher m = MISSING_LIBRARY.matcher(all);
     if (m.find()) {
-      return "the CUDA driver could not be loaded (" + m.group() + "); install an NVIDIA driver for CUDA 12 or newer";
+      return "the CUDA driver could not be loaded ("
+          + m.group()
+          + "); install an NVIDIA driver for CUDA 12 or newer";
     }
-    String first = String.valueOf(t.getMessage()).lines().findFirst().orElse(t.getClass().getName());
+    String first =
+        String.valueOf(t.getMessage()).lines().findFirst().orElse(t.getClass().getName());
     return "JCuda could not be loaded (" + t.getClass().getSimpleName() + ": " + first + ")";
   }
 

@@ -27,8 +27,11 @@ final class CudaPinnedMemory implements PinnedMemory {
     Pointer p = new Pointer();
     int r = JCudaDriver.cuMemHostAlloc(p, bytes, JCudaDriver.CU_MEMHOSTALLOC_PORTABLE);
     if (r == CUresult.CUDA_ERROR_OUT_OF_MEMORY) {
-      throw new OutOfMemoryError("Cannot lock " + Bytes.human(bytes) + " of host memory for copies to"
-          + " CUDA devices (cuMemHostAlloc: CUDA_ERROR_OUT_OF_MEMORY); pin fewer or smaller batches");
+      throw new OutOfMemoryError(
+          "Cannot lock "
+              + Bytes.human(bytes)
+              + " of host memory for copies to"
+              + " CUDA devices (cuMemHostAlloc: CUDA_ERROR_OUT_OF_MEMORY); pin fewer or smaller batches");
     }
     check(r, "cuMemHostAlloc(" + bytes + ")", "the host");
     return p.getByteBuffer(0, bytes).order(ByteOrder.nativeOrder());

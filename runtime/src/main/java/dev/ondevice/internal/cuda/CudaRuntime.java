@@ -14,7 +14,8 @@ public final class CudaRuntime {
   private final int driverVersion;
   private final PinnedMemory pinned;
 
-  private CudaRuntime(CudaBackend[] backends, String reason, int driverVersion, PinnedMemory pinned) {
+  private CudaRuntime(
+      CudaBackend[] backends, String reason, int driverVersion, PinnedMemory pinned) {
     this.backends = backends;
     this.reason = reason;
     this.driverVersion = driverVersion;
@@ -37,10 +38,14 @@ public final class CudaRuntime {
       for (int i = 0; i < devices.length; i++) {
         backends[i] = new CudaBackend(devices[i], gemm);
       }
-      return new CudaRuntime(backends, null, status.driverVersion(), new CudaPinnedMemory(devices[0]));
+      return new CudaRuntime(
+          backends, null, status.driverVersion(), new CudaPinnedMemory(devices[0]));
     } catch (RuntimeException | LinkageError e) {
-      return new CudaRuntime(new CudaBackend[0], "the CUDA devices could not be set up (" + e.getMessage() + ")",
-          status.driverVersion(), null);
+      return new CudaRuntime(
+          new CudaBackend[0],
+          "the CUDA devices could not be set up (" + e.getMessage() + ")",
+          status.driverVersion(),
+          null);
     }
   }
 
@@ -64,8 +69,15 @@ public final class CudaRuntime {
     if (backends.length == 0) {
       return "CUDA is not available: " + reason;
     }
-    StringBuilder b = new StringBuilder("CUDA driver " + driverVersion() + ", " + backends.length + " device"
-        + (backends.length == 1 ? "" : "s") + ": ");
+    StringBuilder b =
+        new StringBuilder(
+            "CUDA driver "
+                + driverVersion()
+                + ", "
+                + backends.length
+                + " device"
+                + (backends.length == 1 ? "" : "s")
+                + ": ");
     for (int i = 0; i < backends.length; i++) {
       b.append(i == 0 ? "" : "; ").append(backends[i].details());
     }

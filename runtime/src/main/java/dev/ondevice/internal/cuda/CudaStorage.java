@@ -5,11 +5,11 @@ import dev.ondevice.internal.backend.Storage;
 import java.lang.ref.Cleaner;
 
 /**
- * Device memory that tensors view: a block of a device's caching allocator, handed back to it
- * when the storage is freed or becomes unreachable, whichever comes first. Handing it back at
- * once is safe: the device's kernels all run on its one stream, so the next owner's work runs
- * after the work queued on this block, and kernels take the address when they are queued, which
- * a freed storage refuses. Internal to the runtime.
+ * Device memory that tensors view: a block of a device's caching allocator, handed back to it when
+ * the storage is freed or becomes unreachable, whichever comes first. Handing it back at once is
+ * safe: the device's kernels all run on its one stream, so the next owner's work runs after the
+ * work queued on this block, and kernels take the address when they are queued, which a freed
+ * storage refuses. Internal to the runtime.
  */
 final class CudaStorage extends Storage {
   private static final Cleaner CLEANER = Cleaner.create();
@@ -45,8 +45,12 @@ final class CudaStorage extends Storage {
     return address;
   }
 
-  /** Hands a block back once its storage is freed or unreachable (runs once). Holds no reference to it. */
-  private record Release(CachingAllocator allocator, CachingAllocator.Block block) implements Runnable {
+  /**
+   * Hands a block back once its storage is freed or unreachable (runs once). Holds no reference to
+   * it.
+   */
+  private record Release(CachingAllocator allocator, CachingAllocator.Block block)
+      implements Runnable {
     @Override
     public void run() {
       allocator.release(block);

@@ -17,10 +17,13 @@ import java.util.List;
 final class KernelArgs {
   /** Dimensions a view may have after coalescing ({@code OD_MAX_DIMS}). */
   static final int MAX_DIMS = 10;
+
   /** The largest argument struct: well inside the 4 KiB CUDA allows for parameters. */
   static final int CAPACITY = 2048;
 
-  private final ByteBuffer bytes = ByteBuffer.allocateDirect(CAPACITY).order(ByteOrder.nativeOrder());
+  private final ByteBuffer bytes =
+      ByteBuffer.allocateDirect(CAPACITY).order(ByteOrder.nativeOrder());
+
   /**
    * The storages whose addresses the struct holds, kept reachable until the next struct: a storage
    * that became unreachable before its launch was queued could hand its block to another thread's
@@ -120,9 +123,14 @@ final class KernelArgs {
 
   private static void checkRank(int[] a) {
     if (a.length > MAX_DIMS) {
-      throw new IllegalArgumentException("CUDA kernels take tensors of at most " + MAX_DIMS
-          + " dimensions that cannot be merged, got " + a.length + " " + Arrays.toString(a)
-          + "; make the tensor contiguous first");
+      throw new IllegalArgumentException(
+          "CUDA kernels take tensors of at most "
+              + MAX_DIMS
+              + " dimensions that cannot be merged, got "
+              + a.length
+              + " "
+              + Arrays.toString(a)
+              + "; make the tensor contiguous first");
     }
   }
 }

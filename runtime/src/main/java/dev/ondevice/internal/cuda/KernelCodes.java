@@ -8,8 +8,8 @@ import dev.ondevice.internal.backend.UnaryOp;
 /**
  * The op codes the kernels switch on: the enums {@code UnaryCode}, {@code BinaryCode}, {@code
  * ReduceCode} and {@code RandomCode} of {@code ondevice.cuh}, value by value. Spelled out rather
- * than taken from the Java enums' order, so that reordering a Java enum cannot silently change
- * what a kernel computes; a test checks both against the header. Internal to the runtime.
+ * than taken from the Java enums' order, so that reordering a Java enum cannot silently change what
+ * a kernel computes; a test checks both against the header. Internal to the runtime.
  */
 final class KernelCodes {
   private KernelCodes() {}

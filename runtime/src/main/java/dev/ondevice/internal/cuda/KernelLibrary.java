@@ -17,19 +17,24 @@ import jcuda.driver.CUfunction;
 import jcuda.driver.CUjit_option;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUresult;
-import jcuda.driver.JITOptions;
 import jcuda.driver.JCudaDriver;
+import jcuda.driver.JITOptions;
 
 /**
  * The kernels of one device: the PTX modules shipped in the jar ({@code dev/ondevice/cuda/*.ptx},
- * compiled from {@code runtime/src/main/cuda} at build time), each loaded into the device's
- * context (the driver compiles it for the device, and caches the result) the first time one of
- * its kernels is used. Internal to the runtime.
+ * compiled from {@code runtime/src/main/cuda} at build time), each loaded into the device's context
+ * (the driver compiles it for the device, and caches the result) the first time one of its kernels
+ * is used. Internal to the runtime.
  */
 final class KernelLibrary {
   /** The PTX modules, one per source file. */
   enum Module {
-    ELEMENTWISE("elementwise"), REDUCE("reduce"), INDEX("index"), WINDOW("window"), OPTIM("optim"), GEMM("gemm");
+    ELEMENTWISE("elementwise"),
+    REDUCE("reduce"),
+    INDEX("index"),
+    WINDOW("window"),
+    OPTIM("optim"),
+    GEMM("gemm");
 
     private final String file;
 
@@ -44,7 +49,9 @@ final class KernelLibrary {
   }
 
   private static final int LOG_BYTES = 16 * 1024;
-  private static final Pattern ENTRY = Pattern.compile("\\.entry\\s+(\\w+)\\(\\s*\\.param\\s+\\.align\\s+\\d+\\s+\\.b8\\s+\\w+\\[(\\d+)\\]");
+  private static final Pattern ENTRY =
+      Pattern.compile(
+          "\\.entry\\s+(\\w+)\\(\\s*\\.param\\s+\\.align\\s+\\d+\\s+\\.b8\\s+\\w+\\[(\\d+)\\]");
 
   private final CudaDevice device;
   private final Map<Module, CUmodule> modules = new EnumMap<>(Module.class);
@@ -73,12 +80,16 @@ final class KernelLibrary {
     }
     Integer bytes = argumentSizes(module).get(name);
     if (bytes == null) {
-      throw new IllegalStateException("The CUDA kernel " + name + " is not in " + module.resource());
+      throw new IllegalStateException(
+          "The CUDA kernel " + name + " is not in " + module.resource());
     }
     device.makeCurrent();
     CUmodule m = modules.computeIfAbsent(module, this::loadModule);
     CUfunction f = new CUfunction();
-    check(JCudaDriver.cuModuleGetFunction(f, m, name), "cuModuleGetFunction(" + name + ")", device.device());
+    check(
+        JCudaDriver.cuModuleGetFunction(f, m, name),
+        "cuModuleGetFunction(" + name + ")",
+        device.device());
     k = new Kernel(name, f, bytes);
     kernels.put(name, k);
     return k;
@@ -104,10 +115,16 @@ final class KernelLibrary {
     int r = JCudaDriver.cuModuleLoadDataJIT(m, Pointer.to(ptx), options);
     if (r != CUresult.CUDA_SUCCESS) {
       String log = options.getString(CUjit_option.CU_JIT_ERROR_LOG_BUFFER);
-      throw new IllegalStateException("The driver could not load the CUDA kernels " + module.resource() + " on "
-          + device + ": " + CUresult.stringFor(r) + (log == null || log.isBlank() ? "" : "; " + log.trim())
-          + " (the kernels are PTX ISA 8.0 for sm_80: drivers for CUDA 12.0 and newer, GPUs of compute"
-          + " capability 8.0 and newer)");
+      throw new IllegalStateException(
+          "The driver could not load the CUDA kernels "
+              + module.resource()
+              + " on "
+              + device
+              + ": "
+              + CUresult.stringFor(r)
+              + (log == null || log.isBlank() ? "" : "; " + log.trim())
+              + " (the kernels are PTX ISA 8.0 for sm_80: drivers for CUDA 12.0 and newer, GPUs of compute"
+              + " capability 8.0 and newer)");
     }
     return m;
   }
@@ -124,8 +141,11 @@ final class KernelLibrary {
   static String source(Module module) {
     try (InputStream in = KernelLibrary.class.getResourceAsStream(module.resource())) {
       if (in == null) {
-        throw new IllegalStateException("The CUDA kernels " + module.resource() + " are missing from the class"
-            + " path: the runtime jar was built without them");
+        throw new IllegalStateException(
+            "The CUDA kernels "
+                + module.resource()
+                + " are missing from the class"
+                + " path: the runtime jar was built without them");
       }
       return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
     } catch (IOException e) {

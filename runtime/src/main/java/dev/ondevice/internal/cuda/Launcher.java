@@ -31,12 +31,31 @@ final class Launcher {
     Slot slot = SLOT.get();
     int packed = slot.args.size();
     if (packed != k.argumentBytes()) {
-      throw new IllegalStateException("The CUDA kernel " + k.name() + " takes " + k.argumentBytes()
-          + " bytes of arguments but " + packed + " were packed: KernelArgs and ondevice.cuh disagree");
+      throw new IllegalStateException(
+          "The CUDA kernel "
+              + k.name()
+              + " takes "
+              + k.argumentBytes()
+              + " bytes of arguments but "
+              + packed
+              + " were packed: KernelArgs and ondevice.cuh disagree");
     }
     device.makeCurrent();
-    check(JCudaDriver.cuLaunchKernel(k.function(), c.gridX(), c.gridY(), c.gridZ(), c.block(), 1, 1, 0,
-        device.stream(), slot.params, null), "cuLaunchKernel(" + k.name() + ")", device.device());
+    check(
+        JCudaDriver.cuLaunchKernel(
+            k.function(),
+            c.gridX(),
+            c.gridY(),
+            c.gridZ(),
+            c.block(),
+            1,
+            1,
+            0,
+            device.stream(),
+            slot.params,
+            null),
+        "cuLaunchKernel(" + k.name() + ")",
+        device.device());
   }
 
   /** One thread's argument buffer and the kernel parameter list that points at it. */

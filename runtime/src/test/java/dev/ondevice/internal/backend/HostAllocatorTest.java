@@ -16,8 +16,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Host memory: size classes, reuse of blocks whose storage became unreachable, live-byte
- * accounting and emptying the cache.
+ * Host memory: size classes, reuse of blocks whose storage became unreachable, live-byte accounting
+ * and emptying the cache.
  *
  * <p>Other tests in this JVM leave garbage that the cleaner may return to the cache at any time, so
  * the reuse tests use a size class nobody else allocates (13 MiB), let earlier garbage settle
@@ -26,8 +26,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 class HostAllocatorTest {
   private static final long KiB = 1L << 10;
   private static final long MiB = 1L << 20;
+
   /** A size in the 13 MiB class, used by no other test. */
   private static final long ODD_SIZE = 13 * MiB - 100;
+
   private static final long ODD_CLASS = 13 * MiB;
 
   private static HostBackend cpu() {
@@ -38,10 +40,28 @@ class HostAllocatorTest {
 
   @ParameterizedTest(name = "{0} bytes -> {1}")
   @CsvSource({
-      "0, 512", "1, 512", "511, 512", "512, 512", "513, 1024", "1000, 1024", "1024, 1024", "1025, 2048",
-      "4096, 4096", "65535, 65536", "65536, 65536", "65537, 131072", "524289, 1048576", "1048575, 1048576",
-      "1048576, 1048576", "1048577, 2097152", "2097152, 2097152", "3145727, 3145728", "3145728, 3145728",
-      "3145729, 4194304", "13631388, 13631488"})
+    "0, 512",
+    "1, 512",
+    "511, 512",
+    "512, 512",
+    "513, 1024",
+    "1000, 1024",
+    "1024, 1024",
+    "1025, 2048",
+    "4096, 4096",
+    "65535, 65536",
+    "65536, 65536",
+    "65537, 131072",
+    "524289, 1048576",
+    "1048575, 1048576",
+    "1048576, 1048576",
+    "1048577, 2097152",
+    "2097152, 2097152",
+    "3145727, 3145728",
+    "3145728, 3145728",
+    "3145729, 4194304",
+    "13631388, 13631488"
+  })
   void sizeClasses(long bytes, long expected) {
     assertEquals(expected, HostAllocator.sizeClass(bytes));
   }
@@ -54,7 +74,8 @@ class HostAllocatorTest {
       assertEquals(c, HostAllocator.sizeClass(c), "a class is its own class: " + c);
       if (c <= MiB) {
         assertEquals(1, Long.bitCount(c), "a power of two: " + c);
-        assertTrue(c == 512 || c < 2 * bytes, "less than double the request: " + bytes + " -> " + c);
+        assertTrue(
+            c == 512 || c < 2 * bytes, "less than double the request: " + bytes + " -> " + c);
       } else {
         assertEquals(0, c % MiB, "whole MiB: " + c);
         assertTrue(c - bytes < MiB, "less than a MiB more than the request: " + bytes + " -> " + c);
@@ -96,8 +117,9 @@ class HostAllocatorTest {
 
   @Test
   void blocksOverTwoGiBAreRefused() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> HostAllocator.allocate(cpu(), 3L << 30, false));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> HostAllocator.allocate(cpu(), 3L << 30, false));
     assertTrue(e.getMessage().contains("2 GiB"), e.getMessage());
     assertTrue(e.getMessage().contains("cpu"), e.getMessage());
   }
@@ -119,14 +141,16 @@ class HostAllocatorTest {
   private static void settle() throws InterruptedException {
     long[] last = {-1, -1};
     int[] quiet = {0};
-    await("the cache settles", () -> {
-      long cached = HostAllocator.cachedBytes();
-      long live = HostAllocator.liveBytes();
-      quiet[0] = cached == last[0] && live == last[1] ? quiet[0] + 1 : 0;
-      last[0] = cached;
-      last[1] = live;
-      return quiet[0] >= 5;
-    });
+    await(
+        "the cache settles",
+        () -> {
+          long cached = HostAllocator.cachedBytes();
+          long live = HostAllocator.liveBytes();
+          quiet[0] = cached == last[0] && live == last[1] ? quiet[0] + 1 : 0;
+          last[0] = cached;
+          last[1] = live;
+          return quiet[0] >= 5;
+        });
   }
 
   /** Allocates a block of the odd class, drops its storage and waits until the block is cached. */

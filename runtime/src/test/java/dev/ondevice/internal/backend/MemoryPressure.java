@@ -11,8 +11,8 @@ import java.util.List;
 
 /**
  * The child process of {@link MemoryPressureTest}, run under a small {@code
- * -XX:MaxDirectMemorySize}: drops large tensors and then allocates many small ones (which needs
- * the cache given back), then asks for more than the limit (which must be a catchable exception).
+ * -XX:MaxDirectMemorySize}: drops large tensors and then allocates many small ones (which needs the
+ * cache given back), then asks for more than the limit (which must be a catchable exception).
  * Prints one line per outcome.
  */
 public final class MemoryPressure {
@@ -28,7 +28,8 @@ public final class MemoryPressure {
     }
     Arrays.fill(large, null);
     UnreachableMemory.collect(HostAllocator::liveBytes);
-    System.out.println("cached MiB after dropping them: " + HostAllocator.cachedBytes() / (1 << 20));
+    System.out.println(
+        "cached MiB after dropping them: " + HostAllocator.cachedBytes() / (1 << 20));
     // Small tensors, as much in all: only fresh memory serves them.
     List<Tensor> small = new ArrayList<>();
     for (int i = 0; i < 3 * limitMiB / 4; i++) {

@@ -20,23 +20,46 @@ class MemoryPressureTest {
   private static final int LIMIT_MIB = 64;
 
   @Test
-  void theCacheIsGivenBackAndTooLargeARequestIsACatchableException() throws IOException, InterruptedException {
-    Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-XX:MaxDirectMemorySize=" + LIMIT_MIB + "m", "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-        MemoryPressure.class.getName(), Integer.toString(LIMIT_MIB)).redirectErrorStream(true).start();
+  void theCacheIsGivenBackAndTooLargeARequestIsACatchableException()
+      throws IOException, InterruptedException {
+    Process child =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:MaxDirectMemorySize=" + LIMIT_MIB + "m",
+                "-Xmx256m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                MemoryPressure.class.getName(),
+                Integer.toString(LIMIT_MIB))
+            .redirectErrorStream(true)
+            .start();
     String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(child.waitFor(60, TimeUnit.SECONDS), out);
     assertEquals(0, child.exitValue(), out);
-    List<String> lines = out.lines().filter(l -> !l.startsWith("WARNING") && !l.isBlank()).toList(); // JDK 22+: native access
+    List<String> lines =
+        out.lines()
+            .filter(l -> !l.startsWith("WARNING") && !l.isBlank())
+            .toList(); // JDK 22+: native access
     assertEquals(4, lines.size(), out);
-    int cached = Integer.parseInt(lines.get(0).substring("cached MiB after dropping them: ".length()));
+    int cached =
+        Integer.parseInt(lines.get(0).substring("cached MiB after dropping them: ".length()));
     assertTrue(cached <= LIMIT_MIB / 2, "the cache holds at most half the limit: " + out);
     assertEquals("small tensors: 48 of 1 MiB", lines.get(1), out);
-    assertTrue(lines.get(2).startsWith("too large: Out of host memory on cpu: tried to allocate 128.00 MiB of direct"
-        + " memory, whose limit is 64.00 MiB; tensors held "), out);
-    assertTrue(lines.get(2).endsWith(". Free the tensors you no longer need, use smaller batches, or raise the limit"
-        + " with the JVM option -XX:MaxDirectMemorySize=<size> (e.g. -XX:MaxDirectMemorySize=16g; by default it is"
-        + " the maximum heap, -Xmx)"), out);
+    assertTrue(
+        lines
+            .get(2)
+            .startsWith(
+                "too large: Out of host memory on cpu: tried to allocate 128.00 MiB of direct"
+                    + " memory, whose limit is 64.00 MiB; tensors held "),
+        out);
+    assertTrue(
+        lines
+            .get(2)
+            .endsWith(
+                ". Free the tensors you no longer need, use smaller batches, or raise the limit"
+                    + " with the JVM option -XX:MaxDirectMemorySize=<size> (e.g. -XX:MaxDirectMemorySize=16g; by default it is"
+                    + " the maximum heap, -Xmx)"),
+        out);
     assertEquals("after: 8388608.0", lines.get(3), out);
   }
 }

@@ -11,7 +11,10 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The caching allocator's bookkeeping, over a counted stand-in for the driver's memory: no GPU needed. */
+/**
+ * The caching allocator's bookkeeping, over a counted stand-in for the driver's memory: no GPU
+ * needed.
+ */
 class CachingAllocatorTest {
   private static final long MiB = 1 << 20;
 
@@ -82,7 +85,7 @@ class CachingAllocatorTest {
   @Test
   void aReleasedBlockIsReusedForTheSameClassWithoutTheDriver() {
     CountedMemory memory = new CountedMemory(64 * MiB);
-    CachingAllocator a = new CachingAllocator("cuda:0", memory, () -> { });
+    CachingAllocator a = new CachingAllocator("cuda:0", memory, () -> {});
     CachingAllocator.Block first = a.allocate(3000);
     assertEquals(4096, first.size());
     a.release(first);
@@ -97,14 +100,15 @@ class CachingAllocatorTest {
 
   @Test
   void allocatedReservedAndPeakFollowTheTensors() {
-    CachingAllocator a = new CachingAllocator("cuda:0", new CountedMemory(64 * MiB), () -> { });
+    CachingAllocator a = new CachingAllocator("cuda:0", new CountedMemory(64 * MiB), () -> {});
     CachingAllocator.Block x = a.allocate(3 * MiB);
     CachingAllocator.Block y = a.allocate(1000);
     assertEquals(4 * MiB + 1024, a.allocatedBytes());
     assertEquals(4 * MiB + 1024, a.reservedBytes());
     a.release(x);
     assertEquals(1024, a.allocatedBytes());
-    assertEquals(4 * MiB + 1024, a.reservedBytes(), "the released block stays reserved in the cache");
+    assertEquals(
+        4 * MiB + 1024, a.reservedBytes(), "the released block stays reserved in the cache");
     assertEquals(4 * MiB + 1024, a.peakAllocatedBytes());
     a.resetPeak();
     assertEquals(1024, a.peakAllocatedBytes());
@@ -115,7 +119,7 @@ class CachingAllocatorTest {
   @Test
   void emptyCacheGivesTheCachedBlocksBackToTheDriver() {
     CountedMemory memory = new CountedMemory(64 * MiB);
-    CachingAllocator a = new CachingAllocator("cuda:0", memory, () -> { });
+    CachingAllocator a = new CachingAllocator("cuda:0", memory, () -> {});
     CachingAllocator.Block keep = a.allocate(MiB);
     a.release(a.allocate(6 * MiB));
     a.release(a.allocate(100));
@@ -130,7 +134,8 @@ class CachingAllocatorTest {
   void theCacheIsFreedOnlyAfterTheDevicesQueuedWork() {
     CountedMemory memory = new CountedMemory(64 * MiB);
     int[] freesWhenQuiesced = {-1};
-    CachingAllocator a = new CachingAllocator("cuda:0", memory, () -> freesWhenQuiesced[0] = memory.frees);
+    CachingAllocator a =
+        new CachingAllocator("cuda:0", memory, () -> freesWhenQuiesced[0] = memory.frees);
     a.release(a.allocate(4096));
     a.emptyCache();
     assertEquals(0, freesWhenQuiesced[0], "the device's work was waited for before the first free");
@@ -140,7 +145,7 @@ class CachingAllocatorTest {
   @Test
   void aFullDeviceFirstGivesItsCacheBack() {
     CountedMemory memory = new CountedMemory(10 * MiB);
-    CachingAllocator a = new CachingAllocator("cuda:0", memory, () -> { });
+    CachingAllocator a = new CachingAllocator("cuda:0", memory, () -> {});
     a.release(a.allocate(6 * MiB));
     CachingAllocator.Block big = a.allocate(8 * MiB);
     assertEquals(8 * MiB, big.size(), "the cached 6 MiB block was freed to make room");
@@ -149,17 +154,20 @@ class CachingAllocatorTest {
 
   @Test
   void outOfMemorySaysWhatWasAskedHeldAndReserved() {
-    CachingAllocator a = new CachingAllocator("cuda:1", new CountedMemory(10 * MiB), () -> { });
+    CachingAllocator a = new CachingAllocator("cuda:1", new CountedMemory(10 * MiB), () -> {});
     a.allocate(6 * MiB);
-    DeviceOutOfMemoryException e = assertThrows(DeviceOutOfMemoryException.class, () -> a.allocate(5 * MiB));
-    assertEquals("CUDA out of memory on cuda:1: tried to allocate 5.00 MiB (the device has 10.00 MiB in total,"
-        + " 4.00 MiB free; tensors hold 6.00 MiB and the caching allocator reserves 0 B more). Free the tensors you"
-        + " no longer need or use smaller batches", e.getMessage());
+    DeviceOutOfMemoryException e =
+        assertThrows(DeviceOutOfMemoryException.class, () -> a.allocate(5 * MiB));
+    assertEquals(
+        "CUDA out of memory on cuda:1: tried to allocate 5.00 MiB (the device has 10.00 MiB in total,"
+            + " 4.00 MiB free; tensors hold 6.00 MiB and the caching allocator reserves 0 B more). Free the tensors you"
+            + " no longer need or use smaller batches",
+        e.getMessage());
   }
 
   @Test
   void negativeRequestsAreRefused() {
-    CachingAllocator a = new CachingAllocator("cuda:0", new CountedMemory(MiB), () -> { });
+    CachingAllocator a = new CachingAllocator("cuda:0", new CountedMemory(MiB), () -> {});
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> a.allocate(-1));
     assertEquals("Cannot allocate -1 bytes on cuda:0", e.getMessage());
   }

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ondevice.DType;
 import dev.ondevice.Cuda;
+import dev.ondevice.DType;
 import dev.ondevice.Device;
 import dev.ondevice.DeviceOutOfMemoryException;
 import dev.ondevice.DeviceStats;
@@ -48,16 +48,22 @@ class CudaBackendTest {
   }
 
   private static void requireBackend(Device d) {
-    Assumptions.assumeTrue(Cuda.isAvailable() && !Cuda.isEmulated() && cudaBackend(d) != null,
-        "cuda:0 is not the CUDA backend's: " + Cuda.unavailableReason().orElse("the devices are emulated"));
+    Assumptions.assumeTrue(
+        Cuda.isAvailable() && !Cuda.isEmulated() && cudaBackend(d) != null,
+        "cuda:0 is not the CUDA backend's: "
+            + Cuda.unavailableReason().orElse("the devices are emulated"));
   }
 
   private static Tensor random(Generator g, long... shape) {
     return Tensor.randn(Shape.of(shape), DType.FLOAT32, CPU, g);
   }
 
-  /** Asserts that {@code op} gives the same values on {@code d} as on the CPU, within float32 rounding. */
-  private static void sameAsCpu(String what, Device d, Tensor[] inputs, Function<Tensor[], Tensor> op, double rtol) {
+  /**
+   * Asserts that {@code op} gives the same values on {@code d} as on the CPU, within float32
+   * rounding.
+   */
+  private static void sameAsCpu(
+      String what, Device d, Tensor[] inputs, Function<Tensor[], Tensor> op, double rtol) {
     Tensor expected = op.apply(inputs);
     Tensor[] moved = new Tensor[inputs.length];
     for (int i = 0; i < inputs.length; i++) {
@@ -67,7 +73,11 @@ class CudaBackendTest {
     assertEquals(d, actual.device(), what + " stays on the device");
     assertEquals(expected.shape(), actual.shape(), what);
     assertEquals(expected.dtype(), actual.dtype(), what);
-    assertClose(what, expected.to(DType.FLOAT64).toDoubleArray(), actual.to(DType.FLOAT64).toDoubleArray(), rtol);
+    assertClose(
+        what,
+        expected.to(DType.FLOAT64).toDoubleArray(),
+        actual.to(DType.FLOAT64).toDoubleArray(),
+        rtol);
   }
 
   /**
@@ -107,19 +117,54 @@ class CudaBackendTest {
     sameAsCpu("mul by a transposed view", d, new Tensor[] {a, c}, t -> t[0].mul(t[1].t()), 1e-6);
     sameAsCpu("div", d, new Tensor[] {a, c}, t -> t[0].div(t[1].t().abs().add(0.5)), 1e-6);
     sameAsCpu("pow", d, new Tensor[] {a}, t -> t[0].abs().pow(t[0].mul(0.5)), 1e-5);
-    sameAsCpu("exp, log, tanh, sigmoid, erf", d, new Tensor[] {a},
-        t -> t[0].exp().add(t[0].abs().add(1e-3).log()).add(t[0].tanh()).add(t[0].sigmoid()).add(t[0].erf()), 1e-5);
-    sameAsCpu("sqrt, rsqrt, sin, cos, round", d, new Tensor[] {a},
-        t -> t[0].abs().sqrt().add(t[0].abs().add(1).rsqrt()).add(t[0].sin()).add(t[0].cos()).add(t[0].mul(3).round()),
+    sameAsCpu(
+        "exp, log, tanh, sigmoid, erf",
+        d,
+        new Tensor[] {a},
+        t ->
+            t[0].exp()
+                .add(t[0].abs().add(1e-3).log())
+                .add(t[0].tanh())
+                .add(t[0].sigmoid())
+                .add(t[0].erf()),
         1e-5);
-    sameAsCpu("comparisons and where", d, new Tensor[] {a, c},
-        t -> Tensor.where(t[0].gt(t[1].t()), t[0], t[1].t().neg()), 0);
+    sameAsCpu(
+        "sqrt, rsqrt, sin, cos, round",
+        d,
+        new Tensor[] {a},
+        t ->
+            t[0].abs()
+                .sqrt()
+                .add(t[0].abs().add(1).rsqrt())
+                .add(t[0].sin())
+                .add(t[0].cos())
+                .add(t[0].mul(3).round()),
+        1e-5);
+    sameAsCpu(
+        "comparisons and where",
+        d,
+        new Tensor[] {a, c},
+        t -> Tensor.where(t[0].gt(t[1].t()), t[0], t[1].t().neg()),
+        0);
     sameAsCpu("maximum with NaN", d, new Tensor[] {a}, t -> t[0].maximum(t[0].log()), 0);
-    sameAsCpu("float64", d, new Tensor[] {a.to(DType.FLOAT64)}, t -> t[0].mul(t[0]).sub(t[0].exp()), 1e-12);
-    sameAsCpu("int64 arithmetic", d, new Tensor[] {a.mul(100).to(DType.INT64)},
-        t -> t[0].mul(t[0]).sub(t[0].abs()).add(7.0), 0);
-    sameAsCpu("conversions", d, new Tensor[] {a.mul(1e3)},
-        t -> t[0].to(DType.INT64).to(DType.FLOAT64).add(t[0].gt(0.0).to(DType.FLOAT64)), 0);
+    sameAsCpu(
+        "float64",
+        d,
+        new Tensor[] {a.to(DType.FLOAT64)},
+        t -> t[0].mul(t[0]).sub(t[0].exp()),
+        1e-12);
+    sameAsCpu(
+        "int64 arithmetic",
+        d,
+        new Tensor[] {a.mul(100).to(DType.INT64)},
+        t -> t[0].mul(t[0]).sub(t[0].abs()).add(7.0),
+        0);
+    sameAsCpu(
+        "conversions",
+        d,
+        new Tensor[] {a.mul(1e3)},
+        t -> t[0].to(DType.INT64).to(DType.FLOAT64).add(t[0].gt(0.0).to(DType.FLOAT64)),
+        0);
   }
 
   @ParameterizedTest
@@ -130,7 +175,12 @@ class CudaBackendTest {
     Tensor a = random(g, 300, 1000);
     sameAsCpu("row sums (a block per row)", d, new Tensor[] {a}, t -> t[0].sum(1), 1e-5);
     sameAsCpu("column sums (a thread per column)", d, new Tensor[] {a}, t -> t[0].sum(0), 1e-5);
-    sameAsCpu("a full sum split over the device", d, new Tensor[] {random(g, 2_000_000)}, t -> t[0].sum(), 1e-6);
+    sameAsCpu(
+        "a full sum split over the device",
+        d,
+        new Tensor[] {random(g, 2_000_000)},
+        t -> t[0].sum(),
+        1e-6);
     sameAsCpu("mean over a transposed view", d, new Tensor[] {a}, t -> t[0].t().mean(1), 1e-5);
     sameAsCpu("max", d, new Tensor[] {a}, t -> t[0].max(), 0);
     sameAsCpu("argmax of rows", d, new Tensor[] {a}, t -> t[0].argmax(1, false), 0);
@@ -138,8 +188,14 @@ class CudaBackendTest {
     sameAsCpu("argmax of everything", d, new Tensor[] {a}, t -> t[0].argmax(), 0);
     sameAsCpu("int64 sums", d, new Tensor[] {a.mul(1000).to(DType.INT64)}, t -> t[0].sum(1), 0);
     sameAsCpu("bool counts", d, new Tensor[] {a}, t -> t[0].gt(0.0).sum(), 0);
-    sameAsCpu("softmax of long rows", d, new Tensor[] {random(g, 8, 5000)}, t -> t[0].softmax(1), 1e-5);
-    sameAsCpu("log-softmax along dim 0", d, new Tensor[] {random(g, 40, 3, 7)}, t -> t[0].logSoftmax(0), 1e-5);
+    sameAsCpu(
+        "softmax of long rows", d, new Tensor[] {random(g, 8, 5000)}, t -> t[0].softmax(1), 1e-5);
+    sameAsCpu(
+        "log-softmax along dim 0",
+        d,
+        new Tensor[] {random(g, 40, 3, 7)},
+        t -> t[0].logSoftmax(0),
+        1e-5);
   }
 
   @ParameterizedTest
@@ -148,36 +204,100 @@ class CudaBackendTest {
     requireBackend(d);
     Generator g = new Generator(3);
     BiFunction<long[], long[], Tensor[]> pair = (x, y) -> new Tensor[] {random(g, x), random(g, y)};
-    sameAsCpu("1x1x1", d, pair.apply(new long[] {1, 1}, new long[] {1, 1}), t -> t[0].matmul(t[1]), 1e-6);
-    sameAsCpu("odd sizes", d, pair.apply(new long[] {17, 33}, new long[] {33, 9}), t -> t[0].matmul(t[1]), 1e-5);
-    sameAsCpu("128x128 tiles", d, pair.apply(new long[] {300, 260}, new long[] {260, 280}), t -> t[0].matmul(t[1]),
+    sameAsCpu(
+        "1x1x1", d, pair.apply(new long[] {1, 1}, new long[] {1, 1}), t -> t[0].matmul(t[1]), 1e-6);
+    sameAsCpu(
+        "odd sizes",
+        d,
+        pair.apply(new long[] {17, 33}, new long[] {33, 9}),
+        t -> t[0].matmul(t[1]),
+        1e-5);
+    sameAsCpu(
+        "128x128 tiles",
+        d,
+        pair.apply(new long[] {300, 260}, new long[] {260, 280}),
+        t -> t[0].matmul(t[1]),
         1e-4);
-    sameAsCpu("128x128 tiles, A transposed", d, pair.apply(new long[] {200, 260}, new long[] {200, 270}),
-        t -> t[0].t().matmul(t[1]), 1e-4);
-    sameAsCpu("128x128 tiles, B transposed", d, pair.apply(new long[] {260, 200}, new long[] {270, 200}),
-        t -> t[0].matmul(t[1].t()), 1e-4);
-    sameAsCpu("128x128 tiles, both transposed", d, pair.apply(new long[] {200, 260}, new long[] {270, 200}),
-        t -> t[0].t().matmul(t[1].t()), 1e-4);
-    sameAsCpu("128x128 tiles, rows not 16-byte aligned", d,
-        pair.apply(new long[] {257, 259}, new long[] {259, 261}), t -> t[0].matmul(t[1]), 1e-4);
-    sameAsCpu("split K", d, pair.apply(new long[] {128, 784}, new long[] {784, 512}), t -> t[0].matmul(t[1]), 1e-4);
-    sameAsCpu("A transposed", d, pair.apply(new long[] {70, 50}, new long[] {70, 60}), t -> t[0].t().matmul(t[1]),
+    sameAsCpu(
+        "128x128 tiles, A transposed",
+        d,
+        pair.apply(new long[] {200, 260}, new long[] {200, 270}),
+        t -> t[0].t().matmul(t[1]),
+        1e-4);
+    sameAsCpu(
+        "128x128 tiles, B transposed",
+        d,
+        pair.apply(new long[] {260, 200}, new long[] {270, 200}),
+        t -> t[0].matmul(t[1].t()),
+        1e-4);
+    sameAsCpu(
+        "128x128 tiles, both transposed",
+        d,
+        pair.apply(new long[] {200, 260}, new long[] {270, 200}),
+        t -> t[0].t().matmul(t[1].t()),
+        1e-4);
+    sameAsCpu(
+        "128x128 tiles, rows not 16-byte aligned",
+        d,
+        pair.apply(new long[] {257, 259}, new long[] {259, 261}),
+        t -> t[0].matmul(t[1]),
+        1e-4);
+    sameAsCpu(
+        "split K",
+        d,
+        pair.apply(new long[] {128, 784}, new long[] {784, 512}),
+        t -> t[0].matmul(t[1]),
+        1e-4);
+    sameAsCpu(
+        "A transposed",
+        d,
+        pair.apply(new long[] {70, 50}, new long[] {70, 60}),
+        t -> t[0].t().matmul(t[1]),
         1e-5);
-    sameAsCpu("B transposed", d, pair.apply(new long[] {50, 70}, new long[] {60, 70}), t -> t[0].matmul(t[1].t()),
+    sameAsCpu(
+        "B transposed",
+        d,
+        pair.apply(new long[] {50, 70}, new long[] {60, 70}),
+        t -> t[0].matmul(t[1].t()),
         1e-5);
-    sameAsCpu("both transposed", d, pair.apply(new long[] {70, 50}, new long[] {60, 70}),
-        t -> t[0].t().matmul(t[1].t()), 1e-5);
-    sameAsCpu("batched, broadcast", d, pair.apply(new long[] {4, 64, 48}, new long[] {48, 32}),
-        t -> t[0].matmul(t[1]), 1e-5);
-    sameAsCpu("a strided slice", d, pair.apply(new long[] {40, 90}, new long[] {30, 20}),
-        t -> t[0].slice(1, 0, 90, 3).matmul(t[1]), 1e-5);
-    sameAsCpu("more rows than one grid holds", d,
-        pair.apply(new long[] {LaunchConfig.MAX_GRID_YZ * 128L + 300, 4}, new long[] {4, 2}), t -> t[0].matmul(t[1]),
+    sameAsCpu(
+        "both transposed",
+        d,
+        pair.apply(new long[] {70, 50}, new long[] {60, 70}),
+        t -> t[0].t().matmul(t[1].t()),
+        1e-5);
+    sameAsCpu(
+        "batched, broadcast",
+        d,
+        pair.apply(new long[] {4, 64, 48}, new long[] {48, 32}),
+        t -> t[0].matmul(t[1]),
+        1e-5);
+    sameAsCpu(
+        "a strided slice",
+        d,
+        pair.apply(new long[] {40, 90}, new long[] {30, 20}),
+        t -> t[0].slice(1, 0, 90, 3).matmul(t[1]),
+        1e-5);
+    sameAsCpu(
+        "more rows than one grid holds",
+        d,
+        pair.apply(new long[] {LaunchConfig.MAX_GRID_YZ * 128L + 300, 4}, new long[] {4, 2}),
+        t -> t[0].matmul(t[1]),
         1e-6);
-    sameAsCpu("float64", d, new Tensor[] {random(g, 65, 70).to(DType.FLOAT64), random(g, 70, 66).to(DType.FLOAT64)},
-        t -> t[0].matmul(t[1]), 1e-12);
-    sameAsCpu("int64", d, new Tensor[] {random(g, 33, 40).mul(10).to(DType.INT64),
-        random(g, 40, 35).mul(10).to(DType.INT64)}, t -> t[0].matmul(t[1]), 0);
+    sameAsCpu(
+        "float64",
+        d,
+        new Tensor[] {random(g, 65, 70).to(DType.FLOAT64), random(g, 70, 66).to(DType.FLOAT64)},
+        t -> t[0].matmul(t[1]),
+        1e-12);
+    sameAsCpu(
+        "int64",
+        d,
+        new Tensor[] {
+          random(g, 33, 40).mul(10).to(DType.INT64), random(g, 40, 35).mul(10).to(DType.INT64)
+        },
+        t -> t[0].matmul(t[1]),
+        0);
   }
 
   @ParameterizedTest
@@ -241,11 +361,18 @@ class CudaBackendTest {
     assertClose("pageable", pageable.toDoubleArray(), pageable.to(d).toDoubleArray(), 0);
     // Strided and converting copies in both directions.
     Tensor m = random(new Generator(8), 30, 40);
-    assertClose("strided to the device", m.t().contiguous().toDoubleArray(), m.t().to(d).contiguous().toDoubleArray(),
+    assertClose(
+        "strided to the device",
+        m.t().contiguous().toDoubleArray(),
+        m.t().to(d).contiguous().toDoubleArray(),
         0);
     Tensor target = Tensor.zeros(Shape.of(40, 30), DType.FLOAT64, CPU);
     target.copyFrom(m.t().to(d));
-    assertClose("converting into a host tensor", m.t().contiguous().toDoubleArray(), target.toDoubleArray(), 1e-7);
+    assertClose(
+        "converting into a host tensor",
+        m.t().contiguous().toDoubleArray(),
+        target.toDoubleArray(),
+        1e-7);
   }
 
   @ParameterizedTest
@@ -257,11 +384,18 @@ class CudaBackendTest {
     Tensor x = random(new Generator(9), 100, 50).to(d);
     Tensor y = x.t().to(other);
     assertEquals(other, y.device());
-    assertClose("peer copy of a transposed view", x.t().contiguous().toDoubleArray(), y.contiguous().toDoubleArray(),
+    assertClose(
+        "peer copy of a transposed view",
+        x.t().contiguous().toDoubleArray(),
+        y.contiguous().toDoubleArray(),
         0);
     Tensor z = Tensor.zeros(Shape.of(50, 100), DType.FLOAT64, other);
     z.copyFrom(x.t());
-    assertClose("peer copy into a float64 tensor", x.t().contiguous().toDoubleArray(), z.toDoubleArray(), 1e-7);
+    assertClose(
+        "peer copy into a float64 tensor",
+        x.t().contiguous().toDoubleArray(),
+        z.toDoubleArray(),
+        1e-7);
   }
 
   @ParameterizedTest
@@ -281,7 +415,8 @@ class CudaBackendTest {
       Thread.onSpinWait();
     }
     Cuda.emptyCache();
-    assertTrue(Cuda.memoryReserved(d) < before + (20L << 20) + Cuda.memoryAllocated(d),
+    assertTrue(
+        Cuda.memoryReserved(d) < before + (20L << 20) + Cuda.memoryAllocated(d),
         "the block went back to the driver");
     assertFalse(Cuda.deviceName(0).isBlank());
   }
@@ -292,18 +427,28 @@ class CudaBackendTest {
     requireBackend(d);
     long chunk = Math.min(cudaBackend(d).cudaDevice().totalMemory() / 8, 1L << 30);
     List<Tensor> held = new ArrayList<>();
-    DeviceOutOfMemoryException e = assertThrows(DeviceOutOfMemoryException.class, () -> {
-      for (int i = 0; i < 1000; i++) {
-        held.add(Tensor.empty(Shape.of(chunk / 4), DType.FLOAT32, d));
-      }
-    });
-    assertTrue(e.getMessage().startsWith("CUDA out of memory on cuda:0: tried to allocate "), e.getMessage());
+    DeviceOutOfMemoryException e =
+        assertThrows(
+            DeviceOutOfMemoryException.class,
+            () -> {
+              for (int i = 0; i < 1000; i++) {
+                held.add(Tensor.empty(Shape.of(chunk / 4), DType.FLOAT32, d));
+              }
+            });
+    assertTrue(
+        e.getMessage().startsWith("CUDA out of memory on cuda:0: tried to allocate "),
+        e.getMessage());
     assertTrue(e.getMessage().contains("tensors hold"), e.getMessage());
-    assertTrue(e.getMessage().endsWith("Free the tensors you no longer need or use smaller batches"), e.getMessage());
-    assertTrue(held.size() >= 6, "the device filled up before it ran out: " + held.size() + " blocks of " + chunk);
+    assertTrue(
+        e.getMessage().endsWith("Free the tensors you no longer need or use smaller batches"),
+        e.getMessage());
+    assertTrue(
+        held.size() >= 6,
+        "the device filled up before it ran out: " + held.size() + " blocks of " + chunk);
     held.clear();
     Cuda.emptyCache();
-    assertEquals(2.0, Tensor.ones(Shape.of(2), d).sum().item(), "the device works after the failure");
+    assertEquals(
+        2.0, Tensor.ones(Shape.of(2), d).sum().item(), "the device works after the failure");
   }
 
   @ParameterizedTest
@@ -323,7 +468,8 @@ class CudaBackendTest {
     Generator.manualSeed(12);
     Sequential model = new Sequential(new Linear(20, 32), new ReLU(), new Linear(32, 5));
     model.toDevice(d);
-    Optimizer opt = adam ? new Adam(model.parameters(), 0.01) : new Sgd(model.parameters(), 0.1).momentum(0.9);
+    Optimizer opt =
+        adam ? new Adam(model.parameters(), 0.01) : new Sgd(model.parameters(), 0.1).momentum(0.9);
     CrossEntropyLoss criterion = new CrossEntropyLoss();
     Tensor xd = x.to(d);
     Tensor yd = y.to(d);
@@ -350,7 +496,10 @@ class CudaBackendTest {
     List<Tensor[]> batches = new ArrayList<>();
     Generator g = new Generator(14);
     for (int i = 0; i < 10; i++) {
-      batches.add(new Tensor[] {random(g, 32, 20).pinMemory(), Tensor.randint(0, 3, Shape.of(32), CPU, g).pinMemory()});
+      batches.add(
+          new Tensor[] {
+            random(g, 32, 20).pinMemory(), Tensor.randint(0, 3, Shape.of(32), CPU, g).pinMemory()
+          });
     }
     Cuda.synchronize();
     DeviceStats.reset();
@@ -364,7 +513,8 @@ class CudaBackendTest {
     }
     double mean = total.item() / batches.size();
     assertTrue(mean > 0 && Double.isFinite(mean));
-    assertEquals(1, DeviceStats.of(d).syncs(), "one host synchronisation: the item() after the epoch");
+    assertEquals(
+        1, DeviceStats.of(d).syncs(), "one host synchronisation: the item() after the epoch");
     assertEquals(20, DeviceStats.of(d).hostToDeviceCopies(), "inputs and targets of every batch");
   }
 

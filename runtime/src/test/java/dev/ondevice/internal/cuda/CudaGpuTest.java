@@ -18,8 +18,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * What only a real GPU can show: that its driver compiles every shipped PTX module for the device
  * (the host-executed driver compiles nothing), that the device is one the kernels were built for,
- * and that a kernel's result read back through the real memory system is right. Reported as
- * skipped everywhere else, the host-executed driver included.
+ * and that a kernel's result read back through the real memory system is right. Reported as skipped
+ * everywhere else, the host-executed driver included.
  */
 class CudaGpuTest {
   static Stream<Device> cuda() {
@@ -27,10 +27,12 @@ class CudaGpuTest {
   }
 
   private static CudaBackend gpu(Device d) {
-    Assumptions.assumeTrue(Cuda.isAvailable() && !Cuda.isEmulated(),
+    Assumptions.assumeTrue(
+        Cuda.isAvailable() && !Cuda.isEmulated(),
         "no CUDA backend here: " + Cuda.unavailableReason().orElse("the devices are emulated"));
     CudaBackend b = cudaBackend(d);
-    Assumptions.assumeTrue(b != null && !b.name().contains("host-executed"),
+    Assumptions.assumeTrue(
+        b != null && !b.name().contains("host-executed"),
         "cuda:0 is the host-executed CUDA driver, not a GPU");
     return b;
   }
@@ -41,8 +43,10 @@ class CudaGpuTest {
     CudaBackend b = gpu(d);
     for (Module m : Module.values()) {
       for (String kernel : KernelLibrary.argumentSizes(m).keySet()) {
-        assertEquals(KernelLibrary.argumentSizes(m).get(kernel),
-            b.cudaDevice().kernels().kernel(m, kernel).argumentBytes(), kernel);
+        assertEquals(
+            KernelLibrary.argumentSizes(m).get(kernel),
+            b.cudaDevice().kernels().kernel(m, kernel).argumentBytes(),
+            kernel);
       }
     }
   }
@@ -51,7 +55,8 @@ class CudaGpuTest {
   @MethodSource("cuda")
   void theDeviceHasComputeCapabilityEightOrMore(Device d) {
     CudaBackend b = gpu(d);
-    assertTrue(b.cudaDevice().computeCapabilityMajor() >= 8, b.details() + ": the PTX targets sm_80");
+    assertTrue(
+        b.cudaDevice().computeCapabilityMajor() >= 8, b.details() + ": the PTX targets sm_80");
   }
 
   @ParameterizedTest
@@ -62,7 +67,10 @@ class CudaGpuTest {
     for (int i = 0; i < 1000; i++) {
       x = x.add(1.0);
     }
-    assertEquals(1001.0 * (1 << 20), x.sum().item(), "1000 queued kernels, each reading the last one's output");
+    assertEquals(
+        1001.0 * (1 << 20),
+        x.sum().item(),
+        "1000 queued kernels, each reading the last one's output");
   }
 
   /** The CUDA backend of {@code d}, or null where it is emulated or absent. */

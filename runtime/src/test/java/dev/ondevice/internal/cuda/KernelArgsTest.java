@@ -10,7 +10,13 @@ import org.junit.jupiter.api.Test;
 class KernelArgsTest {
   @Test
   void dimsAndViewsHaveTheLayoutOfTheirStructs() {
-    KernelArgs a = new KernelArgs().reset().dims(new int[] {2, 3}).view(0x1000, new int[] {3, 1}).i32(7).f64(1.5);
+    KernelArgs a =
+        new KernelArgs()
+            .reset()
+            .dims(new int[] {2, 3})
+            .view(0x1000, new int[] {3, 1})
+            .i32(7)
+            .f64(1.5);
     ByteBuffer b = a.buffer();
     assertEquals(2, b.getInt(0), "rank");
     assertEquals(6, b.getInt(4), "numel");
@@ -35,9 +41,12 @@ class KernelArgsTest {
 
   @Test
   void moreThanTenDimensionsAreRefusedWithAFix() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> new KernelArgs().reset().dims(new int[11]));
-    assertEquals("CUDA kernels take tensors of at most 10 dimensions that cannot be merged, got 11"
-        + " [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]; make the tensor contiguous first", e.getMessage());
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> new KernelArgs().reset().dims(new int[11]));
+    assertEquals(
+        "CUDA kernels take tensors of at most 10 dimensions that cannot be merged, got 11"
+            + " [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]; make the tensor contiguous first",
+        e.getMessage());
   }
 }

@@ -17,13 +17,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** The op codes the Java side passes against the enums of ondevice.cuh that the kernels switch on. */
+/**
+ * The op codes the Java side passes against the enums of ondevice.cuh that the kernels switch on.
+ */
 class KernelCodesTest {
   private static final Path HEADER = Path.of("src/main/cuda/ondevice.cuh");
 
   /** The constants of C enum {@code name}, in order, without their {@code OD_} prefix. */
   private static List<String> cEnum(String name) throws IOException {
-    Matcher m = Pattern.compile("enum " + name + "\\s*\\{([^}]*)\\}").matcher(Files.readString(HEADER));
+    Matcher m =
+        Pattern.compile("enum " + name + "\\s*\\{([^}]*)\\}").matcher(Files.readString(HEADER));
     if (!m.find()) {
       throw new AssertionError("enum " + name + " is not in " + HEADER);
     }
@@ -43,7 +46,8 @@ class KernelCodesTest {
     assertEquals(values.length, c.size(), cName + " has one constant per Java constant: " + c);
     for (E v : values) {
       int k = code.applyAsInt(v);
-      assertEquals(v.name(), c.get(k), v + " is passed as " + k + ", which " + cName + " calls " + c.get(k));
+      assertEquals(
+          v.name(), c.get(k), v + " is passed as " + k + ", which " + cName + " calls " + c.get(k));
     }
   }
 
@@ -69,9 +73,19 @@ class KernelCodesTest {
 
   @Test
   void errorOpsNameTheOpsInTheirOrder() throws IOException {
-    assertEquals(Arrays.asList("GATHER", "SCATTER_ADD", "INDEX_SELECT", "INDEX_ADD", "BERNOULLI",
-        "MAX_POOL2D_BACKWARD"), cEnum("ErrorOp"));
-    assertEquals(Arrays.asList("gather", "scatterAdd", "indexSelect", "indexAdd", "bernoulli", "maxPool2dBackward"),
-        Arrays.asList(DeviceErrors.OPS), "the Java names of the ops, in the same order");
+    assertEquals(
+        Arrays.asList(
+            "GATHER",
+            "SCATTER_ADD",
+            "INDEX_SELECT",
+            "INDEX_ADD",
+            "BERNOULLI",
+            "MAX_POOL2D_BACKWARD"),
+        cEnum("ErrorOp"));
+    assertEquals(
+        Arrays.asList(
+            "gather", "scatterAdd", "indexSelect", "indexAdd", "bernoulli", "maxPool2dBackward"),
+        Arrays.asList(DeviceErrors.OPS),
+        "the Java names of the ops, in the same order");
   }
 }

@@ -8,7 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.ondevice.internal.backend.ScalarType;
 import org.junit.jupiter.api.Test;
 
-/** Launch configurations and the GEMM and reduction plans, for a device of 132 multiprocessors (an H200). */
+/**
+ * Launch configurations and the GEMM and reduction plans, for a device of 132 multiprocessors (an
+ * H200).
+ */
 class LaunchPlanTest {
   private static final int SMS = 132;
 
@@ -17,7 +20,9 @@ class LaunchPlanTest {
     assertEquals(new LaunchConfig(1, 1, 1, 256), LaunchConfig.elementwise(1, SMS));
     assertEquals(new LaunchConfig(1, 1, 1, 256), LaunchConfig.elementwise(0, SMS));
     assertEquals(4, LaunchConfig.elementwise(1000, SMS).gridX());
-    assertEquals(SMS * LaunchConfig.BLOCKS_PER_SM, LaunchConfig.elementwise(1L << 30, SMS).gridX(),
+    assertEquals(
+        SMS * LaunchConfig.BLOCKS_PER_SM,
+        LaunchConfig.elementwise(1L << 30, SMS).gridX(),
         "a grid-stride loop does the rest");
   }
 
@@ -38,9 +43,15 @@ class LaunchPlanTest {
 
   @Test
   void smallerProductsGetSmallerTilesSoThatEveryMultiprocessorWorks() {
-    assertEquals(64, CudaGemm.plan(ScalarType.FLOAT32, 1, 768, 768, 64, SMS).tile(), "12x12 = 144 tiles of 64");
+    assertEquals(
+        64,
+        CudaGemm.plan(ScalarType.FLOAT32, 1, 768, 768, 64, SMS).tile(),
+        "12x12 = 144 tiles of 64");
     assertEquals(32, CudaGemm.plan(ScalarType.FLOAT32, 1, 128, 512, 256, SMS).tile());
-    assertEquals(64, CudaGemm.plan(ScalarType.FLOAT64, 1, 4096, 4096, 4096, SMS).tile(), "float64's largest tile");
+    assertEquals(
+        64,
+        CudaGemm.plan(ScalarType.FLOAT64, 1, 4096, 4096, 4096, SMS).tile(),
+        "float64's largest tile");
     assertEquals(32, CudaGemm.plan(ScalarType.INT64, 1, 4096, 4096, 4096, SMS).tile());
   }
 
@@ -54,18 +65,24 @@ class LaunchPlanTest {
     assertTrue((long) (p.splits() - 1) * p.chunk() < 784, "no empty split");
     CudaGemm.Plan one = CudaGemm.plan(ScalarType.FLOAT32, 1, 1, 1, 100_000, SMS);
     assertEquals(CudaGemm.MAX_SPLITS, one.splits());
-    assertEquals(1, CudaGemm.plan(ScalarType.FLOAT32, 1, 64, 64, 300, SMS).splits(), "K too short to split");
+    assertEquals(
+        1, CudaGemm.plan(ScalarType.FLOAT32, 1, 64, 64, 300, SMS).splits(), "K too short to split");
   }
 
   @Test
   void reductionsPickThreadsOrBlocks() {
     assertTrue(CudaReductions.plan(100_000, 10, 1, SMS).perThread(), "short rows: a thread each");
-    assertTrue(CudaReductions.plan(100_000, 1000, 100_000, SMS).perThread(), "many strided columns: a thread each");
+    assertTrue(
+        CudaReductions.plan(100_000, 1000, 100_000, SMS).perThread(),
+        "many strided columns: a thread each");
     CudaReductions.Plan rows = CudaReductions.plan(100_000, 1000, 1, SMS);
     assertFalse(rows.perThread(), "contiguous rows: a block each");
     assertEquals(1, rows.parts());
     CudaReductions.Plan all = CudaReductions.plan(1, 1 << 24, 1, SMS);
     assertEquals(4 * SMS, all.parts(), "one long reduction is split over the whole device");
-    assertEquals(2, CudaReductions.plan(1, 2 * 256 * 16, 1, SMS).parts(), "into parts of 16 elements a thread");
+    assertEquals(
+        2,
+        CudaReductions.plan(1, 2 * 256 * 16, 1, SMS).parts(),
+        "into parts of 16 elements a thread");
   }
 }

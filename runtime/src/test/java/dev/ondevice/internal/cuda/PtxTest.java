@@ -14,15 +14,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The PTX the jar ships: present for every module, at the ISA version and target the docs
- * promise, declaring every kernel the backend launches, assembling with ptxas for sm_80 and
- * sm_90 where ptxas is installed, and equal to the committed copies (which builds without nvcc
- * use) where nvcc compiled it from the sources.
+ * The PTX the jar ships: present for every module, at the ISA version and target the docs promise,
+ * declaring every kernel the backend launches, assembling with ptxas for sm_80 and sm_90 where
+ * ptxas is installed, and equal to the committed copies (which builds without nvcc use) where nvcc
+ * compiled it from the sources.
  */
 class PtxTest {
   private static final String[] TYPES = {"i64", "f32", "f64"};
@@ -39,7 +38,8 @@ class PtxTest {
     assertTrue(ptx.contains("\n.version 8.0\n"), m + " is PTX ISA 8.0");
     assertTrue(ptx.contains("\n.target sm_80\n"), m + " targets sm_80");
     assertFalse(ptx.contains("used_bytes_mask"), m + " has no hint that needs ISA 8.3");
-    assertFalse(KernelLibrary.argumentSizes(m).isEmpty(), m + " declares kernels of one struct argument");
+    assertFalse(
+        KernelLibrary.argumentSizes(m).isEmpty(), m + " declares kernels of one struct argument");
   }
 
   /** Every kernel name the backend composes, by module. */
@@ -70,13 +70,37 @@ class PtxTest {
     List<String> optim = new ArrayList<>();
     for (String t : new String[] {"f32", "f64"}) {
       elementwise.addAll(List.of("relu_backward_" + t, "bernoulli_" + t));
-      window.addAll(List.of("unfold2d_" + t, "fold2d_" + t, "max_pool2d_" + t, "max_pool2d_backward_" + t));
+      window.addAll(
+          List.of("unfold2d_" + t, "fold2d_" + t, "max_pool2d_" + t, "max_pool2d_backward_" + t));
       optim.addAll(List.of("sgd_" + t, "adam_" + t));
     }
-    List<String> gemm = List.of("sgemm128_nn", "sgemm128_nt", "sgemm128_tn", "sgemm128_tt", "gemm_f32_64", "gemm_f32_32", "gemm_f64_64", "gemm_f64_32",
-        "gemm_i64_32", "gemm_splitk_sum_f32", "gemm_splitk_sum_f64", "gemm_splitk_sum_i64");
-    return Map.of(Module.ELEMENTWISE, elementwise, Module.REDUCE, reduce, Module.INDEX, index, Module.WINDOW,
-        window, Module.OPTIM, optim, Module.GEMM, gemm);
+    List<String> gemm =
+        List.of(
+            "sgemm128_nn",
+            "sgemm128_nt",
+            "sgemm128_tn",
+            "sgemm128_tt",
+            "gemm_f32_64",
+            "gemm_f32_32",
+            "gemm_f64_64",
+            "gemm_f64_32",
+            "gemm_i64_32",
+            "gemm_splitk_sum_f32",
+            "gemm_splitk_sum_f64",
+            "gemm_splitk_sum_i64");
+    return Map.of(
+        Module.ELEMENTWISE,
+        elementwise,
+        Module.REDUCE,
+        reduce,
+        Module.INDEX,
+        index,
+        Module.WINDOW,
+        window,
+        Module.OPTIM,
+        optim,
+        Module.GEMM,
+        gemm);
   }
 
   @ParameterizedTest
@@ -86,7 +110,10 @@ class PtxTest {
     for (String name : launched().get(m)) {
       assertTrue(declared.containsKey(name), name + " is in " + m.resource());
     }
-    assertEquals(launched().get(m).size(), declared.size(), "no kernel in " + m + " goes unused: " + declared.keySet());
+    assertEquals(
+        launched().get(m).size(),
+        declared.size(),
+        "no kernel in " + m + " goes unused: " + declared.keySet());
   }
 
   @ParameterizedTest
@@ -98,8 +125,11 @@ class PtxTest {
     try {
       Files.write(file, text(m).getBytes(StandardCharsets.US_ASCII));
       for (String arch : new String[] {"sm_80", "sm_90"}) {
-        Process p = new ProcessBuilder(ptxas.toString(), "-arch=" + arch, file.toString(), "-o", "/dev/null")
-            .redirectErrorStream(true).start();
+        Process p =
+            new ProcessBuilder(
+                    ptxas.toString(), "-arch=" + arch, file.toString(), "-o", "/dev/null")
+                .redirectErrorStream(true)
+                .start();
         String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "ptxas finished");
         assertEquals(0, p.exitValue(), m + " for " + arch + ": " + log);
@@ -112,8 +142,12 @@ class PtxTest {
   @ParameterizedTest
   @EnumSource(Module.class)
   void theCommittedCopyIsTheBuiltOne(Module m) throws IOException {
-    Path committed = Path.of("src/main/ptx", m.resource().substring(m.resource().lastIndexOf('/') + 1));
-    assertEquals(Files.readString(committed, StandardCharsets.US_ASCII), text(m), committed
-        + " is stale: the kernel sources changed; run src/main/cuda/build-ptx.sh target/classes --update");
+    Path committed =
+        Path.of("src/main/ptx", m.resource().substring(m.resource().lastIndexOf('/') + 1));
+    assertEquals(
+        Files.readString(committed, StandardCharsets.US_ASCII),
+        text(m),
+        committed
+            + " is stale: the kernel sources changed; run src/main/cuda/build-ptx.sh target/classes --update");
   }
 }

@@ -27,8 +27,10 @@ public final class CheckpointLoadBenchmark {
 
   /** Runs the benchmark; see the class comment for the arguments. */
   public static void main(String[] args) throws IOException {
-    Path file = args.length > 0 ? Path.of(args[0])
-        : Path.of(System.getProperty("java.io.tmpdir"), "checkpoint-bench.safetensors");
+    Path file =
+        args.length > 0
+            ? Path.of(args[0])
+            : Path.of(System.getProperty("java.io.tmpdir"), "checkpoint-bench.safetensors");
     int mib = args.length > 1 ? Integer.parseInt(args[1]) : 256;
     int loads = args.length > 2 ? Integer.parseInt(args[2]) : 4;
     Map<String, Tensor> tensors = new LinkedHashMap<>();
@@ -60,6 +62,7 @@ public final class CheckpointLoadBenchmark {
 
   private static void report(String what, int mib, long start) {
     double seconds = (System.nanoTime() - start) / 1e9;
-    System.out.printf(Locale.ROOT, "%-7s %d MiB: %.2f s, %.0f MiB/s%n", what, mib, seconds, mib / seconds);
+    System.out.printf(
+        Locale.ROOT, "%-7s %d MiB: %.2f s, %.0f MiB/s%n", what, mib, seconds, mib / seconds);
   }
 }

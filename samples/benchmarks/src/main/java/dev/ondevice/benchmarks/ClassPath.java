@@ -8,7 +8,10 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The class path this program runs with, for child javac processes: Maven's exec:java loader or {@code java.class.path}. */
+/**
+ * The class path this program runs with, for child javac processes: Maven's exec:java loader or
+ * {@code java.class.path}.
+ */
 final class ClassPath {
   private ClassPath() {}
 

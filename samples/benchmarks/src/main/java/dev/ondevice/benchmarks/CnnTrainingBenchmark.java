@@ -1,7 +1,7 @@
 package dev.ondevice.benchmarks;
 
-import dev.ondevice.Cpu;
 import dev.ondevice.Autograd;
+import dev.ondevice.Cpu;
 import dev.ondevice.DType;
 import dev.ondevice.Device;
 import dev.ondevice.Generator;
@@ -18,10 +18,10 @@ import dev.ondevice.nn.Sequential;
 import java.util.Locale;
 
 /**
- * Training throughput of a small MNIST CNN on the CPU: conv 1->32 3x3 pad 1, relu, max-pool 2,
- * conv 32->64 3x3 pad 1, relu, max-pool 2, linear 3136->128, relu, linear 128->10, cross entropy,
- * and a plain SGD update, on random 28x28 batches. It prints samples per second over the timed
- * steps, after warm-up steps that let the JIT compile the kernels.
+ * Training throughput of a small MNIST CNN on the CPU: conv 1->32 3x3 pad 1, relu, max-pool 2, conv
+ * 32->64 3x3 pad 1, relu, max-pool 2, linear 3136->128, relu, linear 128->10, cross entropy, and a
+ * plain SGD update, on random 28x28 batches. It prints samples per second over the timed steps,
+ * after warm-up steps that let the JIT compile the kernels.
  *
  * <p>Arguments: {@code --batch N} (128), {@code --warmup N} (10 steps), {@code --steps N} (30).
  */
@@ -43,10 +43,18 @@ public final class CnnTrainingBenchmark {
       }
     }
     Device cpu = Device.cpu();
-    Sequential net = new Sequential(
-        new Conv2d(1, 32, 3, 1, 1, true, cpu), new ReLU(), new MaxPool2d(2),
-        new Conv2d(32, 64, 3, 1, 1, true, cpu), new ReLU(), new MaxPool2d(2),
-        new Flatten(), new Linear(3136, 128, true, cpu), new ReLU(), new Linear(128, 10, true, cpu));
+    Sequential net =
+        new Sequential(
+            new Conv2d(1, 32, 3, 1, 1, true, cpu),
+            new ReLU(),
+            new MaxPool2d(2),
+            new Conv2d(32, 64, 3, 1, 1, true, cpu),
+            new ReLU(),
+            new MaxPool2d(2),
+            new Flatten(),
+            new Linear(3136, 128, true, cpu),
+            new ReLU(),
+            new Linear(128, 10, true, cpu));
     CrossEntropyLoss criterion = new CrossEntropyLoss();
     Generator data = new Generator(1);
     Tensor images = Tensor.randn(Shape.of(batch, 1, 28, 28), DType.FLOAT32, cpu, data);
@@ -60,12 +68,19 @@ public final class CnnTrainingBenchmark {
       loss = step(net, criterion, images, labels);
     }
     double seconds = (System.nanoTime() - start) / 1e9;
-    System.out.printf(Locale.ROOT, "MNIST CNN, batch %d, %d threads: %.1f ms/step, %.0f samples/s (last loss %.4f)%n",
-        batch, Cpu.threads(), 1000 * seconds / steps, batch * steps / seconds, loss);
+    System.out.printf(
+        Locale.ROOT,
+        "MNIST CNN, batch %d, %d threads: %.1f ms/step, %.0f samples/s (last loss %.4f)%n",
+        batch,
+        Cpu.threads(),
+        1000 * seconds / steps,
+        batch * steps / seconds,
+        loss);
   }
 
   /** One forward, backward and SGD step; returns the loss (a host read, once per step). */
-  private static double step(Sequential net, CrossEntropyLoss criterion, Tensor images, Tensor labels) {
+  private static double step(
+      Sequential net, CrossEntropyLoss criterion, Tensor images, Tensor labels) {
     net.zeroGrad();
     Tensor loss = criterion.forward(net.forward(images), labels);
     loss.backward();

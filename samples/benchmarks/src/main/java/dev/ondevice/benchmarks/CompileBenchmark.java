@@ -34,14 +34,15 @@ import java.util.Map;
  *
  * <p>Each ratio is the median over the rounds of that round's ratio (runs moments apart share the
  * machine's load), followed by the smallest and largest of those per-round ratios. The rounds run
- * the configurations in the order above and in the reverse order by turns, so that neither a
- * trend in the machine's load during a round nor the position of a run in it (say, always after
- * the heaviest) favours one configuration.
+ * the configurations in the order above and in the reverse order by turns, so that neither a trend
+ * in the machine's load during a round nor the position of a run in it (say, always after the
+ * heaviest) favours one configuration.
  *
  * <p>With the suite {@code layout}, what the layout of generated code costs javac, apart from any
  * processor's own work: {@code plain} as above, {@code plain-one} (the models with the same
  * hand-written code in one file, as nested classes), {@code noop}, {@code floor} (one generated
- * file per model) and {@code floor-one} ({@link FloorGenerator} writing one file for all the models).
+ * file per model) and {@code floor-one} ({@link FloorGenerator} writing one file for all the
+ * models).
  *
  * <p>With the suite {@code errorprone}, the same models under Error Prone, which must be on the
  * class path (the benchmarks' test class path: {@code -Dexec.classpathScope=test}):
@@ -52,15 +53,16 @@ import java.util.Map;
  *   <li>{@code ep-ondevice}: the same with the device checks enabled, the processor stepping aside.
  * </ul>
  *
- * <p>Arguments: {@code [classes] [rounds] [processor|analysis|layout|errorprone] [jvm options]}, default
- * 500, 5 and processor; the optional fourth, a space-separated list such as {@code
+ * <p>Arguments: {@code [classes] [rounds] [processor|analysis|layout|errorprone] [jvm options]},
+ * default 500, 5 and processor; the optional fourth, a space-separated list such as {@code
  * -XX:TieredStopAtLevel=1}, is given to the JVM of every javac run (as {@code -J} options), the
  * same for all configurations.
  */
 public final class CompileBenchmark {
   private static final String PROCESSOR = "dev.ondevice.processor.OnDeviceProcessor";
-  private static final List<String> JAVAC_PACKAGES = List.of("api", "code", "comp", "file", "main", "model",
-      "parser", "processing", "tree", "util");
+  private static final List<String> JAVAC_PACKAGES =
+      List.of(
+          "api", "code", "comp", "file", "main", "model", "parser", "processing", "tree", "util");
 
   private CompileBenchmark() {}
 
@@ -73,7 +75,8 @@ public final class CompileBenchmark {
     if (args.length > 3 && !args[3].isBlank()) {
       for (String option : args[3].trim().split("\\s+", -1)) {
         if (!option.startsWith("-")) {
-          throw new IllegalArgumentException("JVM option " + option + " must start with '-', as -XX:TieredStopAtLevel=1");
+          throw new IllegalArgumentException(
+              "JVM option " + option + " must start with '-', as -XX:TieredStopAtLevel=1");
         }
         jvmOptions.add("-J" + option);
       }
@@ -84,15 +87,25 @@ public final class CompileBenchmark {
     String classpath = ClassPath.current();
     String javac = Paths.get(System.getProperty("java.home"), "bin", "javac").toString();
 
-    Map<String, List<String>> configs = switch (suite) {
-      case "processor" -> processorConfigs(javac, classpath, dir, models, handWritten);
-      case "analysis" -> analysisConfigs(javac, classpath, dir, Corpus.writeTrainingCode(dir.resolve("src"), classes));
-      case "layout" -> layoutConfigs(javac, classpath, dir, models, handWritten,
-          Corpus.writeHandWrittenCodeInOneFile(dir.resolve("one"), classes));
-      case "errorprone" -> errorProneConfigs(javac, classpath, dir, models);
-      default -> throw new IllegalArgumentException("suite " + suite
-          + " must be processor, analysis, layout or errorprone");
-    };
+    Map<String, List<String>> configs =
+        switch (suite) {
+          case "processor" -> processorConfigs(javac, classpath, dir, models, handWritten);
+          case "analysis" ->
+              analysisConfigs(
+                  javac, classpath, dir, Corpus.writeTrainingCode(dir.resolve("src"), classes));
+          case "layout" ->
+              layoutConfigs(
+                  javac,
+                  classpath,
+                  dir,
+                  models,
+                  handWritten,
+                  Corpus.writeHandWrittenCodeInOneFile(dir.resolve("one"), classes));
+          case "errorprone" -> errorProneConfigs(javac, classpath, dir, models);
+          default ->
+              throw new IllegalArgumentException(
+                  "suite " + suite + " must be processor, analysis, layout or errorprone");
+        };
 
     Map<String, double[]> seconds = new LinkedHashMap<>();
     configs.keySet().forEach(k -> seconds.put(k, new double[rounds]));
@@ -107,10 +120,15 @@ public final class CompileBenchmark {
       }
       Collections.reverse(order);
     }
-    System.out.printf("suite %s: %d classes, %d fresh javac runs per configuration (interleaved, the order reversed every"
-        + " other round), JDK %s%s;"
-        + " ratios are medians of the per-round ratios (their range in parentheses)%n", suite, classes, rounds,
-        System.getProperty("java.version"), jvmOptions.isEmpty() ? "" : ", javac JVM options " + jvmOptions);
+    System.out.printf(
+        "suite %s: %d classes, %d fresh javac runs per configuration (interleaved, the order reversed every"
+            + " other round), JDK %s%s;"
+            + " ratios are medians of the per-round ratios (their range in parentheses)%n",
+        suite,
+        classes,
+        rounds,
+        System.getProperty("java.version"),
+        jvmOptions.isEmpty() ? "" : ", javac JVM options " + jvmOptions);
     List<String> baselines = new ArrayList<>(configs.keySet());
     baselines.remove(baselines.size() - 1);
     for (Map.Entry<String, double[]> e : seconds.entrySet()) {
@@ -123,69 +141,189 @@ public final class CompileBenchmark {
         }
         double[] sorted = perRound.clone();
         Arrays.sort(sorted);
-        ratios.append(String.format("   x %s %.3f (%.2f-%.2f)", b, median(perRound), sorted[0], sorted[rounds - 1]));
+        ratios.append(
+            String.format(
+                "   x %s %.3f (%.2f-%.2f)", b, median(perRound), sorted[0], sorted[rounds - 1]));
       }
-      System.out.printf("%-11s median %6.2f s%s   runs %s%n", e.getKey(), m, ratios,
-          Arrays.toString(Arrays.stream(e.getValue()).map(v -> Math.round(v * 100) / 100.0).toArray()));
+      System.out.printf(
+          "%-11s median %6.2f s%s   runs %s%n",
+          e.getKey(),
+          m,
+          ratios,
+          Arrays.toString(
+              Arrays.stream(e.getValue()).map(v -> Math.round(v * 100) / 100.0).toArray()));
     }
   }
 
-  private static Map<String, List<String>> processorConfigs(String javac, String classpath, Path dir,
-      List<Path> models, List<Path> handWritten) throws IOException {
+  private static Map<String, List<String>> processorConfigs(
+      String javac, String classpath, Path dir, List<Path> models, List<Path> handWritten)
+      throws IOException {
     List<Path> withCode = new ArrayList<>(models);
     withCode.addAll(handWritten);
     Map<String, List<String>> configs = new LinkedHashMap<>();
     configs.put("plain", command(javac, classpath, dir, "plain", withCode, "-proc:none"));
-    configs.put("noop", command(javac, classpath, dir, "noop", withCode, "-processorpath", classpath,
-        "-processor", NoopProcessor.class.getName()));
-    configs.put("floor", command(javac, classpath, dir, "floor", models, "-processorpath", classpath,
-        "-processor", FloorGenerator.class.getName()));
-    configs.put("codegen", command(javac, classpath, dir, "codegen", models, "-processorpath", classpath,
-        "-processor", PROCESSOR, "-Aondevice.analysis=off"));
-    configs.put("ondevice", command(javac, classpath, dir, "ondevice", models, "-processorpath", classpath,
-        "-processor", PROCESSOR));
+    configs.put(
+        "noop",
+        command(
+            javac,
+            classpath,
+            dir,
+            "noop",
+            withCode,
+            "-processorpath",
+            classpath,
+            "-processor",
+            NoopProcessor.class.getName()));
+    configs.put(
+        "floor",
+        command(
+            javac,
+            classpath,
+            dir,
+            "floor",
+            models,
+            "-processorpath",
+            classpath,
+            "-processor",
+            FloorGenerator.class.getName()));
+    configs.put(
+        "codegen",
+        command(
+            javac,
+            classpath,
+            dir,
+            "codegen",
+            models,
+            "-processorpath",
+            classpath,
+            "-processor",
+            PROCESSOR,
+            "-Aondevice.analysis=off"));
+    configs.put(
+        "ondevice",
+        command(
+            javac,
+            classpath,
+            dir,
+            "ondevice",
+            models,
+            "-processorpath",
+            classpath,
+            "-processor",
+            PROCESSOR));
     return configs;
   }
 
-  private static Map<String, List<String>> layoutConfigs(String javac, String classpath, Path dir, List<Path> models,
-      List<Path> handWritten, Path oneFile) throws IOException {
+  private static Map<String, List<String>> layoutConfigs(
+      String javac,
+      String classpath,
+      Path dir,
+      List<Path> models,
+      List<Path> handWritten,
+      Path oneFile)
+      throws IOException {
     List<Path> withCode = new ArrayList<>(models);
     withCode.addAll(handWritten);
     List<Path> withOneFile = new ArrayList<>(models);
     withOneFile.add(oneFile);
     Map<String, List<String>> configs = new LinkedHashMap<>();
     configs.put("plain", command(javac, classpath, dir, "plain", withCode, "-proc:none"));
-    configs.put("plain-one", command(javac, classpath, dir, "plain-one", withOneFile, "-proc:none"));
-    configs.put("noop", command(javac, classpath, dir, "noop", withCode, "-processorpath", classpath,
-        "-processor", NoopProcessor.class.getName()));
-    configs.put("floor", command(javac, classpath, dir, "floor", models, "-processorpath", classpath,
-        "-processor", FloorGenerator.class.getName()));
-    configs.put("floor-one", command(javac, classpath, dir, "floor-one", models, "-processorpath", classpath,
-        "-processor", FloorGenerator.class.getName(), "-A" + FloorGenerator.ONE_FILE));
+    configs.put(
+        "plain-one", command(javac, classpath, dir, "plain-one", withOneFile, "-proc:none"));
+    configs.put(
+        "noop",
+        command(
+            javac,
+            classpath,
+            dir,
+            "noop",
+            withCode,
+            "-processorpath",
+            classpath,
+            "-processor",
+            NoopProcessor.class.getName()));
+    configs.put(
+        "floor",
+        command(
+            javac,
+            classpath,
+            dir,
+            "floor",
+            models,
+            "-processorpath",
+            classpath,
+            "-processor",
+            FloorGenerator.class.getName()));
+    configs.put(
+        "floor-one",
+        command(
+            javac,
+            classpath,
+            dir,
+            "floor-one",
+            models,
+            "-processorpath",
+            classpath,
+            "-processor",
+            FloorGenerator.class.getName(),
+            "-A" + FloorGenerator.ONE_FILE));
     return configs;
   }
 
-  private static Map<String, List<String>> analysisConfigs(String javac, String classpath, Path dir,
-      List<Path> training) throws IOException {
+  private static Map<String, List<String>> analysisConfigs(
+      String javac, String classpath, Path dir, List<Path> training) throws IOException {
     Map<String, List<String>> configs = new LinkedHashMap<>();
     configs.put("plain", command(javac, classpath, dir, "plain", training, "-proc:none"));
-    configs.put("noop", command(javac, classpath, dir, "noop", training, "-processorpath", classpath,
-        "-processor", NoopProcessor.class.getName()));
-    configs.put("off", command(javac, classpath, dir, "off", training, "-processorpath", classpath,
-        "-processor", PROCESSOR, "-Aondevice.analysis=off"));
-    configs.put("ondevice", command(javac, classpath, dir, "ondevice", training, "-processorpath", classpath,
-        "-processor", PROCESSOR));
+    configs.put(
+        "noop",
+        command(
+            javac,
+            classpath,
+            dir,
+            "noop",
+            training,
+            "-processorpath",
+            classpath,
+            "-processor",
+            NoopProcessor.class.getName()));
+    configs.put(
+        "off",
+        command(
+            javac,
+            classpath,
+            dir,
+            "off",
+            training,
+            "-processorpath",
+            classpath,
+            "-processor",
+            PROCESSOR,
+            "-Aondevice.analysis=off"));
+    configs.put(
+        "ondevice",
+        command(
+            javac,
+            classpath,
+            dir,
+            "ondevice",
+            training,
+            "-processorpath",
+            classpath,
+            "-processor",
+            PROCESSOR));
     return configs;
   }
 
-  private static Map<String, List<String>> errorProneConfigs(String javac, String classpath, Path dir,
-      List<Path> models) throws IOException {
+  private static Map<String, List<String>> errorProneConfigs(
+      String javac, String classpath, Path dir, List<Path> models) throws IOException {
     try {
       Class.forName("com.google.errorprone.ErrorProneJavacPlugin");
       Class.forName("dev.ondevice.errorprone.DeviceBugChecker");
     } catch (ClassNotFoundException e) {
-      throw new IllegalStateException("Error Prone and the device checks are not on the class path: run with"
-          + " -Dexec.classpathScope=test", e);
+      throw new IllegalStateException(
+          "Error Prone and the device checks are not on the class path: run with"
+              + " -Dexec.classpathScope=test",
+          e);
     }
     StringBuilder deviceChecks = new StringBuilder();
     for (CheckId c : CheckId.values()) {
@@ -194,28 +332,46 @@ public final class CompileBenchmark {
       }
     }
     Map<String, List<String>> configs = new LinkedHashMap<>();
-    configs.put("ep-off", errorProneCommand(javac, classpath, dir, "ep-off", models, "", "-Aondevice.analysis=off"));
-    configs.put("ep-ondevice", errorProneCommand(javac, classpath, dir, "ep-ondevice", models,
-        deviceChecks.toString()));
+    configs.put(
+        "ep-off",
+        errorProneCommand(javac, classpath, dir, "ep-off", models, "", "-Aondevice.analysis=off"));
+    configs.put(
+        "ep-ondevice",
+        errorProneCommand(javac, classpath, dir, "ep-ondevice", models, deviceChecks.toString()));
     return configs;
   }
 
-  private static List<String> errorProneCommand(String javac, String classpath, Path dir, String name,
-      List<Path> sources, String checks, String... options) throws IOException {
+  private static List<String> errorProneCommand(
+      String javac,
+      String classpath,
+      Path dir,
+      String name,
+      List<Path> sources,
+      String checks,
+      String... options)
+      throws IOException {
     List<String> args = new ArrayList<>();
     for (String pkg : JAVAC_PACKAGES) {
       args.add("-J--add-exports=jdk.compiler/com.sun.tools.javac." + pkg + "=ALL-UNNAMED");
     }
     args.add("-J--add-opens=jdk.compiler/com.sun.tools.javac.code=ALL-UNNAMED");
     args.add("-J--add-opens=jdk.compiler/com.sun.tools.javac.comp=ALL-UNNAMED");
-    args.addAll(List.of("-XDcompilePolicy=simple", "--should-stop=ifError=FLOW",
-        "-Xplugin:ErrorProne -XepDisableAllChecks" + checks, "-processorpath", classpath, "-processor", PROCESSOR));
+    args.addAll(
+        List.of(
+            "-XDcompilePolicy=simple",
+            "--should-stop=ifError=FLOW",
+            "-Xplugin:ErrorProne -XepDisableAllChecks" + checks,
+            "-processorpath",
+            classpath,
+            "-processor",
+            PROCESSOR));
     args.addAll(List.of(options));
     return command(javac, classpath, dir, name, sources, args.toArray(new String[0]));
   }
 
-  private static List<String> command(String javac, String classpath, Path dir, String name, List<Path> sources,
-      String... options) throws IOException {
+  private static List<String> command(
+      String javac, String classpath, Path dir, String name, List<Path> sources, String... options)
+      throws IOException {
     Path out = Files.createDirectories(dir.resolve("out-" + name));
     Path generated = Files.createDirectories(dir.resolve("gen-" + name));
     Path list = dir.resolve("sources-" + name + ".txt");
@@ -224,21 +380,38 @@ public final class CompileBenchmark {
       lines.add(p.toString());
     }
     Files.write(list, lines);
-    List<String> cmd = new ArrayList<>(List.of(javac, "--release", "17", "-nowarn", "-cp", classpath,
-        "-d", out.toString(), "-s", generated.toString()));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                javac,
+                "--release",
+                "17",
+                "-nowarn",
+                "-cp",
+                classpath,
+                "-d",
+                out.toString(),
+                "-s",
+                generated.toString()));
     cmd.addAll(List.of(options));
     cmd.add("@" + list);
     return cmd;
   }
 
-  private static double run(List<String> command, Path dir) throws IOException, InterruptedException {
+  private static double run(List<String> command, Path dir)
+      throws IOException, InterruptedException {
     long start = System.nanoTime();
-    Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-        .redirectOutput(new File(dir.toFile(), "javac.log")).start();
+    Process p =
+        new ProcessBuilder(command)
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(new File(dir.toFile(), "javac.log"))
+            .start();
     int status = p.waitFor();
     double s = (System.nanoTime() - start) / 1e9;
     if (status != 0) {
-      throw new IllegalStateException("javac failed (" + status + "): " + Files.readString(dir.resolve("javac.log")));
+      throw new IllegalStateException(
+          "javac failed (" + status + "): " + Files.readString(dir.resolve("javac.log")));
     }
     return s;
   }

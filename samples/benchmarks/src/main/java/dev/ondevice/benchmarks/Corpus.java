@@ -8,9 +8,9 @@ import java.util.List;
 
 /**
  * A generated corpus of model classes with realistic model and training code, for compile-time
- * benchmarks: each class has parameters, buffers, submodules, a list of layers, a forward method and
- * a device-agnostic training step. Optionally also writes hand-written equivalents of the code the
- * processor generates, so that a plain javac run compiles the same amount of code.
+ * benchmarks: each class has parameters, buffers, submodules, a list of layers, a forward method
+ * and a device-agnostic training step. Optionally also writes hand-written equivalents of the code
+ * the processor generates, so that a plain javac run compiles the same amount of code.
  */
 public final class Corpus {
   private Corpus() {}
@@ -56,7 +56,8 @@ public final class Corpus {
 
   private static String trainer(int i) {
     int hidden = 32 + i % 11;
-    return String.join("\n",
+    return String.join(
+        "\n",
         "package training;",
         "",
         "import dev.ondevice.Autograd;",
@@ -78,7 +79,10 @@ public final class Corpus {
         "  private Trainer" + i + "() {}",
         "",
         "  public static Layer build(Device device) {",
-        "    Sequential model = new Sequential(new Linear(784, " + hidden + "), new ReLU(), new Linear(" + hidden
+        "    Sequential model = new Sequential(new Linear(784, "
+            + hidden
+            + "), new ReLU(), new Linear("
+            + hidden
             + ", 10));",
         "    model.toDevice(device);",
         "    return model;",
@@ -140,7 +144,8 @@ public final class Corpus {
 
   private static String model(int i) {
     int hidden = 16 + i % 7;
-    return String.join("\n",
+    return String.join(
+        "\n",
         "package corpus;",
         "",
         "import dev.ondevice.Autograd;",
@@ -158,8 +163,15 @@ public final class Corpus {
         "public class Model" + i + " extends Model {",
         "  final Linear input = new Linear(8, " + hidden + ");",
         "  final Linear output = new Linear(" + hidden + ", 4);",
-        "  final List<Linear> hidden = List.of(new Linear(" + hidden + ", " + hidden + "), new Linear(" + hidden + ", "
-            + hidden + "));",
+        "  final List<Linear> hidden = List.of(new Linear("
+            + hidden
+            + ", "
+            + hidden
+            + "), new Linear("
+            + hidden
+            + ", "
+            + hidden
+            + "));",
         "  final Parameter scale = new Parameter(Tensor.ones(4));",
         "  @Buffer Tensor runningMean = Tensor.zeros(4, Device.cpu());",
         "  @OnDevice(\"cpu\") Tensor table = Tensor.arange(16);",
@@ -174,7 +186,9 @@ public final class Corpus {
         "    return logits.sub(runningMean).logSoftmax(1);",
         "  }",
         "",
-        "  public static double trainStep(Model" + i + " model, Tensor xb, Tensor yb, Device device, double lr) {",
+        "  public static double trainStep(Model"
+            + i
+            + " model, Tensor xb, Tensor yb, Device device, double lr) {",
         "    xb = xb.to(device);",
         "    yb = yb.to(device);",
         "    Tensor out = model.forward(xb);",
@@ -206,9 +220,13 @@ public final class Corpus {
         "");
   }
 
-  /** What the processor would generate for model {@code i}, as if written by hand, in a file of its own. */
+  /**
+   * What the processor would generate for model {@code i}, as if written by hand, in a file of its
+   * own.
+   */
   static String handWritten(int i) {
-    return String.join("\n",
+    return String.join(
+        "\n",
         "package corpus;",
         "",
         "import dev.ondevice.nn.ModelCode;",
@@ -224,7 +242,9 @@ public final class Corpus {
    * of {@code corpus.OnDevice_Models}: what one generated file per package would hold.
    */
   static String handWrittenInOneFile(int count) {
-    StringBuilder out = new StringBuilder("""
+    StringBuilder out =
+        new StringBuilder(
+            """
         package corpus;
 
         import dev.ondevice.nn.ModelCode;
@@ -248,20 +268,23 @@ public final class Corpus {
   }
 
   private static String codeClass(int i, String declaration, String indent) {
-    return String.join("\n",
-        declaration + " OnDevice_Model" + i + " implements ModelCode<Model" + i + "> {",
-        "  @Override",
-        "  public void visit(Model" + i + " model, String prefix, StateVisitor visitor) {",
-        "    visitor.submodule(prefix + \"input\", model.input);",
-        "    visitor.submodule(prefix + \"output\", model.output);",
-        "    if (model.hidden != null) {",
-        "      for (int i = 0; i < model.hidden.size(); i++) {",
-        "        visitor.submodule(prefix + \"hidden.\" + i, model.hidden.get(i));",
-        "      }",
-        "    }",
-        "    visitor.parameter(prefix + \"scale\", model.scale);",
-        "    model.runningMean = visitor.buffer(prefix + \"runningMean\", model.runningMean, true, false);",
-        "  }",
-        "}").replace("\n", "\n" + indent).transform(text -> indent + text);
+    return String.join(
+            "\n",
+            declaration + " OnDevice_Model" + i + " implements ModelCode<Model" + i + "> {",
+            "  @Override",
+            "  public void visit(Model" + i + " model, String prefix, StateVisitor visitor) {",
+            "    visitor.submodule(prefix + \"input\", model.input);",
+            "    visitor.submodule(prefix + \"output\", model.output);",
+            "    if (model.hidden != null) {",
+            "      for (int i = 0; i < model.hidden.size(); i++) {",
+            "        visitor.submodule(prefix + \"hidden.\" + i, model.hidden.get(i));",
+            "      }",
+            "    }",
+            "    visitor.parameter(prefix + \"scale\", model.scale);",
+            "    model.runningMean = visitor.buffer(prefix + \"runningMean\", model.runningMean, true, false);",
+            "  }",
+            "}")
+        .replace("\n", "\n" + indent)
+        .transform(text -> indent + text);
   }
 }

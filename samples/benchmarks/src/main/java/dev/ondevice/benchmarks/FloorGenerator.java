@@ -16,17 +16,18 @@ import javax.lang.model.element.TypeElement;
 /**
  * The least any processor that generates the corpus's code can cost: for each corpus model it
  * writes the hand-written equivalent of the generated code through the {@code Filer}, without
- * looking at the model or using JavaPoet. What remains is javac's: the name checks of the Filer
- * and the extra round that compiles generated sources.
+ * looking at the model or using JavaPoet. What remains is javac's: the name checks of the Filer and
+ * the extra round that compiles generated sources.
  *
- * <p>With {@code -A}{@value #ONE_FILE}, it writes the code of all the models into one file,
- * {@code corpus.OnDevice_Models} (nested classes, every model an originating element): what one
- * generated file per package instead of one per model would cost.
+ * <p>With {@code -A}{@value #ONE_FILE}, it writes the code of all the models into one file, {@code
+ * corpus.OnDevice_Models} (nested classes, every model an originating element): what one generated
+ * file per package instead of one per model would cost.
  */
 @SupportedAnnotationTypes("*")
 public final class FloorGenerator extends AbstractProcessor {
   /** The option that writes one file for all the models. */
   public static final String ONE_FILE = "floor.oneFile";
+
   private static final String PREFIX = "Model";
 
   @Override
@@ -51,11 +52,17 @@ public final class FloorGenerator extends AbstractProcessor {
       return false;
     }
     if (processingEnv.getOptions().containsKey(ONE_FILE)) {
-      write("corpus.OnDevice_Models", Corpus.handWrittenInOneFile(models.size()), models.toArray(new Element[0]));
+      write(
+          "corpus.OnDevice_Models",
+          Corpus.handWrittenInOneFile(models.size()),
+          models.toArray(new Element[0]));
     } else {
       for (Element e : models) {
         String name = e.getSimpleName().toString();
-        write("corpus.OnDevice_" + name, Corpus.handWritten(Integer.parseInt(name.substring(PREFIX.length()))), e);
+        write(
+            "corpus.OnDevice_" + name,
+            Corpus.handWritten(Integer.parseInt(name.substring(PREFIX.length()))),
+            e);
       }
     }
     return false;
@@ -63,7 +70,8 @@ public final class FloorGenerator extends AbstractProcessor {
 
   private void write(String name, String text, Element... originatingElements) {
     try {
-      try (Writer w = processingEnv.getFiler().createSourceFile(name, originatingElements).openWriter()) {
+      try (Writer w =
+          processingEnv.getFiler().createSourceFile(name, originatingElements).openWriter()) {
         w.write(text);
       }
     } catch (IOException e) {

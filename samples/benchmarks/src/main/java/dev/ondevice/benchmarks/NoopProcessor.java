@@ -7,7 +7,10 @@ import javax.annotation.processing.SupportedAnnotationTypes;
 import javax.lang.model.SourceVersion;
 import javax.lang.model.element.TypeElement;
 
-/** A processor that does nothing, claiming every annotation type: the baseline cost of having a processor at all. */
+/**
+ * A processor that does nothing, claiming every annotation type: the baseline cost of having a
+ * processor at all.
+ */
 @SupportedAnnotationTypes("*")
 public final class NoopProcessor extends AbstractProcessor {
   @Override

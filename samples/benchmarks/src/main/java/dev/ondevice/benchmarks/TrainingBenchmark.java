@@ -19,7 +19,8 @@ import java.util.Locale;
 /**
  * Training throughput of the MNIST models with the data already in memory: SGD (lr 0.05, momentum
  * 0.9), batch 128, the batches prepared beforehand as tensors on the device. Reports the median
- * samples per second of several rounds. Arguments: {@code [mlp|cnn|both] [rounds] [batchesPerRound]}.
+ * samples per second of several rounds. Arguments: {@code [mlp|cnn|both] [rounds]
+ * [batchesPerRound]}.
  */
 public final class TrainingBenchmark {
   private TrainingBenchmark() {}
@@ -64,7 +65,11 @@ public final class TrainingBenchmark {
   private static void report(String name, double[] samplesPerSecond) {
     double[] sorted = samplesPerSecond.clone();
     Arrays.sort(sorted);
-    System.out.printf(Locale.ROOT, "%s: median %,.0f samples/s (rounds: %s)%n", name, sorted[sorted.length / 2],
+    System.out.printf(
+        Locale.ROOT,
+        "%s: median %,.0f samples/s (rounds: %s)%n",
+        name,
+        sorted[sorted.length / 2],
         Arrays.toString(Arrays.stream(samplesPerSecond).mapToLong(Math::round).toArray()));
   }
 
@@ -107,7 +112,8 @@ public final class TrainingBenchmark {
 
     /**
      * Trains on {@code batches} batches, cycling the prepared ones, each step in a {@link
-     * MemoryScope} (as DJL's side closes a sub-manager after each step); returns samples per second.
+     * MemoryScope} (as DJL's side closes a sub-manager after each step); returns samples per
+     * second.
      */
     public double round(int batches) {
       long start = System.nanoTime();

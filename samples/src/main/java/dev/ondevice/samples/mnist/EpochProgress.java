@@ -19,7 +19,8 @@ import me.tongfei.progressbar.ProgressBarStyle;
  * Each epoch's progress bar, drawn by {@code me.tongfei:progressbar} as a {@link TrainingListener}:
  * images done, their rate, the time elapsed and the time left, and the running loss as it arrives
  * from the device. In a terminal it redraws one line as wide as the terminal; in a log it prints a
- * line every {@value #LOG_INTERVAL_MILLIS} ms and the last one when the epoch ends, with the epoch's loss.
+ * line every {@value #LOG_INTERVAL_MILLIS} ms and the last one when the epoch ends, with the
+ * epoch's loss.
  */
 final class EpochProgress implements TrainingListener {
   static final int LOG_INTERVAL_MILLIS = 10_000;
@@ -38,12 +39,21 @@ final class EpochProgress implements TrainingListener {
   /** Starts a bar titled {@code epoch N/M}, of the epoch's planned images. */
   @Override
   public void onEpochStart(EpochStart epoch) {
-    ProgressBarConsumer consumer = interactive ? new ConsoleProgressBarConsumer(out)
-        : new DelegatingProgressBarConsumer(new LogLines(out), LOG_WIDTH);
-    bar = new ProgressBarBuilder().setTaskName(String.format(Locale.ROOT, "epoch %d/%d", epoch.epoch(), epoch.epochs()))
-        .setInitialMax(epoch.plannedSamples()).setUnit(" img", 1).setStyle(ProgressBarStyle.ASCII).showSpeed()
-        .setSpeedUnit(ChronoUnit.SECONDS).setUpdateIntervalMillis(interactive ? 250 : LOG_INTERVAL_MILLIS)
-        .setConsumer(consumer).build();
+    ProgressBarConsumer consumer =
+        interactive
+            ? new ConsoleProgressBarConsumer(out)
+            : new DelegatingProgressBarConsumer(new LogLines(out), LOG_WIDTH);
+    bar =
+        new ProgressBarBuilder()
+            .setTaskName(String.format(Locale.ROOT, "epoch %d/%d", epoch.epoch(), epoch.epochs()))
+            .setInitialMax(epoch.plannedSamples())
+            .setUnit(" img", 1)
+            .setStyle(ProgressBarStyle.ASCII)
+            .showSpeed()
+            .setSpeedUnit(ChronoUnit.SECONDS)
+            .setUpdateIntervalMillis(interactive ? 250 : LOG_INTERVAL_MILLIS)
+            .setConsumer(consumer)
+            .build();
   }
 
   /** Moves the bar to the images done, showing the running loss once one has arrived. */

@@ -17,9 +17,9 @@ import org.knowm.xchart.style.XYStyler;
 
 /**
  * The training loss (left axis) and the test accuracy (right axis) per epoch, as an XChart chart: a
- * {@link TrainingListener} that keeps each epoch's metrics; {@link #chart} gives the chart to restyle
- * or to save in another format (XChart's {@code VectorGraphicsEncoder} writes SVG, PDF and EPS),
- * {@link #write} saves it as a PNG.
+ * {@link TrainingListener} that keeps each epoch's metrics; {@link #chart} gives the chart to
+ * restyle or to save in another format (XChart's {@code VectorGraphicsEncoder} writes SVG, PDF and
+ * EPS), {@link #write} saves it as a PNG.
  */
 final class LossAccuracyPlot implements TrainingListener {
   static final int WIDTH = 800;
@@ -37,14 +37,23 @@ final class LossAccuracyPlot implements TrainingListener {
   /** The chart of the epochs ended so far, titled {@code title}; each must have an accuracy. */
   XYChart chart(String title) {
     double[] x = epochs.stream().mapToDouble(EpochMetrics::epoch).toArray();
-    XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle("epoch")
-        .yAxisTitle("training loss").build();
+    XYChart chart =
+        new XYChartBuilder()
+            .width(WIDTH)
+            .height(HEIGHT)
+            .title(title)
+            .xAxisTitle("epoch")
+            .yAxisTitle("training loss")
+            .build();
     XYStyler styler = chart.getStyler();
     styler.setXAxisDecimalPattern("0").setXAxisTickMarkSpacingHint(60);
-    styler.setLegendPosition(Styler.LegendPosition.InsideNE).setYAxisGroupPosition(ACCURACY_AXIS,
-        Styler.YAxisPosition.Right);
-    chart.addSeries("training loss", x, epochs.stream().mapToDouble(EpochMetrics::meanLoss).toArray());
-    double[] accuracy = epochs.stream().mapToDouble(m -> 100 * m.accuracy().orElseThrow()).toArray();
+    styler
+        .setLegendPosition(Styler.LegendPosition.InsideNE)
+        .setYAxisGroupPosition(ACCURACY_AXIS, Styler.YAxisPosition.Right);
+    chart.addSeries(
+        "training loss", x, epochs.stream().mapToDouble(EpochMetrics::meanLoss).toArray());
+    double[] accuracy =
+        epochs.stream().mapToDouble(m -> 100 * m.accuracy().orElseThrow()).toArray();
     chart.addSeries("test accuracy (%)", x, accuracy).setYAxisGroup(ACCURACY_AXIS);
     chart.setYAxisGroupTitle(ACCURACY_AXIS, "test accuracy (%)");
     return chart;

@@ -1,7 +1,7 @@
 package dev.ondevice.samples.mnist;
 
-import dev.ondevice.Cpu;
 import dev.ondevice.Autograd;
+import dev.ondevice.Cpu;
 import dev.ondevice.Cuda;
 import dev.ondevice.DType;
 import dev.ondevice.Device;
@@ -34,8 +34,9 @@ import picocli.CommandLine;
  * Trains an MLP or a CNN on MNIST, device-agnostic and written the way the device rules say: the
  * model created on its device, every batch's inputs and targets moved (non-blocking, from pinned
  * memory, when the device is a GPU), the loss accumulated on the device and read once per epoch
- * together with the test accuracy, by the library's {@link TrainingProgress}, whose listeners are the
- * progress bar, the epoch's line and the plot. Ends with the test accuracy, a checkpoint and a PNG plot.
+ * together with the test accuracy, by the library's {@link TrainingProgress}, whose listeners are
+ * the progress bar, the epoch's line and the plot. Ends with the test accuracy, a checkpoint and a
+ * PNG plot.
  *
  * <pre>
  * mvn -q -pl samples -am compile exec:java                                   # MLP, bundled subset
@@ -44,7 +45,9 @@ import picocli.CommandLine;
  * </pre>
  */
 public final class MnistTrainer {
-  /** The progress bar's running loss is read every this many batches (without waiting, on a GPU). */
+  /**
+   * The progress bar's running loss is read every this many batches (without waiting, on a GPU).
+   */
   static final int READ_LOSS_EVERY = 5;
 
   private MnistTrainer() {}
@@ -84,10 +87,12 @@ public final class MnistTrainer {
 
   /**
    * Whether the output goes to a terminal, where the progress bar redraws its line. Before JDK 22
-   * {@code System.console()} is null unless it does; from JDK 22 it returns a console for redirected
-   * streams too, and {@code Console.isTerminal()} (JDK 22, so called reflectively here) tells.
+   * {@code System.console()} is null unless it does; from JDK 22 it returns a console for
+   * redirected streams too, and {@code Console.isTerminal()} (JDK 22, so called reflectively here)
+   * tells.
    */
-  @SuppressWarnings("SystemConsoleNull") // the null check is the answer only before JDK 22, as above
+  @SuppressWarnings(
+      "SystemConsoleNull") // the null check is the answer only before JDK 22, as above
   static boolean onTerminal() {
     Console console = System.console();
     if (console == null || Runtime.version().feature() < 22) {
@@ -100,9 +105,13 @@ public final class MnistTrainer {
     }
   }
 
-  /** The MNIST subset shipped with the samples, found from the repository root or the samples folder. */
+  /**
+   * The MNIST subset shipped with the samples, found from the repository root or the samples
+   * folder.
+   */
   static Path defaultData() {
-    for (Path candidate : List.of(Path.of("samples", "data", "mnist-subset"), Path.of("data", "mnist-subset"))) {
+    for (Path candidate :
+        List.of(Path.of("samples", "data", "mnist-subset"), Path.of("data", "mnist-subset"))) {
       if (Files.isDirectory(candidate)) {
         return candidate;
       }
@@ -110,25 +119,41 @@ public final class MnistTrainer {
     return Path.of("samples", "data", "mnist-subset");
   }
 
-  /** Trains as {@code options} say, printing progress to {@code out}; returns the epochs' metrics. */
-  static List<EpochMetrics> train(TrainingOptions options, PrintStream out, boolean interactive) throws IOException {
+  /**
+   * Trains as {@code options} say, printing progress to {@code out}; returns the epochs' metrics.
+   */
+  static List<EpochMetrics> train(TrainingOptions options, PrintStream out, boolean interactive)
+      throws IOException {
     Device device = options.device;
     Generator.manualSeed(options.seed);
     TensorDataset trainSet = Mnist.load(options.data, true);
     TensorDataset testSet = Mnist.load(options.data, false);
-    Layer model = options.model == TrainingOptions.ModelKind.MLP ? new MnistMlp(device) : new MnistCnn(device);
+    Layer model =
+        options.model == TrainingOptions.ModelKind.MLP
+            ? new MnistMlp(device)
+            : new MnistCnn(device);
     Sgd optimizer = new Sgd(model.parameters(), options.learningRate).momentum(options.momentum);
     CrossEntropyLoss criterion = new CrossEntropyLoss();
     boolean pinned = device.isCuda();
-    DataLoader trainLoader = DataLoader.builder(trainSet).batchSize(options.batchSize).shuffle(options.seed)
-        .pinMemory(pinned).build();
+    DataLoader trainLoader =
+        DataLoader.builder(trainSet)
+            .batchSize(options.batchSize)
+            .shuffle(options.seed)
+            .pinMemory(pinned)
+            .build();
     DataLoader testLoader = DataLoader.builder(testSet).batchSize(1000).pinMemory(pinned).build();
     String name = options.model.name().toLowerCase(Locale.ROOT);
     printHeader(out, options, model, trainSet.size(), testSet.size());
 
     LossAccuracyPlot plot = new LossAccuracyPlot();
-    TrainingProgress progress = new TrainingProgress(device, options.epochs, READ_LOSS_EVERY,
-        new EpochProgress(out, interactive), new EpochLine(out, device), plot);
+    TrainingProgress progress =
+        new TrainingProgress(
+            device,
+            options.epochs,
+            READ_LOSS_EVERY,
+            new EpochProgress(out, interactive),
+            new EpochLine(out, device),
+            plot);
     int planned = Math.min(trainLoader.numBatches(), options.maxBatches);
     for (int epoch = 1; epoch <= options.epochs; epoch++) {
       progress.startEpoch(Math.min((long) planned * options.batchSize, trainSet.size()));
@@ -158,13 +183,22 @@ public final class MnistTrainer {
     Path plotFile = options.out.resolve("mnist-" + name + ".png");
     plot.write(plotFile, "MNIST " + name.toUpperCase(Locale.ROOT) + " on " + device.describe());
     List<EpochMetrics> epochs = progress.history();
-    out.printf(Locale.ROOT, "test accuracy %.2f%%%ncheckpoint %s (%d %s to save it)%nplot %s%nthe whole run: %s%n",
-        100 * epochs.get(epochs.size() - 1).accuracy().orElseThrow(), checkpoint, savingSyncs,
-        device.isCpu() ? "host reads" : "host syncs", plotFile, DeviceStats.of(device));
+    out.printf(
+        Locale.ROOT,
+        "test accuracy %.2f%%%ncheckpoint %s (%d %s to save it)%nplot %s%nthe whole run: %s%n",
+        100 * epochs.get(epochs.size() - 1).accuracy().orElseThrow(),
+        checkpoint,
+        savingSyncs,
+        device.isCpu() ? "host reads" : "host syncs",
+        plotFile,
+        DeviceStats.of(device));
     return epochs;
   }
 
-  /** The number of test images classified correctly, as a 0-dim int64 tensor on the device (no sync). */
+  /**
+   * The number of test images classified correctly, as a 0-dim int64 tensor on the device (no
+   * sync).
+   */
   static Tensor evaluate(Layer model, DataLoader loader, Device device, boolean pinned) {
     model.eval();
     Tensor correct = Tensor.zeros(Shape.scalar(), DType.INT64, device);
@@ -178,15 +212,28 @@ public final class MnistTrainer {
     return correct;
   }
 
-  private static void printHeader(PrintStream out, TrainingOptions o, Layer model, long trainSize, long testSize) {
+  private static void printHeader(
+      PrintStream out, TrainingOptions o, Layer model, long trainSize, long testSize) {
     long parameters = 0;
     for (Parameter p : model.parameters()) {
       parameters += p.numel();
     }
-    out.printf(Locale.ROOT, "MNIST %s, %,d parameters, on %s%s%n", o.model.name().toLowerCase(Locale.ROOT),
-        parameters, o.device.describe(), Cuda.unavailableReason().map(r -> " (CUDA not available: " + r + ")")
-            .orElse(""));
-    out.printf(Locale.ROOT, "data %s: %,d training and %,d test images; batch %d, SGD lr %s momentum %s; %s%n",
-        o.data, trainSize, testSize, o.batchSize, o.learningRate, o.momentum, Cpu.matmulLibrary());
+    out.printf(
+        Locale.ROOT,
+        "MNIST %s, %,d parameters, on %s%s%n",
+        o.model.name().toLowerCase(Locale.ROOT),
+        parameters,
+        o.device.describe(),
+        Cuda.unavailableReason().map(r -> " (CUDA not available: " + r + ")").orElse(""));
+    out.printf(
+        Locale.ROOT,
+        "data %s: %,d training and %,d test images; batch %d, SGD lr %s momentum %s; %s%n",
+        o.data,
+        trainSize,
+        testSize,
+        o.batchSize,
+        o.learningRate,
+        o.momentum,
+        Cpu.matmulLibrary());
   }
 }

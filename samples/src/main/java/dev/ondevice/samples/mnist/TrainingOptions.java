@@ -15,8 +15,12 @@ import picocli.CommandLine.TypeConversionException;
  * --data DIR ...}. {@link #commandLine} gives the parser, whose usage lists every option with its
  * default.
  */
-@Command(name = "MnistTrainer", sortOptions = false, usageHelpAutoWidth = true,
-    description = "Trains an MLP or a CNN on MNIST on the chosen device; writes a checkpoint and a plot.")
+@Command(
+    name = "MnistTrainer",
+    sortOptions = false,
+    usageHelpAutoWidth = true,
+    description =
+        "Trains an MLP or a CNN on MNIST on the chosen device; writes a checkpoint and a plot.")
 final class TrainingOptions {
   /** The models the trainer knows. */
   enum ModelKind {
@@ -24,47 +28,82 @@ final class TrainingOptions {
     CNN
   }
 
-  @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
+  @Option(
+      names = {"-h", "--help"},
+      usageHelp = true,
+      description = "print this help and exit")
   boolean help;
 
-  @Option(names = "--model", paramLabel = "mlp|cnn", defaultValue = "mlp",
+  @Option(
+      names = "--model",
+      paramLabel = "mlp|cnn",
+      defaultValue = "mlp",
       description = "the model (default: ${DEFAULT-VALUE})")
   ModelKind model;
 
-  @Option(names = "--device", paramLabel = "D", converter = DeviceConverter.class,
+  @Option(
+      names = "--device",
+      paramLabel = "D",
+      converter = DeviceConverter.class,
       description = "cpu, cuda or cuda:N (default: cuda if available, else cpu)")
   Device device = Device.cudaIfAvailable();
 
-  @Option(names = "--epochs", paramLabel = "N", defaultValue = "3", converter = PositiveInt.class,
+  @Option(
+      names = "--epochs",
+      paramLabel = "N",
+      defaultValue = "3",
+      converter = PositiveInt.class,
       description = "epochs (default: ${DEFAULT-VALUE})")
   int epochs;
 
-  @Option(names = "--batch-size", paramLabel = "N", defaultValue = "128", converter = PositiveInt.class,
+  @Option(
+      names = "--batch-size",
+      paramLabel = "N",
+      defaultValue = "128",
+      converter = PositiveInt.class,
       description = "batch size (default: ${DEFAULT-VALUE})")
   int batchSize;
 
-  @Option(names = "--lr", paramLabel = "X", defaultValue = "0.05",
+  @Option(
+      names = "--lr",
+      paramLabel = "X",
+      defaultValue = "0.05",
       description = "SGD learning rate (default: ${DEFAULT-VALUE})")
   double learningRate;
 
-  @Option(names = "--momentum", paramLabel = "X", defaultValue = "0.9",
+  @Option(
+      names = "--momentum",
+      paramLabel = "X",
+      defaultValue = "0.9",
       description = "SGD momentum (default: ${DEFAULT-VALUE})")
   double momentum;
 
-  @Option(names = "--data", paramLabel = "DIR",
-      description = "folder with the four MNIST IDX files, plain or .gz (default: the 6,000-image subset "
-          + "shipped in samples/data/mnist-subset)")
+  @Option(
+      names = "--data",
+      paramLabel = "DIR",
+      description =
+          "folder with the four MNIST IDX files, plain or .gz (default: the 6,000-image subset "
+              + "shipped in samples/data/mnist-subset)")
   Path data;
 
-  @Option(names = "--out", paramLabel = "DIR", defaultValue = "runs",
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
+      defaultValue = "runs",
       description = "where to write the checkpoint and the plot (default: ${DEFAULT-VALUE})")
   Path out;
 
-  @Option(names = "--max-batches", paramLabel = "N", converter = PositiveInt.class,
+  @Option(
+      names = "--max-batches",
+      paramLabel = "N",
+      converter = PositiveInt.class,
       description = "stop each epoch after N batches, for a short run (default: every batch)")
   int maxBatches = Integer.MAX_VALUE;
 
-  @Option(names = "--seed", paramLabel = "N", defaultValue = "0",
+  @Option(
+      names = "--seed",
+      paramLabel = "N",
+      defaultValue = "0",
       description = "seed of the initialisation and the shuffling (default: ${DEFAULT-VALUE})")
   long seed;
 
@@ -72,9 +111,12 @@ final class TrainingOptions {
     this.data = defaultData;
   }
 
-  /** A parser that fills a new options object, {@code defaultData} unless {@code --data} is given. */
+  /**
+   * A parser that fills a new options object, {@code defaultData} unless {@code --data} is given.
+   */
   static CommandLine commandLine(Path defaultData) {
-    return new CommandLine(new TrainingOptions(defaultData)).setCaseInsensitiveEnumValuesAllowed(true);
+    return new CommandLine(new TrainingOptions(defaultData))
+        .setCaseInsensitiveEnumValuesAllowed(true);
   }
 
   /**
@@ -109,8 +151,11 @@ final class TrainingOptions {
         }
         int count = Cuda.deviceCount();
         if (device.resolved().index() >= count) {
-          throw new TypeConversionException("there is no " + device.resolved() + " here, only cuda:0"
-              + (count == 1 ? "" : " to cuda:" + (count - 1)));
+          throw new TypeConversionException(
+              "there is no "
+                  + device.resolved()
+                  + " here, only cuda:0"
+                  + (count == 1 ? "" : " to cuda:" + (count - 1)));
         }
       }
       return device;

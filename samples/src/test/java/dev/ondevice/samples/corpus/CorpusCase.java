@@ -15,37 +15,64 @@ import java.util.stream.Stream;
  * One file of the corpus, as its header and markers describe it: where it comes from, the lines a
  * diagnostic must point at ({@code // bug: category}), and what {@code run(cuda:0)} does.
  */
-record CorpusCase(Path file, String className, String source, Map<Integer, String> bugLines,
-    Map<Integer, List<String>> costsTime, Map<Integer, String> otherBugs, java.util.Set<Integer> sameBugLines,
+record CorpusCase(
+    Path file,
+    String className,
+    String source,
+    Map<Integer, String> bugLines,
+    Map<Integer, List<String>> costsTime,
+    Map<Integer, String> otherBugs,
+    java.util.Set<Integer> sameBugLines,
     Outcome outcome) {
   /** The categories of bug lines, in the order the figures print them. */
-  static final List<String> CATEGORIES = List.of("in-method", "across-methods", "held-outside-models", "per-step",
-      "training-state", "declaration");
+  static final List<String> CATEGORIES =
+      List.of(
+          "in-method",
+          "across-methods",
+          "held-outside-models",
+          "per-step",
+          "training-state",
+          "declaration");
 
   private static final Pattern BUG = Pattern.compile("//\\s*bug:\\s*([a-z-]+)\\s*$");
-  /** A line where the bug of the case shows again ({@code // same bug}): a report there is no false report. */
-  private static final Pattern SAME_BUG = Pattern.compile("//\\s*same bug\\b");
+
   /**
-   * A line of a correct program that costs time as its authors wrote it (a host read every batch,
-   * a tensor created and then moved): the performance check named may warn there.
+   * A line where the bug of the case shows again ({@code // same bug}): a report there is no false
+   * report.
+   */
+  private static final Pattern SAME_BUG = Pattern.compile("//\\s*same bug\\b");
+
+  /**
+   * A line of a correct program that costs time as its authors wrote it (a host read every batch, a
+   * tensor created and then moved): the performance check named may warn there.
    */
   private static final Pattern COSTS_TIME = Pattern.compile("//\\s*costs time:\\s*([A-Za-z, ]+)$");
+
   /**
    * A line where the authors' code has another real bug than the case's, which the named check
    * reports ({@code // another bug: DiscardedTensorOp} on a {@code x.view(...)} whose result is
    * dropped): a report of that check there is no false report, and counts for nothing.
    */
-  private static final Pattern ANOTHER_BUG = Pattern.compile("//\\s*another bug:\\s*([A-Za-z]+)\\s*$");
+  private static final Pattern ANOTHER_BUG =
+      Pattern.compile("//\\s*another bug:\\s*([A-Za-z]+)\\s*$");
+
   private static final Pattern SOURCE = Pattern.compile("Source:\\s*(https?://\\S+)");
-  private static final Pattern OUTCOME = Pattern.compile("Outcome:\\s*(throws\\s+(\\w+)|completes|build error)");
+  private static final Pattern OUTCOME =
+      Pattern.compile("Outcome:\\s*(throws\\s+(\\w+)|completes|build error)");
 
   /** What running the case on an emulated {@code cuda:0} does. */
   record Outcome(Kind kind, String exception) {
-    enum Kind { THROWS, COMPLETES, BUILD_ERROR }
+    enum Kind {
+      THROWS,
+      COMPLETES,
+      BUILD_ERROR
+    }
 
     @Override
     public String toString() {
-      return kind == Kind.THROWS ? "throws " + exception : kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
+      return kind == Kind.THROWS
+          ? "throws " + exception
+          : kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
     }
   }
 
@@ -85,23 +112,35 @@ record CorpusCase(Path file, String className, String source, Map<Integer, Strin
       }
     }
     String text = String.join("\n", lines);
-    String source = Optional.of(SOURCE.matcher(text)).filter(Matcher::find).map(m -> m.group(1)).orElse(null);
+    String source =
+        Optional.of(SOURCE.matcher(text)).filter(Matcher::find).map(m -> m.group(1)).orElse(null);
     Matcher o = OUTCOME.matcher(text);
-    Outcome outcome = !o.find() ? null
-        : o.group(2) != null ? new Outcome(Outcome.Kind.THROWS, o.group(2))
-        : o.group(1).equals("completes") ? new Outcome(Outcome.Kind.COMPLETES, null)
-        : new Outcome(Outcome.Kind.BUILD_ERROR, null);
+    Outcome outcome =
+        !o.find()
+            ? null
+            : o.group(2) != null
+                ? new Outcome(Outcome.Kind.THROWS, o.group(2))
+                : o.group(1).equals("completes")
+                    ? new Outcome(Outcome.Kind.COMPLETES, null)
+                    : new Outcome(Outcome.Kind.BUILD_ERROR, null);
     String name = file.getFileName().toString().replace(".java", "");
-    return new CorpusCase(file, pkg + "." + name, source, bugs, costsTime, otherBugs, sameBug, outcome);
+    return new CorpusCase(
+        file, pkg + "." + name, source, bugs, costsTime, otherBugs, sameBug, outcome);
   }
 
-  /** Whether {@code r} is a warning of a performance check on a line marked as costing time by it. */
+  /**
+   * Whether {@code r} is a warning of a performance check on a line marked as costing time by it.
+   */
   boolean costsTime(CorpusCompiler.Report r) {
-    return !r.error() && costsTime.getOrDefault((int) r.line(), List.of()).stream()
-        .anyMatch(id -> r.message().startsWith("[" + id + "]"));
+    return !r.error()
+        && costsTime.getOrDefault((int) r.line(), List.of()).stream()
+            .anyMatch(id -> r.message().startsWith("[" + id + "]"));
   }
 
-  /** Whether {@code r} is the named check's report of another real bug on a line marked {@code // another bug: ID}. */
+  /**
+   * Whether {@code r} is the named check's report of another real bug on a line marked {@code //
+   * another bug: ID}.
+   */
   boolean otherBug(CorpusCompiler.Report r) {
     String id = otherBugs.get((int) r.line());
     return id != null && r.message().startsWith("[" + id + "]");

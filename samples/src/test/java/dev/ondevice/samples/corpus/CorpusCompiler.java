@@ -36,22 +36,40 @@ final class CorpusCompiler {
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
     String classPath = System.getProperty("java.class.path");
-    List<String> args = new ArrayList<>(List.of("-d", classes.toString(), "-classpath", classPath,
-        "-processorpath", classPath, "-encoding", "UTF-8", "-proc:full", "--should-stop=ifError=FLOW"));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "-d",
+                classes.toString(),
+                "-classpath",
+                classPath,
+                "-processorpath",
+                classPath,
+                "-encoding",
+                "UTF-8",
+                "-proc:full",
+                "--should-stop=ifError=FLOW"));
     args.addAll(List.of(options));
     StringWriter out = new StringWriter();
     boolean success;
-    try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, Locale.ROOT,
-        StandardCharsets.UTF_8)) {
-      success = javac.getTask(out, files, diagnostics, args, null, files.getJavaFileObjectsFromPaths(sources)).call();
+    try (StandardJavaFileManager files =
+        javac.getStandardFileManager(diagnostics, Locale.ROOT, StandardCharsets.UTF_8)) {
+      success =
+          javac
+              .getTask(
+                  out, files, diagnostics, args, null, files.getJavaFileObjectsFromPaths(sources))
+              .call();
     }
     List<Report> reports = new ArrayList<>();
     for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
       boolean error = d.getKind() == Diagnostic.Kind.ERROR;
-      if (!error && d.getKind() != Diagnostic.Kind.WARNING && d.getKind() != Diagnostic.Kind.MANDATORY_WARNING) {
+      if (!error
+          && d.getKind() != Diagnostic.Kind.WARNING
+          && d.getKind() != Diagnostic.Kind.MANDATORY_WARNING) {
         continue;
       }
-      String file = d.getSource() == null ? "" : Path.of(d.getSource().getName()).getFileName().toString();
+      String file =
+          d.getSource() == null ? "" : Path.of(d.getSource().getName()).getFileName().toString();
       reports.add(new Report(file, d.getLineNumber(), error, d.getMessage(Locale.ROOT)));
     }
     return new Result(success, reports);

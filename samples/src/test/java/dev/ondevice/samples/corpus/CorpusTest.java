@@ -42,8 +42,7 @@ class CorpusTest {
   private static final Path CAUGHT = CORPUS.resolve("caught.txt");
   private static final Device CUDA = Device.parse("cuda:0");
 
-  @TempDir
-  static Path work;
+  @TempDir static Path work;
   private static List<CorpusCase> bugs;
   private static List<CorpusCase> correct;
 
@@ -59,28 +58,47 @@ class CorpusTest {
       assertNotNull(c.source(), c.name() + ": no Source: link");
       assertNotNull(c.outcome(), c.name() + ": no Outcome:");
       assertFalse(c.bugLines().isEmpty(), c.name() + ": no // bug: line");
-      c.bugLines().values().forEach(category -> assertTrue(CorpusCase.CATEGORIES.contains(category),
-          c.name() + ": unknown category " + category + ", use one of " + CorpusCase.CATEGORIES));
+      c.bugLines()
+          .values()
+          .forEach(
+              category ->
+                  assertTrue(
+                      CorpusCase.CATEGORIES.contains(category),
+                      c.name()
+                          + ": unknown category "
+                          + category
+                          + ", use one of "
+                          + CorpusCase.CATEGORIES));
     }
     for (CorpusCase c : correct) {
       assertNotNull(c.source(), c.name() + ": no Source: link");
-      assertEquals("completes", String.valueOf(c.outcome()), c.name() + ": a correct program completes");
+      assertEquals(
+          "completes", String.valueOf(c.outcome()), c.name() + ": a correct program completes");
       assertTrue(c.bugLines().isEmpty(), c.name() + ": a correct program has no // bug: line");
     }
   }
 
   /**
-   * Each correct program compiles with the analysis on and gets no diagnostic, except the warnings of
-   * a performance check on the lines marked as costing time by it ({@code // costs time: ID}).
+   * Each correct program compiles with the analysis on and gets no diagnostic, except the warnings
+   * of a performance check on the lines marked as costing time by it ({@code // costs time: ID}).
    */
   @TestFactory
   Stream<DynamicTest> correctProgramsGetNoReport() {
-    return correct.stream().map(c -> DynamicTest.dynamicTest(c.name(), () -> {
-      CorpusCompiler.Result r = analyse(c);
-      assertEquals("", r.reports().stream().filter(report -> !c.costsTime(report)).map(Object::toString)
-          .collect(Collectors.joining("\n")));
-      assertTrue(r.success());
-    }));
+    return correct.stream()
+        .map(
+            c ->
+                DynamicTest.dynamicTest(
+                    c.name(),
+                    () -> {
+                      CorpusCompiler.Result r = analyse(c);
+                      assertEquals(
+                          "",
+                          r.reports().stream()
+                              .filter(report -> !c.costsTime(report))
+                              .map(Object::toString)
+                              .collect(Collectors.joining("\n")));
+                      assertTrue(r.success());
+                    }));
   }
 
   /**
@@ -98,7 +116,8 @@ class CorpusTest {
     List<String> stray = new ArrayList<>();
     for (CorpusCase c : bugs) {
       List<CorpusCompiler.Report> reports = analyse(c).reports();
-      boolean shownElsewhere = reports.stream().anyMatch(r -> c.sameBugLines().contains((int) r.line()));
+      boolean shownElsewhere =
+          reports.stream().anyMatch(r -> c.sameBugLines().contains((int) r.line()));
       for (Map.Entry<Integer, String> bug : c.bugLines().entrySet()) {
         int[] counts = byCategory.get(bug.getValue());
         counts[2]++;
@@ -113,18 +132,34 @@ class CorpusTest {
           missed.add(line + " (" + bug.getValue() + ")");
         }
       }
-      reports.stream().filter(r -> !c.bugLines().containsKey((int) r.line()) && !c.costsTime(r) && !c.otherBug(r)
-          && !c.sameBugLines().contains((int) r.line())).forEach(r -> stray.add(r.toString()));
+      reports.stream()
+          .filter(
+              r ->
+                  !c.bugLines().containsKey((int) r.line())
+                      && !c.costsTime(r)
+                      && !c.otherBug(r)
+                      && !c.sameBugLines().contains((int) r.line()))
+          .forEach(r -> stray.add(r.toString()));
     }
     int total = byCategory.values().stream().mapToInt(n -> n[2]).sum();
     int atLine = byCategory.values().stream().mapToInt(n -> n[0]).sum();
     int elsewhere = byCategory.values().stream().mapToInt(n -> n[1]).sum();
-    StringBuilder figures = new StringBuilder(String.format("corpus: %d of %d bug lines caught at the line (%.0f%%),"
-        + " %d more reported only where the same bug shows (%.0f%% in all), in %d bug files; %d correct programs%n",
-        atLine, total, 100.0 * atLine / Math.max(1, total), elsewhere, 100.0 * (atLine + elsewhere) / Math.max(1, total),
-        bugs.size(), correct.size()));
-    figures.append(String.format("  %-20s %8s %10s %6s%n", "category", "at line", "elsewhere", "lines"));
-    byCategory.forEach((k, n) -> figures.append(String.format("  %-20s %8d %10d %6d%n", k, n[0], n[1], n[2])));
+    StringBuilder figures =
+        new StringBuilder(
+            String.format(
+                "corpus: %d of %d bug lines caught at the line (%.0f%%),"
+                    + " %d more reported only where the same bug shows (%.0f%% in all), in %d bug files; %d correct programs%n",
+                atLine,
+                total,
+                100.0 * atLine / Math.max(1, total),
+                elsewhere,
+                100.0 * (atLine + elsewhere) / Math.max(1, total),
+                bugs.size(),
+                correct.size()));
+    figures.append(
+        String.format("  %-20s %8s %10s %6s%n", "category", "at line", "elsewhere", "lines"));
+    byCategory.forEach(
+        (k, n) -> figures.append(String.format("  %-20s %8d %10d %6d%n", k, n[0], n[1], n[2])));
     figures.append("missed:\n");
     missed.forEach(m -> figures.append("  ").append(m).append('\n'));
     System.out.print(figures);
@@ -135,7 +170,10 @@ class CorpusTest {
     TreeSet<String> before = new TreeSet<>(Files.readAllLines(CAUGHT));
     before.removeIf(String::isBlank);
     before.removeIf(b -> caught.contains(b) || caught.contains(b.replace(" (elsewhere)", "")));
-    assertEquals(List.of(), List.copyOf(before), "bug lines caught before and missed now (or only elsewhere now)");
+    assertEquals(
+        List.of(),
+        List.copyOf(before),
+        "bug lines caught before and missed now (or only elsewhere now)");
     assertEquals(List.of(), stray, "reports on lines that are not bug lines");
   }
 
@@ -145,19 +183,24 @@ class CorpusTest {
    */
   @Test
   void casesBehaveOnTheDeviceAsTheirHeadersSay() throws Exception {
-    assumeTrue(System.getProperty("ondevice.emulatedCudaDevices") != null,
+    assumeTrue(
+        System.getProperty("ondevice.emulatedCudaDevices") != null,
         "the cases run on emulated CUDA devices (-Dondevice.emulatedCudaDevices=2, as the build sets)");
     List<CorpusCase> all = new ArrayList<>(bugs);
     all.addAll(correct);
-    List<CorpusCase> runnable = all.stream()
-        .filter(c -> c.outcome().kind() != CorpusCase.Outcome.Kind.BUILD_ERROR).toList();
+    List<CorpusCase> runnable =
+        all.stream()
+            .filter(c -> c.outcome().kind() != CorpusCase.Outcome.Kind.BUILD_ERROR)
+            .toList();
     Path classes = work.resolve("classes");
-    CorpusCompiler.Result build = CorpusCompiler.compile(runnable.stream().map(CorpusCase::file).toList(), classes,
-        "-Aondevice.analysis=off");
+    CorpusCompiler.Result build =
+        CorpusCompiler.compile(
+            runnable.stream().map(CorpusCase::file).toList(), classes, "-Aondevice.analysis=off");
     assertTrue(build.success(), build.reports().toString());
     List<String> wrong = new ArrayList<>();
-    try (URLClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()},
-        CorpusTest.class.getClassLoader())) {
+    try (URLClassLoader loader =
+        new URLClassLoader(
+            new URL[] {classes.toUri().toURL()}, CorpusTest.class.getClassLoader())) {
       for (CorpusCase c : runnable) {
         String outcome = run(loader, c);
         if (!outcome.equals(c.outcome().toString())) {
@@ -167,7 +210,9 @@ class CorpusTest {
     }
     for (CorpusCase c : all) {
       if (c.outcome().kind() == CorpusCase.Outcome.Kind.BUILD_ERROR
-          && CorpusCompiler.compile(List.of(c.file()), work.resolve("rejected"), "-Aondevice.analysis=off").success()) {
+          && CorpusCompiler.compile(
+                  List.of(c.file()), work.resolve("rejected"), "-Aondevice.analysis=off")
+              .success()) {
         wrong.add(c.name() + ": expected a build error, but it compiles");
       }
     }
@@ -196,6 +241,7 @@ class CorpusTest {
   }
 
   private static CorpusCompiler.Result analyse(CorpusCase c) throws IOException {
-    return CorpusCompiler.compile(List.of(c.file()), work.resolve("analysed"), "-Aondevice.analysis=on");
+    return CorpusCompiler.compile(
+        List.of(c.file()), work.resolve("analysed"), "-Aondevice.analysis=on");
   }
 }

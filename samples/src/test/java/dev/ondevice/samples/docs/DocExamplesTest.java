@@ -37,40 +37,53 @@ import org.junit.jupiter.api.Test;
  *       other errors, and each diagnostic shown must be printed with the same kind (error or
  *       warning), the same ID and the same message, compared after collapsing whitespace (pages
  *       wrap long messages), on the line the echoed source line under it is in the snippet (and at
- *       its caret's column, when the echoed line is the snippet's line as written), and on the
- *       line of a {@code File.java:N:} prefix. The processor must not report any other finding in
- *       the snippet: a page shows all of its findings.
+ *       its caret's column, when the echoed line is the snippet's line as written), and on the line
+ *       of a {@code File.java:N:} prefix. The processor must not report any other finding in the
+ *       snippet: a page shows all of its findings.
  *   <li><b>After prose</b> (a message quoted on its own, or the same report shown again on another
  *       page), the message must be one that a snippet checked the first way gets, with the same
  *       kind and ID.
  * </ul>
  *
  * <p>A java block that is deliberately not a program (a fragment), or an output block that no
- * snippet can show (a report of the analysis failing), is marked with an HTML comment {@code
- * <!-- not compiled: why -->} on the lines before it; the test lists those, and never skips a
- * block silently. Every mismatch is reported at once, with the page, the line of the snippet's
- * fence and its first line, so that a doc writer sees what to change. The processor is the
- * reference: when they differ, the page is what to fix, unless the message itself is wrong.
+ * snippet can show (a report of the analysis failing), is marked with an HTML comment {@code <!--
+ * not compiled: why -->} on the lines before it; the test lists those, and never skips a block
+ * silently. Every mismatch is reported at once, with the page, the line of the snippet's fence and
+ * its first line, so that a doc writer sees what to change. The processor is the reference: when
+ * they differ, the page is what to fix, unless the message itself is wrong.
  */
 class DocExamplesTest {
   private static final Path ROOT = Path.of("..");
 
   /** What the pages' snippets leave out: the imports of the library's packages and java.util. */
-  static final String IMPORTS = Stream.of("dev.ondevice", "dev.ondevice.nn", "dev.ondevice.optim",
-      "dev.ondevice.data", "dev.ondevice.io", "dev.ondevice.train", "dev.ondevice.annotations", "java.util")
-      .map(p -> "import " + p + ".*; ").reduce("", String::concat);
+  static final String IMPORTS =
+      Stream.of(
+              "dev.ondevice",
+              "dev.ondevice.nn",
+              "dev.ondevice.optim",
+              "dev.ondevice.data",
+              "dev.ondevice.io",
+              "dev.ondevice.train",
+              "dev.ondevice.annotations",
+              "java.util")
+          .map(p -> "import " + p + ".*; ")
+          .reduce("", String::concat);
 
   private static final Pattern FENCE_OPEN = Pattern.compile("^(\\s*)```([A-Za-z]*)\\s*$");
   private static final Pattern FENCE_CLOSE = Pattern.compile("^\\s*```\\s*$");
-  private static final Pattern MARKER = Pattern.compile("^\\s*<!--\\s*not compiled:\\s*(.*?)\\s*-->\\s*$");
+  private static final Pattern MARKER =
+      Pattern.compile("^\\s*<!--\\s*not compiled:\\s*(.*?)\\s*-->\\s*$");
   private static final Pattern HEAD =
       Pattern.compile("^\\s*(?:(\\w+\\.java):(\\d+): )?(error|warning): \\[([A-Za-z]+)\\] (.*)$");
   private static final Pattern CARET = Pattern.compile("^\\s*\\^\\s*$");
   private static final Pattern ID = Pattern.compile("^\\[([A-Za-z]+)\\] ");
   private static final Pattern PUBLIC_TYPE =
-      Pattern.compile("(?m)^public\\s+(?:(?:final|abstract)\\s+)*(?:class|interface|record|enum)\\s+(\\w+)");
+      Pattern.compile(
+          "(?m)^public\\s+(?:(?:final|abstract)\\s+)*(?:class|interface|record|enum)\\s+(\\w+)");
 
-  /** A fenced block: its language ("" for output), the 1-based line of its opening fence, its lines. */
+  /**
+   * A fenced block: its language ("" for output), the 1-based line of its opening fence, its lines.
+   */
   record Block(Path doc, String lang, int line, List<String> body, String notCompiled) {
     String where() {
       String first = body.stream().filter(s -> !s.isBlank()).findFirst().orElse("").trim();
@@ -79,7 +92,8 @@ class DocExamplesTest {
   }
 
   /** A diagnostic shown in an output block. */
-  record Shown(String kind, String id, String message, Integer prefixLine, String source, int caretColumn) {
+  record Shown(
+      String kind, String id, String message, Integer prefixLine, String source, int caretColumn) {
     @Override
     public String toString() {
       return kind + ": [" + id + "] " + message;
@@ -153,7 +167,10 @@ class DocExamplesTest {
     return true;
   }
 
-  /** The diagnostics an output block shows: the message (wrapped or not), then the echoed line and caret. */
+  /**
+   * The diagnostics an output block shows: the message (wrapped or not), then the echoed line and
+   * caret.
+   */
   static List<Shown> shown(Block output) {
     List<Shown> out = new ArrayList<>();
     List<String> lines = output.body();
@@ -178,8 +195,14 @@ class DocExamplesTest {
         message.append(' ').append(lines.get(j));
         j++;
       }
-      out.add(new Shown(h.group(3), h.group(4), normalise(message.toString()),
-          h.group(2) == null ? null : Integer.valueOf(h.group(2)), source, caret));
+      out.add(
+          new Shown(
+              h.group(3),
+              h.group(4),
+              normalise(message.toString()),
+              h.group(2) == null ? null : Integer.valueOf(h.group(2)),
+              source,
+              caret));
     }
     return out;
   }
@@ -196,7 +219,8 @@ class DocExamplesTest {
   static List<Printed> printed(Compilation c, List<String> errors) {
     List<Printed> out = new ArrayList<>();
     for (Diagnostic<? extends JavaFileObject> d : c.diagnostics()) {
-      if (d.getKind() != Diagnostic.Kind.ERROR && d.getKind() != Diagnostic.Kind.WARNING
+      if (d.getKind() != Diagnostic.Kind.ERROR
+          && d.getKind() != Diagnostic.Kind.WARNING
           && d.getKind() != Diagnostic.Kind.MANDATORY_WARNING) {
         continue;
       }
@@ -214,7 +238,9 @@ class DocExamplesTest {
     return out;
   }
 
-  /** The snippet's lines a shown diagnostic's echoed source line can be; empty when it shows none. */
+  /**
+   * The snippet's lines a shown diagnostic's echoed source line can be; empty when it shows none.
+   */
   static List<Integer> candidateLines(List<String> snippet, String source) {
     List<Integer> exact = new ArrayList<>();
     List<Integer> trimmed = new ArrayList<>();
@@ -245,8 +271,12 @@ class DocExamplesTest {
         if (!output.lang().isEmpty() || shown(output).isEmpty()) {
           continue;
         }
-        Block code = k > 0 && blocks.get(k - 1).lang().equals("java") && adjacent(lines, blocks.get(k - 1), output)
-            ? blocks.get(k - 1) : null;
+        Block code =
+            k > 0
+                    && blocks.get(k - 1).lang().equals("java")
+                    && adjacent(lines, blocks.get(k - 1), output)
+                ? blocks.get(k - 1)
+                : null;
         if (code == null) {
           if (output.notCompiled() != null) {
             skipped.add(output.where() + ": " + output.notCompiled());
@@ -268,24 +298,40 @@ class DocExamplesTest {
         List<Printed> unmatched = new ArrayList<>(printed);
         for (Shown s : shown(output)) {
           diagnostics++;
-          List<Integer> candidates = s.source() == null ? List.of() : candidateLines(code.body(), s.source());
+          List<Integer> candidates =
+              s.source() == null ? List.of() : candidateLines(code.body(), s.source());
           if (s.source() != null && candidates.isEmpty()) {
-            wrong.add("the line shown under " + s.id() + " is not in the snippet: " + s.source().strip());
+            wrong.add(
+                "the line shown under " + s.id() + " is not in the snippet: " + s.source().strip());
           }
-          boolean exactEcho = candidates.size() == 1 && code.body().get(candidates.get(0) - 1).stripTrailing()
-              .equals(s.source().stripTrailing());
-          Printed match = unmatched.stream()
-              .filter(p -> p.kind().equals(s.kind()) && p.id().equals(s.id()) && p.message().equals(s.message()))
-              .filter(p -> candidates.isEmpty() || candidates.contains((int) p.line()))
-              .filter(p -> !exactEcho || p.column() == s.caretColumn())
-              .filter(p -> s.prefixLine() == null || p.line() == s.prefixLine())
-              .findFirst().orElse(null);
+          boolean exactEcho =
+              candidates.size() == 1
+                  && code.body()
+                      .get(candidates.get(0) - 1)
+                      .stripTrailing()
+                      .equals(s.source().stripTrailing());
+          Printed match =
+              unmatched.stream()
+                  .filter(
+                      p ->
+                          p.kind().equals(s.kind())
+                              && p.id().equals(s.id())
+                              && p.message().equals(s.message()))
+                  .filter(p -> candidates.isEmpty() || candidates.contains((int) p.line()))
+                  .filter(p -> !exactEcho || p.column() == s.caretColumn())
+                  .filter(p -> s.prefixLine() == null || p.line() == s.prefixLine())
+                  .findFirst()
+                  .orElse(null);
           if (match != null) {
             unmatched.remove(match);
           } else {
-            wrong.add("shown:   " + s + (candidates.isEmpty() ? "" : " at line " + candidates
-                + (exactEcho ? ":" + s.caretColumn() : "")) + (s.prefixLine() == null ? "" : " (prefix line "
-                + s.prefixLine() + ")"));
+            wrong.add(
+                "shown:   "
+                    + s
+                    + (candidates.isEmpty()
+                        ? ""
+                        : " at line " + candidates + (exactEcho ? ":" + s.caretColumn() : ""))
+                    + (s.prefixLine() == null ? "" : " (prefix line " + s.prefixLine() + ")"));
           }
         }
         if (!wrong.isEmpty() || !unmatched.isEmpty()) {
@@ -301,21 +347,34 @@ class DocExamplesTest {
     for (Block output : prose) {
       for (Shown s : shown(output)) {
         diagnostics++;
-        boolean found = everything.stream()
-            .anyMatch(p -> p.kind().equals(s.kind()) && p.id().equals(s.id()) && p.message().equals(s.message()));
+        boolean found =
+            everything.stream()
+                .anyMatch(
+                    p ->
+                        p.kind().equals(s.kind())
+                            && p.id().equals(s.id())
+                            && p.message().equals(s.message()));
         if (!found) {
-          problems.add(output.where() + ": no compiled snippet gets this diagnostic shown after prose"
-              + " (show the program in a java block before it, or mark it <!-- not compiled: why -->):\n    " + s);
+          problems.add(
+              output.where()
+                  + ": no compiled snippet gets this diagnostic shown after prose"
+                  + " (show the program in a java block before it, or mark it <!-- not compiled: why -->):\n    "
+                  + s);
         }
       }
     }
-    System.out.printf("doc examples: %d snippets compiled, %d diagnostics checked (%d blocks after prose), %d blocks "
-        + "marked not compiled%n", snippets, diagnostics, prose.size(), skipped.size());
+    System.out.printf(
+        "doc examples: %d snippets compiled, %d diagnostics checked (%d blocks after prose), %d blocks "
+            + "marked not compiled%n",
+        snippets, diagnostics, prose.size(), skipped.size());
     skipped.forEach(s -> System.out.println("  not compiled: " + s));
     if (!problems.isEmpty()) {
-      fail(problems.size() + " doc examples differ from what the processor prints:\n\n"
-          + String.join("\n\n", problems));
+      fail(
+          problems.size()
+              + " doc examples differ from what the processor prints:\n\n"
+              + String.join("\n\n", problems));
     }
-    assertTrue(snippets > 0, "no doc snippet with a diagnostic was found under " + ROOT.resolve("docs"));
+    assertTrue(
+        snippets > 0, "no doc snippet with a diagnostic was found under " + ROOT.resolve("docs"));
   }
 }

@@ -53,16 +53,27 @@ class GalleryTest {
 
   static Compilation compile(Path file, FrontEnd frontEnd) throws IOException {
     String text = Files.readString(file);
-    String name = "gallery." + file.getParent().getFileName() + "." + file.getFileName().toString()
-        .replace(".java", "");
+    String name =
+        "gallery."
+            + file.getParent().getFileName()
+            + "."
+            + file.getFileName().toString().replace(".java", "");
     JavaFileObject source = JavaFileObjects.forSourceString(name, text);
     Compiler javac = Compiler.javac().withProcessors(new OnDeviceProcessor());
     if (frontEnd == FrontEnd.ERROR_PRONE) {
-      String checks = Arrays.stream(CheckId.values()).filter(c -> c != CheckId.ANALYSIS_FAILURE)
-          .map(c -> " -Xep:" + c.id()).collect(Collectors.joining());
+      String checks =
+          Arrays.stream(CheckId.values())
+              .filter(c -> c != CheckId.ANALYSIS_FAILURE)
+              .map(c -> " -Xep:" + c.id())
+              .collect(Collectors.joining());
       // Error Prone loads checks from the processor path only, never from the class path.
-      javac = javac.withOptions("-processorpath", System.getProperty("java.class.path"), "-XDcompilePolicy=simple",
-          "--should-stop=ifError=FLOW", "-Xplugin:ErrorProne -XepDisableAllChecks" + checks);
+      javac =
+          javac.withOptions(
+              "-processorpath",
+              System.getProperty("java.class.path"),
+              "-XDcompilePolicy=simple",
+              "--should-stop=ifError=FLOW",
+              "-Xplugin:ErrorProne -XepDisableAllChecks" + checks);
     }
     return javac.compile(source);
   }
@@ -89,7 +100,10 @@ class GalleryTest {
     return out;
   }
 
-  /** Actual diagnostics, in the form of {@link #expected}; plain errors matched against the expected fragments. */
+  /**
+   * Actual diagnostics, in the form of {@link #expected}; plain errors matched against the expected
+   * fragments.
+   */
   static List<String> actual(Compilation c, List<String> expected, FrontEnd frontEnd) {
     List<String> out = new ArrayList<>();
     for (Diagnostic<? extends JavaFileObject> d : c.diagnostics()) {
@@ -101,15 +115,20 @@ class GalleryTest {
       Matcher m = ID.matcher(message);
       if (m.find()) {
         // Error Prone reports under its own diagnostic codes (compiler.err.error.prone,
-        // compiler.warn.error.prone); the processor through the Messager (compiler.err.proc.messager).
+        // compiler.warn.error.prone); the processor through the Messager
+        // (compiler.err.proc.messager).
         boolean byErrorProne = d.getCode().endsWith(".error.prone");
-        String wrongFrontEnd = byErrorProne == (frontEnd == FrontEnd.ERROR_PRONE) ? "" : " (by the other front end)";
+        String wrongFrontEnd =
+            byErrorProne == (frontEnd == FrontEnd.ERROR_PRONE) ? "" : " (by the other front end)";
         out.add(d.getLineNumber() + " " + kind + " " + m.group(1) + wrongFrontEnd);
         continue;
       }
       String plain = d.getLineNumber() + " " + kind + " ~";
-      String match = expected.stream().filter(x -> x.startsWith(plain) && message.contains(x.substring(plain.length())))
-          .findFirst().orElse(plain + message);
+      String match =
+          expected.stream()
+              .filter(x -> x.startsWith(plain) && message.contains(x.substring(plain.length())))
+              .findFirst()
+              .orElse(plain + message);
       out.add(match);
     }
     out.sort(null);
@@ -121,7 +140,9 @@ class GalleryTest {
     List<String> expected = expected(file);
     List<String> all = new ArrayList<>();
     c.diagnostics().forEach(d -> all.add(d.getLineNumber() + ": " + d.getMessage(Locale.ROOT)));
-    assertEquals(String.join("\n", expected), String.join("\n", actual(c, expected, frontEnd)),
+    assertEquals(
+        String.join("\n", expected),
+        String.join("\n", actual(c, expected, frontEnd)),
         file + ": diagnostics differ; all of them:\n" + String.join("\n", all));
   }
 
@@ -146,10 +167,17 @@ class GalleryTest {
   }
 
   private static Stream<DynamicTest> tests(String folder, FrontEnd frontEnd) throws IOException {
-    return files(folder).stream().map(f -> DynamicTest.dynamicTest(f.getFileName().toString(), () -> {
-      assertTrue(folder.equals("bugs") || expected(f).isEmpty(), f + " must not expect findings");
-      check(f, frontEnd);
-    }));
+    return files(folder).stream()
+        .map(
+            f ->
+                DynamicTest.dynamicTest(
+                    f.getFileName().toString(),
+                    () -> {
+                      assertTrue(
+                          folder.equals("bugs") || expected(f).isEmpty(),
+                          f + " must not expect findings");
+                      check(f, frontEnd);
+                    }));
   }
 
   @Test
@@ -166,10 +194,12 @@ class GalleryTest {
     }
     int falseReports = 0;
     for (Path f : files("correct")) {
-      falseReports += actual(compile(f, FrontEnd.PROCESSOR), new ArrayList<>(), FrontEnd.PROCESSOR).size();
+      falseReports +=
+          actual(compile(f, FrontEnd.PROCESSOR), new ArrayList<>(), FrontEnd.PROCESSOR).size();
     }
-    System.out.printf("gallery: %d of %d bugs caught; %d false reports in %d correct programs%n", caught, bugs,
-        falseReports, files("correct").size());
+    System.out.printf(
+        "gallery: %d of %d bugs caught; %d false reports in %d correct programs%n",
+        caught, bugs, falseReports, files("correct").size());
     assertEquals(bugs, caught);
     assertEquals(0, falseReports);
   }

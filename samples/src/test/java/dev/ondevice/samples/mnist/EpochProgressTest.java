@@ -14,9 +14,10 @@ import java.util.OptionalDouble;
 import org.junit.jupiter.api.Test;
 
 /**
- * The progress bar, a training listener, in a log: no redrawing, and a line with the final count, the rate and the
- * epoch's loss. (The library draws on a thread of its own, so a line it started drawing before the
- * last update may come after the final one: the test looks for the final line, not at the last.)
+ * The progress bar, a training listener, in a log: no redrawing, and a line with the final count,
+ * the rate and the epoch's loss. (The library draws on a thread of its own, so a line it started
+ * drawing before the last update may come after the final one: the test looks for the final line,
+ * not at the last.)
  */
 class EpochProgressTest {
   @Test
@@ -33,8 +34,15 @@ class EpochProgressTest {
     String text = bytes.toString(StandardCharsets.UTF_8);
     assertTrue(!text.contains("\r"), "a log is not redrawn: " + text);
     List<String> lines = text.lines().toList();
-    assertTrue(lines.stream().anyMatch(l -> l.startsWith("epoch 1/3 100% [=") && l.contains(" 1024/1024 img ")
-        && l.contains(" img/s ") && l.endsWith(" loss 0.5000")), "the last state: " + text);
+    assertTrue(
+        lines.stream()
+            .anyMatch(
+                l ->
+                    l.startsWith("epoch 1/3 100% [=")
+                        && l.contains(" 1024/1024 img ")
+                        && l.contains(" img/s ")
+                        && l.endsWith(" loss 0.5000")),
+        "the last state: " + text);
     assertEquals(lines.stream().distinct().count(), lines.size(), "no line twice: " + text);
   }
 }

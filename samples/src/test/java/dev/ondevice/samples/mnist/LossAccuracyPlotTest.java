@@ -17,7 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYSeries;
 
-/** The chart, a training listener fed three epochs: the loss on the left axis, the accuracy in percent on the right one, saved as a PNG. */
+/**
+ * The chart, a training listener fed three epochs: the loss on the left axis, the accuracy in
+ * percent on the right one, saved as a PNG.
+ */
 class LossAccuracyPlotTest {
   private static LossAccuracyPlot plotOfThreeEpochs() {
     LossAccuracyPlot plot = new LossAccuracyPlot();

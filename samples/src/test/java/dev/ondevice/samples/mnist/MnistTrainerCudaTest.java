@@ -24,19 +24,28 @@ import org.junit.jupiter.api.io.TempDir;
 class MnistTrainerCudaTest {
   @Test
   void shortRunOnTheCudaBackendSyncsOncePerEpoch(@TempDir Path out) throws Exception {
-    Assumptions.assumeTrue(Cuda.isAvailable() && !Cuda.isEmulated(),
+    Assumptions.assumeTrue(
+        Cuda.isAvailable() && !Cuda.isEmulated(),
         "no CUDA backend here: " + Cuda.unavailableReason().orElse("the devices are emulated"));
-    TrainingOptions options = TrainingOptions.parse(new String[] {"--device", "cuda:0", "--epochs", "2",
-        "--max-batches", "10", "--out", out.toString()}, MnistTrainer.defaultData());
+    TrainingOptions options =
+        TrainingOptions.parse(
+            new String[] {
+              "--device", "cuda:0", "--epochs", "2", "--max-batches", "10", "--out", out.toString()
+            },
+            MnistTrainer.defaultData());
     ByteArrayOutputStream log = new ByteArrayOutputStream();
-    List<EpochMetrics> results = MnistTrainer.train(options, new PrintStream(log, true, StandardCharsets.UTF_8), false);
+    List<EpochMetrics> results =
+        MnistTrainer.train(options, new PrintStream(log, true, StandardCharsets.UTF_8), false);
 
     assertEquals(2, results.size());
     for (EpochMetrics r : results) {
       assertEquals(1, r.hostSyncs(), "host syncs in epoch " + r.epoch());
     }
-    assertTrue(results.get(1).meanLoss() < results.get(0).meanLoss(),
+    assertTrue(
+        results.get(1).meanLoss() < results.get(0).meanLoss(),
         results.get(0).meanLoss() + " -> " + results.get(1).meanLoss());
-    assertTrue(Files.size(out.resolve("mnist-mlp.safetensors")) > 2_000_000, "the checkpoint holds 535,818 floats");
+    assertTrue(
+        Files.size(out.resolve("mnist-mlp.safetensors")) > 2_000_000,
+        "the checkpoint holds 535,818 floats");
   }
 }

@@ -37,11 +37,12 @@ final class DeviceAnnotations {
 
   private static String write(AnnotationMirror m, Elements elements) {
     Map<String, String> values = new TreeMap<>();
-    for (Map.Entry<? extends ExecutableElement, ? extends AnnotationValue> e
-        : elements.getElementValuesWithDefaults(m).entrySet()) {
+    for (Map.Entry<? extends ExecutableElement, ? extends AnnotationValue> e :
+        elements.getElementValuesWithDefaults(m).entrySet()) {
       values.put(e.getKey().getSimpleName().toString(), write(e.getValue().getValue(), elements));
     }
-    StringBuilder sb = new StringBuilder("@").append(m.getAnnotationType().asElement().getSimpleName());
+    StringBuilder sb =
+        new StringBuilder("@").append(m.getAnnotationType().asElement().getSimpleName());
     if (!values.isEmpty()) {
       List<String> pairs = new ArrayList<>();
       values.forEach((k, v) -> pairs.add(k + "=" + v));

@@ -29,13 +29,13 @@ import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 
 /**
- * The processor's tests compile small programs against hand-kept stubs of the runtime
- * ({@code processor/src/test/resources/stubs}); their device annotations are what those tests
- * analyse. Every stub type is compared with the runtime type of its name, as javac reads both: each
- * method and constructor the stub declares must exist in the runtime type (declared or inherited)
- * with the same parameter and return types, static or not alike, and the same annotations of
- * {@code dev.ondevice.annotations}, values included, on it and on each parameter; the types' own
- * device annotations must be the same too.
+ * The processor's tests compile small programs against hand-kept stubs of the runtime ({@code
+ * processor/src/test/resources/stubs}); their device annotations are what those tests analyse.
+ * Every stub type is compared with the runtime type of its name, as javac reads both: each method
+ * and constructor the stub declares must exist in the runtime type (declared or inherited) with the
+ * same parameter and return types, static or not alike, and the same annotations of {@code
+ * dev.ondevice.annotations}, values included, on it and on each parameter; the types' own device
+ * annotations must be the same too.
  */
 class RuntimeStubsTest {
   private static final Path STUBS = Path.of("..", "processor", "src", "test", "resources", "stubs");
@@ -44,18 +44,20 @@ class RuntimeStubsTest {
    * The stub types that stand for a runtime type of another name: a loader and a loss whose
    * programs need no more than their device behaviour.
    */
-  private static final Map<String, String> STAND_INS = Map.of(
-      "dev.ondevice.Loss", "dev.ondevice.nn.Loss",
-      "dev.ondevice.Loader", "dev.ondevice.data.DataLoader",
-      "dev.ondevice.Loader.Batch", "dev.ondevice.data.Batch",
-      "dev.ondevice.Loader.Batches", "dev.ondevice.data.DataLoader.BatchIterator");
+  private static final Map<String, String> STAND_INS =
+      Map.of(
+          "dev.ondevice.Loss", "dev.ondevice.nn.Loss",
+          "dev.ondevice.Loader", "dev.ondevice.data.DataLoader",
+          "dev.ondevice.Loader.Batch", "dev.ondevice.data.Batch",
+          "dev.ondevice.Loader.Batches", "dev.ondevice.data.DataLoader.BatchIterator");
 
   @Test
   void everyStubMemberHasTheRuntimesSignatureAndDeviceAnnotations() throws IOException {
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     List<String> differences = new ArrayList<>();
     int compared = 0;
-    try (StandardJavaFileManager files = javac.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8)) {
+    try (StandardJavaFileManager files =
+        javac.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8)) {
       List<Path> sources = stubSources();
       DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
       JavacTask stubs = task(javac, files, diagnostics, files.getJavaFileObjectsFromPaths(sources));
@@ -63,16 +65,22 @@ class RuntimeStubsTest {
       for (Element e : stubs.analyze()) {
         collectTypes((TypeElement) e, stubTypes);
       }
-      assertTrue(diagnostics.getDiagnostics().isEmpty(), () -> "the stubs do not compile: "
-          + diagnostics.getDiagnostics());
+      assertTrue(
+          diagnostics.getDiagnostics().isEmpty(),
+          () -> "the stubs do not compile: " + diagnostics.getDiagnostics());
       JavacTask runtime = task(javac, files, null, List.of());
       for (TypeElement stub : stubTypes) {
         compared += compare(stub, stubs, runtime, differences);
       }
     }
-    assertTrue(compared > 40, "only " + compared + " members compared: are the stubs where this test looks?");
-    assertEquals("", String.join("\n", differences), "The processor's stubs differ from the runtime; fix the stub,"
-        + " unless the runtime's annotation is wrong:");
+    assertTrue(
+        compared > 40,
+        "only " + compared + " members compared: are the stubs where this test looks?");
+    assertEquals(
+        "",
+        String.join("\n", differences),
+        "The processor's stubs differ from the runtime; fix the stub,"
+            + " unless the runtime's annotation is wrong:");
   }
 
   private static List<Path> stubSources() throws IOException {
@@ -82,10 +90,17 @@ class RuntimeStubsTest {
     }
   }
 
-  /** javac on the test's class path (the runtime's classes and the annotations), annotation processing off. */
-  private static JavacTask task(JavaCompiler javac, StandardJavaFileManager files,
-      DiagnosticCollector<JavaFileObject> diagnostics, Iterable<? extends JavaFileObject> sources) {
-    List<String> options = List.of("-classpath", System.getProperty("java.class.path"), "-proc:none");
+  /**
+   * javac on the test's class path (the runtime's classes and the annotations), annotation
+   * processing off.
+   */
+  private static JavacTask task(
+      JavaCompiler javac,
+      StandardJavaFileManager files,
+      DiagnosticCollector<JavaFileObject> diagnostics,
+      Iterable<? extends JavaFileObject> sources) {
+    List<String> options =
+        List.of("-classpath", System.getProperty("java.class.path"), "-proc:none");
     return (JavacTask) javac.getTask(null, files, diagnostics, options, null, sources);
   }
 
@@ -97,7 +112,8 @@ class RuntimeStubsTest {
   }
 
   /** Compares one stub type with its runtime type; returns how many members it compared. */
-  private static int compare(TypeElement stub, JavacTask stubs, JavacTask runtime, List<String> differences) {
+  private static int compare(
+      TypeElement stub, JavacTask stubs, JavacTask runtime, List<String> differences) {
     String stubName = stub.getQualifiedName().toString();
     String realName = STAND_INS.getOrDefault(stubName, stubName);
     Elements stubElements = stubs.getElements();
@@ -110,34 +126,53 @@ class RuntimeStubsTest {
     List<String> stubAnnotations = DeviceAnnotations.of(stub, stubElements);
     List<String> realAnnotations = DeviceAnnotations.of(real, realElements);
     if (!stubAnnotations.equals(realAnnotations)) {
-      differences.add(stubName + ": the stub type has " + stubAnnotations + ", the runtime's " + realName + " "
-          + realAnnotations);
+      differences.add(
+          stubName
+              + ": the stub type has "
+              + stubAnnotations
+              + ", the runtime's "
+              + realName
+              + " "
+              + realAnnotations);
     }
     UnaryOperator<String> standIns = name -> STAND_INS.getOrDefault(name, name);
     Map<String, MemberSignature> realMembers = new HashMap<>();
     for (ExecutableElement e : executables(real, realElements)) {
-      MemberSignature s = MemberSignature.of(e, realElements, runtime.getTypes(), UnaryOperator.identity());
+      MemberSignature s =
+          MemberSignature.of(e, realElements, runtime.getTypes(), UnaryOperator.identity());
       realMembers.putIfAbsent(s.key(), s);
     }
     int compared = 0;
     for (ExecutableElement e : ElementFilter.methodsIn(stub.getEnclosedElements())) {
-      compared += compare(stubName, MemberSignature.of(e, stubElements, stubs.getTypes(), standIns), realMembers,
-          differences);
+      compared +=
+          compare(
+              stubName,
+              MemberSignature.of(e, stubElements, stubs.getTypes(), standIns),
+              realMembers,
+              differences);
     }
     for (ExecutableElement e : ElementFilter.constructorsIn(stub.getEnclosedElements())) {
       if (stubElements.getOrigin(e) == Elements.Origin.EXPLICIT) {
-        compared += compare(stubName, MemberSignature.of(e, stubElements, stubs.getTypes(), standIns), realMembers,
-            differences);
+        compared +=
+            compare(
+                stubName,
+                MemberSignature.of(e, stubElements, stubs.getTypes(), standIns),
+                realMembers,
+                differences);
       }
     }
     return compared;
   }
 
-  private static int compare(String stubName, MemberSignature stub, Map<String, MemberSignature> realMembers,
+  private static int compare(
+      String stubName,
+      MemberSignature stub,
+      Map<String, MemberSignature> realMembers,
       List<String> differences) {
     MemberSignature real = realMembers.get(stub.key());
     if (real == null) {
-      differences.add(stubName + "#" + stub.key() + ": the runtime has no such method or constructor");
+      differences.add(
+          stubName + "#" + stub.key() + ": the runtime has no such method or constructor");
       return 0;
     }
     for (String d : stub.differencesFrom(real)) {
@@ -148,7 +183,8 @@ class RuntimeStubsTest {
 
   /** The runtime type's constructors and its methods, declared and inherited. */
   private static List<ExecutableElement> executables(TypeElement real, Elements elements) {
-    List<ExecutableElement> out = new ArrayList<>(ElementFilter.constructorsIn(real.getEnclosedElements()));
+    List<ExecutableElement> out =
+        new ArrayList<>(ElementFilter.constructorsIn(real.getEnclosedElements()));
     out.addAll(ElementFilter.methodsIn(elements.getAllMembers(real)));
     return out;
   }

@@ -63,8 +63,9 @@ public final class DjlTraining implements AutoCloseable {
       float[] x =
           Tensor.rand(dev.ondevice.Shape.of(BATCH_SIZE, 1, 28, 28), dev.ondevice.Device.cpu())
               .toFloatArray();
-      long[] y = Tensor.randint(0, 10, dev.ondevice.Shape.of(BATCH_SIZE), dev.ondevice.Device.cpu())
-          .toLongArray();
+      long[] y =
+          Tensor.randint(0, 10, dev.ondevice.Shape.of(BATCH_SIZE), dev.ondevice.Device.cpu())
+              .toLongArray();
       images[i] = data.create(x, new Shape(BATCH_SIZE, 1, 28, 28));
       labels[i] = data.create(y, new Shape(BATCH_SIZE));
     }

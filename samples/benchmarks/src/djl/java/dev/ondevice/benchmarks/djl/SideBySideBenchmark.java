@@ -19,9 +19,9 @@ import java.util.function.Supplier;
  * Training throughput of the MNIST MLP and CNN side by side: ours ({@link TrainingBenchmark}'s
  * measurement, on the CPU) and the same model and hyper-parameters trained by PyTorch's CPU kernels
  * through DJL ({@link DjlTraining}), in one JVM, round by round interleaved (the order alternating)
- * after four warm-up rounds of each, every round after a short pause. It prints the samples per second
- * of every round, the medians, the best rounds (the least disturbed by other work on a shared
- * machine) and the ratios ours/DJL.
+ * after four warm-up rounds of each, every round after a short pause. It prints the samples per
+ * second of every round, the medians, the best rounds (the least disturbed by other work on a
+ * shared machine) and the ratios ours/DJL.
  *
  * <p>Arguments: {@code [--djl-only] [mlp|cnn|both] [rounds] [batchesPerRound]} (both, 15, 50; the
  * CNN runs a fifth of the batches). libtorch loads offline from the pytorch-native-cpu jar on the
@@ -31,6 +31,7 @@ import java.util.function.Supplier;
  */
 public final class SideBySideBenchmark {
   private static final long PAUSE_MS = 250;
+
   /**
    * Unmeasured rounds of each side first: the JIT compiles the hot paths, and our host memory,
    * fresh at first (page faults), is recycled by the first collections.
@@ -55,23 +56,32 @@ public final class SideBySideBenchmark {
     System.getProperties().putIfAbsent("ai.djl.pytorch.num_threads", "2");
     System.getProperties().putIfAbsent("ai.djl.pytorch.num_interop_threads", "1");
     Engine.getEngine("PyTorch");
-    System.out.printf(Locale.ROOT,
+    System.out.printf(
+        Locale.ROOT,
         "libtorch %s (DJL %s) from %s: %d intra-op, %d inter-op threads; ours: %d threads%n",
-        LibUtils.getVersion(), Engine.getDjlVersion(), LibUtils.getLibtorchPath(),
-        JniUtils.getNumThreads(), JniUtils.getNumInteropThreads(),
+        LibUtils.getVersion(),
+        Engine.getDjlVersion(),
+        LibUtils.getLibtorchPath(),
+        JniUtils.getNumThreads(),
+        JniUtils.getNumInteropThreads(),
         Cpu.threads());
 
     if (!which.equals("cnn")) {
       compare("mlp", djlOnly, () -> new MnistMlp(Device.cpu()), DjlTraining.mlp(), rounds, batches);
     }
     if (!which.equals("mlp")) {
-      compare("cnn", djlOnly, () -> new MnistCnn(Device.cpu()), DjlTraining.cnn(), rounds,
+      compare(
+          "cnn",
+          djlOnly,
+          () -> new MnistCnn(Device.cpu()),
+          DjlTraining.cnn(),
+          rounds,
           Math.max(1, batches / 5));
     }
   }
 
-  private static void compare(String name, boolean djlOnly, Supplier<Layer> ours,
-      Block djlBlock, int rounds, int batches) {
+  private static void compare(
+      String name, boolean djlOnly, Supplier<Layer> ours, Block djlBlock, int rounds, int batches) {
     double[] oursRate = new double[rounds];
     double[] djlRate = new double[rounds];
     try (DjlTraining djl = new DjlTraining(name, djlBlock)) {
@@ -92,32 +102,51 @@ public final class SideBySideBenchmark {
           oursRate[round] = afterPause(() -> session.round(batches));
         }
         if (session == null) {
-          System.out.printf(Locale.ROOT, "%s round %d: djl %,.0f samples/s%n", name, round + 1,
-              djlRate[round]);
+          System.out.printf(
+              Locale.ROOT, "%s round %d: djl %,.0f samples/s%n", name, round + 1, djlRate[round]);
         } else {
-          System.out.printf(Locale.ROOT,
-              "%s round %d: ours %,.0f  djl %,.0f samples/s  (ratio %.2f)%n", name, round + 1,
-              oursRate[round], djlRate[round], oursRate[round] / djlRate[round]);
+          System.out.printf(
+              Locale.ROOT,
+              "%s round %d: ours %,.0f  djl %,.0f samples/s  (ratio %.2f)%n",
+              name,
+              round + 1,
+              oursRate[round],
+              djlRate[round],
+              oursRate[round] / djlRate[round]);
         }
       }
     }
     double djlMedian = median(djlRate);
     double djlBest = Arrays.stream(djlRate).max().orElseThrow();
     if (djlOnly) {
-      System.out.printf(Locale.ROOT,
+      System.out.printf(
+          Locale.ROOT,
           "%s: djl median %,.0f samples/s, best %,.0f (%d rounds of %d batches)%n",
-          name, djlMedian, djlBest, rounds, batches);
+          name,
+          djlMedian,
+          djlBest,
+          rounds,
+          batches);
       return;
     }
     double oursMedian = median(oursRate);
     double oursBest = Arrays.stream(oursRate).max().orElseThrow();
     double[] ratios = new double[rounds];
     Arrays.setAll(ratios, i -> oursRate[i] / djlRate[i]);
-    System.out.printf(Locale.ROOT,
+    System.out.printf(
+        Locale.ROOT,
         "%s: median ours %,.0f, djl %,.0f samples/s, ratio ours/djl %.2f (median of round ratios"
             + " %.2f); best round ours %,.0f, djl %,.0f, ratio %.2f; %d rounds of %d batches%n",
-        name, oursMedian, djlMedian, oursMedian / djlMedian, median(ratios), oursBest, djlBest,
-        oursBest / djlBest, rounds, batches);
+        name,
+        oursMedian,
+        djlMedian,
+        oursMedian / djlMedian,
+        median(ratios),
+        oursBest,
+        djlBest,
+        oursBest / djlBest,
+        rounds,
+        batches);
   }
 
   /**
