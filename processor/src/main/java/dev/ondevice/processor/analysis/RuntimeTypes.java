@@ -187,10 +187,6 @@ final class RuntimeTypes {
   }
 
   /**
-   * Whether {@code t} is the runtime's pair of results of a reduction ({@code x.max(1)}: values and
-   * indices).
-   */
-  /**
    * What a method of the runtime's checkpoints is to the tensors it loads ({@link
    * CheckpointPlaces}).
    */
@@ -221,6 +217,10 @@ final class RuntimeTypes {
     return CheckpointRole.NONE;
   }
 
+  /**
+   * Whether {@code t} is the runtime's pair of results of a reduction ({@code x.max(1)}: values and
+   * indices).
+   */
   boolean isResultPair(TypeMirror t) {
     return resultPairElement != null
         && t != null
