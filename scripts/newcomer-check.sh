@@ -4,7 +4,8 @@
 # and Main.java that the README shows (the code blocks after its "<!-- newcomer: PATH -->" lines)
 # into a new folder, compiles and runs the program with exec:java and with the plain java command,
 # then checks that a device bug fails the build at compile time, and that a warning-level check is
-# printed by a plain build but not by mvn -q (as docs/processor.md says).
+# printed by a plain build but not by mvn -q (as docs/processor.md says); last, it sets up Error
+# Prone from the blocks of docs/errorprone.md and checks its report and suggested fix of a device bug.
 #
 #   scripts/newcomer-check.sh            # reaches Maven Central for what the private repository lacks
 #   NEWCOMER_OFFLINE=1 scripts/newcomer-check.sh   # offline: everything from the seed (below)
@@ -157,5 +158,55 @@ sed -i 's|<release>17</release>|<release>17</release><compilerArgs><arg>-Aondevi
 rm -rf target/classes
 out=$(mvn_ -q compile) && { echo "$out"; fail "-Aondevice.check.HostSyncInLoop=error did not fail the build"; }
 grep "Summed.java" <<<"$out" | grep "\[HostSyncInLoop\]" || { echo "$out"; fail "no HostSyncInLoop error"; }
+rm src/main/java/org/example/Summed.java
+
+echo "== Error Prone as docs/errorprone.md sets it up: its compiler configuration, property and .mvn/jvm.config"
+awk -v dir="$PROJECT" '
+  /^<!-- newcomer: .* -->$/ { path = $3; next }
+  path != "" && /^```/ && !inside { inside = 1; file = dir "/" path; n = split(file, parts, "/");
+    folder = substr(file, 1, length(file) - length(parts[n]) - 1); system("mkdir -p \"" folder "\"");
+    printf "" > file; next }
+  inside && /^```$/ { inside = 0; close(file); print path; path = ""; next }
+  inside { print >> file }
+' "$ROOT/docs/errorprone.md"
+for f in errorprone-plugin.xml errorprone-properties.xml .mvn/jvm.config; do
+  [ -s "$f" ] || fail "docs/errorprone.md has no block for $f"
+done
+# The page's <configuration> replaces the README's one of the compiler plugin; its property joins the others.
+awk '
+  FNR == NR { if (/<configuration>/) keep = 1; if (keep) conf = conf $0 "\n"; if (/<\/configuration>/) keep = 0; next }
+  /<artifactId>maven-compiler-plugin<\/artifactId>/ { compiler = 1 }
+  compiler && /<configuration>/ { printf "%s", conf; skip = 1; next }
+  skip { if (/<\/configuration>/) { skip = 0; compiler = 0 } next }
+  { print }
+' errorprone-plugin.xml pom.xml > pom.new && mv pom.new pom.xml
+property=$(grep -v "properties>" errorprone-properties.xml)
+awk -v p="$property" '/<\/properties>/ { print p } { print }' pom.xml > pom.new && mv pom.new pom.xml
+grep -q "Xplugin:ErrorProne" pom.xml || fail "the Error Prone configuration did not reach pom.xml"
+cat > src/main/java/org/example/Dropped.java <<'EOF'
+package org.example;
+
+import dev.ondevice.Device;
+import dev.ondevice.Tensor;
+
+class Dropped {
+  static Tensor run(Device device) {
+    Tensor x = Tensor.randn(4, 784);
+    x.to(device);
+    return new Net().forward(x);
+  }
+}
+EOF
+rm -rf target/classes
+if out=$(mvn_ -q compile); then
+  echo "$out"
+  fail "the build under Error Prone passed with a dropped move"
+fi
+grep "Dropped.java" <<<"$out" | grep "\[DiscardedMove\]" || { echo "$out"; fail "no DiscardedMove error from Error Prone"; }
+grep -q "Did you mean 'x = x.to(device);'" <<<"$out" || { echo "$out"; fail "no suggested fix from Error Prone"; }
+rm src/main/java/org/example/Dropped.java
+out=$(mvn_ -q compile exec:java) || { echo "$out"; fail "mvn -q compile exec:java under Error Prone"; }
+grep -q "^logits \[64, 10\] on cpu" <<<"$out" || fail "the program's output under Error Prone: $out"
+echo "   (Error Prone reported the dropped move with its fix; the program builds and runs under it)"
 
 echo "newcomer-check: passed in $((SECONDS - start)) s"
