@@ -45,6 +45,18 @@ fail() {
   echo "newcomer-check: FAILED: $*" >&2
   exit 1
 }
+# Writes each code block of a Markdown file that follows a "<!-- newcomer: PATH -->" line to
+# $PROJECT/PATH, and prints the paths.
+blocks() {
+  awk -v dir="$PROJECT" '
+    /^<!-- newcomer: .* -->$/ { path = $3; next }
+    path != "" && /^```/ && !inside { inside = 1; file = dir "/" path; n = split(file, parts, "/");
+      folder = substr(file, 1, length(file) - length(parts[n]) - 1); system("mkdir -p \"" folder "\"");
+      printf "" > file; next }
+    inside && /^```$/ { inside = 0; close(file); print path; path = ""; next }
+    inside { print >> file }
+  ' "$1"
+}
 start=$SECONDS
 
 mkdir -p "$REPO"
@@ -62,14 +74,7 @@ echo "== installing from the clone: mvn install -DskipTests"
 
 echo "== writing the project from the README's blocks into $PROJECT"
 mkdir -p "$PROJECT"
-awk -v dir="$PROJECT" '
-  /^<!-- newcomer: .* -->$/ { path = $3; next }
-  path != "" && /^```/ && !inside { inside = 1; file = dir "/" path; n = split(file, parts, "/");
-    folder = substr(file, 1, length(file) - length(parts[n]) - 1); system("mkdir -p \"" folder "\"");
-    printf "" > file; next }
-  inside && /^```$/ { inside = 0; close(file); print path; path = ""; next }
-  inside { print >> file }
-' "$ROOT/README.md"
+blocks "$ROOT/README.md"
 for f in pom.xml src/main/java/org/example/Net.java src/main/java/org/example/Main.java; do
   [ -s "$PROJECT/$f" ] || fail "the README has no block for $f"
 done
@@ -161,14 +166,7 @@ grep "Summed.java" <<<"$out" | grep "\[HostSyncInLoop\]" || { echo "$out"; fail 
 rm src/main/java/org/example/Summed.java
 
 echo "== Error Prone as docs/errorprone.md sets it up: its compiler configuration, property and .mvn/jvm.config"
-awk -v dir="$PROJECT" '
-  /^<!-- newcomer: .* -->$/ { path = $3; next }
-  path != "" && /^```/ && !inside { inside = 1; file = dir "/" path; n = split(file, parts, "/");
-    folder = substr(file, 1, length(file) - length(parts[n]) - 1); system("mkdir -p \"" folder "\"");
-    printf "" > file; next }
-  inside && /^```$/ { inside = 0; close(file); print path; path = ""; next }
-  inside { print >> file }
-' "$ROOT/docs/errorprone.md"
+blocks "$ROOT/docs/errorprone.md"
 for f in errorprone-plugin.xml errorprone-properties.xml .mvn/jvm.config; do
   [ -s "$f" ] || fail "docs/errorprone.md has no block for $f"
 done

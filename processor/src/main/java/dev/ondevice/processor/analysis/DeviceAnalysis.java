@@ -249,8 +249,12 @@ public final class DeviceAnalysis {
       MethodInterpreter interpreter = new MethodInterpreter(ctx, scope, method, Env.start(), true);
       if (method != null) {
         interpreter.method(body, scope);
-        OptimizerStateOrder.check(body, ctx);
-        ModelMovedInLoop.check(body, ctx);
+        List<TreePath> calls = TreeSearch.callsWhereWritten(body);
+        if (calls.stream().anyMatch(c -> TreeSearch.named(c, "toDevice"))) {
+          // The two checks that read statements need a move of a model: most methods have none.
+          OptimizerStateOrder.check(body, calls, ctx);
+          ModelMovedInLoop.check(body, calls, ctx);
+        }
       } else {
         interpreter.body(body);
       }

@@ -5,6 +5,7 @@ import com.sun.source.tree.Tree;
 import com.sun.source.util.TreePath;
 import dev.ondevice.annotations.OnDevice;
 import java.util.IdentityHashMap;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
 import javax.lang.model.element.TypeElement;
@@ -58,8 +59,8 @@ final class MixedDevicesCheck extends DeviceCheck {
         || v.origin() == Value.Origin.PINNED_CPU
         || !(field.getEnclosingElement() instanceof TypeElement owner)
         || !ctx.types().isModel(owner.asType())
-        || (ctx.types().declaredDevice(field) != null
-            && !ctx.types().declaredDevice(field).equals(OnDevice.MODEL))) {
+        || !OnDevice.MODEL.equals(
+            Objects.requireNonNullElse(ctx.types().declaredDevice(field), OnDevice.MODEL))) {
       return;
     }
     String name = field.getSimpleName().toString();

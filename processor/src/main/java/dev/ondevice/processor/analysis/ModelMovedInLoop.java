@@ -25,10 +25,10 @@ final class ModelMovedInLoop {
   private ModelMovedInLoop() {}
 
   /**
-   * Reports each move to the CPU, in the body at {@code method}, that the loop around it runs past.
+   * Reports each move to the CPU, in the body at {@code method} whose calls in the order of the
+   * source are {@code calls}, that the loop around it runs past.
    */
-  static void check(TreePath method, AnalysisContext ctx) {
-    List<TreePath> calls = TreeSearch.callsWhereWritten(method);
+  static void check(TreePath method, List<TreePath> calls, AnalysisContext ctx) {
     for (TreePath move : calls) {
       if (!TreeSearch.named(move, "toDevice") || !toTheCpu(move, ctx)) {
         continue;

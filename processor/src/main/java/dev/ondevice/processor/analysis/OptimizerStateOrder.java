@@ -27,13 +27,9 @@ final class OptimizerStateOrder {
 
   /**
    * Reports each load of state that a later move of the model leaves behind, in the body at {@code
-   * method}.
+   * method} whose calls, in the order of the source, are {@code calls}.
    */
-  static void check(TreePath method, AnalysisContext ctx) {
-    List<TreePath> calls = TreeSearch.callsWhereWritten(method);
-    if (calls.stream().noneMatch(c -> TreeSearch.named(c, "toDevice"))) {
-      return; // the cheap test first: most methods move no model
-    }
+  static void check(TreePath method, List<TreePath> calls, AnalysisContext ctx) {
     stateMadeAtConstruction(method, calls, ctx);
     for (int i = 0; i < calls.size(); i++) {
       Element optimizer = loadedOptimizer(calls.get(i), ctx);

@@ -204,15 +204,15 @@ final class RuntimeTypes {
 
   /** The role of {@code m} among the runtime's checkpoint methods. */
   CheckpointRole checkpointRole(ExecutableElement m) {
-    Element owner = m.getEnclosingElement();
-    String name = m.getSimpleName().toString();
-    if (owner == mapLocationElement && name.equals("to")) {
+    Element owner = m.getEnclosingElement(); // compared first: most calls are of other classes
+    if (owner == mapLocationElement && m.getSimpleName().contentEquals("to")) {
       return CheckpointRole.LOCATION;
     }
-    if (owner == checkpointElement) {
-      return name.equals("load")
-          ? CheckpointRole.LOAD
-          : name.equals("stateDict") ? CheckpointRole.TENSORS : CheckpointRole.NONE;
+    if (owner == checkpointElement && m.getSimpleName().contentEquals("load")) {
+      return CheckpointRole.LOAD;
+    }
+    if (owner == checkpointElement && m.getSimpleName().contentEquals("stateDict")) {
+      return CheckpointRole.TENSORS;
     }
     return CheckpointRole.NONE;
   }

@@ -339,41 +339,23 @@ final class Value {
     if (!cpu && !device) {
       return this;
     }
-    return new Value(
-        place,
-        zeroDim,
-        pinned,
-        pendingHostCopy,
-        origin,
-        originPath,
-        originName,
-        elements,
-        cpu ? new Put(at, value) : cpuPut,
-        device ? new Put(at, value) : devicePut);
+    return withPuts(cpu ? new Put(at, value) : cpuPut, device ? new Put(at, value) : devicePut);
   }
 
   /**
    * The same container value with the puts of {@code from} (a container read or copied from it).
    */
   Value withPutsOf(Value from) {
-    return from.cpuPut == null && from.devicePut == null
-        ? this
-        : new Value(
-            place,
-            zeroDim,
-            pinned,
-            pendingHostCopy,
-            origin,
-            originPath,
-            originName,
-            elements,
-            from.cpuPut,
-            from.devicePut);
+    return withPuts(from.cpuPut, from.devicePut);
   }
 
   /** The same container value, with no puts remembered ({@code parts.clear()}). */
   Value withoutPuts() {
-    return cpuPut == null && devicePut == null
+    return withPuts(null, null);
+  }
+
+  private Value withPuts(Put cpu, Put device) {
+    return samePut(cpu, cpuPut) && samePut(device, devicePut)
         ? this
         : new Value(
             place,
@@ -384,8 +366,8 @@ final class Value {
             originPath,
             originName,
             elements,
-            null,
-            null);
+            cpu,
+            device);
   }
 
   /**
