@@ -1125,4 +1125,60 @@ class MixedDevicesTest {
         .inFile(f)
         .onLine(26);
   }
+
+  @Test
+  void aFieldThatOnlyAccumulatesIntoItselfStaysOnTheCpuWhereItStarted() {
+    JavaFileObject f =
+        source(
+            "Accumulators",
+            AnalysedSources.IMPORTS
+                + """
+        class Accumulators {
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x) {
+              return x.mul(w);
+            }
+          }
+
+          static class Scorer {
+            final Net model = new Net();
+            Tensor losses = Tensor.of(new float[0]); // expect: MixedDevices
+            Tensor hostLosses = Tensor.of(new float[0]);
+            Tensor total = Tensor.scalar(0.0);
+            Tensor moved = Tensor.of(new float[0]);
+            Tensor reset = Tensor.of(new float[0]);
+
+            Scorer(Device device) {
+              model.toDevice(device);
+            }
+
+            void inform(Tensor x) {
+              Tensor loss = model.forward(x);
+              losses = Tensor.cat(List.of(losses, loss), 0);
+              hostLosses = Tensor.cat(List.of(hostLosses, loss.cpu()), 0);
+              total = total.add(loss.sum());
+              moved = Tensor.cat(List.of(moved.to(loss.device()), loss), 0);
+              reset = Tensor.cat(List.of(reset, loss), 0);
+            }
+
+            void clear(Device device) {
+              reset = Tensor.zeros(0, 4, device);
+            }
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c)
+        .hadErrorContaining(
+            "losses starts here on the CPU, and each assignment computes its next value from it, so"
+                + " it stays there; cat (line 35) uses it with loss, which is on device; the op fails"
+                + " when they differ. Create losses on the device of what it accumulates (a device"
+                + " given to the constructor), or move what it accumulates to the CPU there:"
+                + " loss.to(Device.cpu())")
+        .inFile(f)
+        .onLine(23);
+  }
 }

@@ -20,6 +20,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Predicate;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.Element;
@@ -796,6 +797,26 @@ final class AnalysisContext {
       facts.finalFieldsOnTheCpu.put(field, known);
     }
     return known;
+  }
+
+  /**
+   * The initializer of a mutable tensor field of a class that is not a model, where it makes the
+   * field on the CPU and the field only ever accumulates into itself ({@code Tensor rhoLoss =
+   * Tensor.of(new float[0]);}, then {@code rhoLoss = Tensor.cat(List.of(rhoLoss, loss))}): the
+   * field stays there. Null otherwise; 0-dim tensors do not count.
+   */
+  TreePath cpuAccumulatorStart(VariableElement field) {
+    Optional<TreePath> known = facts.cpuAccumulators.get(field);
+    if (known == null) {
+      facts.cpuAccumulators.put(field, Optional.empty());
+      TreePath start = CpuAccumulators.accumulatingInitializer(this, field);
+      Value v = start == null ? null : detachedValue(start, field);
+      known =
+          Optional.ofNullable(
+              v != null && Place.CPU.equals(v.place()) && !v.cpuScalarLike() ? start : null);
+      facts.cpuAccumulators.put(field, known);
+    }
+    return known.orElse(null);
   }
 
   /**

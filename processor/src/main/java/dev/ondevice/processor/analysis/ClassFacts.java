@@ -1,7 +1,9 @@
 package dev.ondevice.processor.analysis;
 
+import com.sun.source.util.TreePath;
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.Optional;
 import java.util.Set;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.VariableElement;
@@ -61,6 +63,13 @@ final class ClassFacts {
    * it on the CPU.
    */
   final IdentityHashMap<VariableElement, Boolean> finalFieldsOnTheCpu = new IdentityHashMap<>();
+
+  /**
+   * Per mutable tensor field of a class that is not a model: the initializer that puts it on the
+   * CPU for good ({@link CpuAccumulators}), or an empty path where there is none.
+   */
+  final IdentityHashMap<VariableElement, Optional<TreePath>> cpuAccumulators =
+      new IdentityHashMap<>();
 
   /**
    * Per model class: the final {@code Device} field its constructors move it to, or null ({@link

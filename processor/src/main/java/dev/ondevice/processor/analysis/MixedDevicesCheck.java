@@ -176,6 +176,10 @@ final class MixedDevicesCheck extends DeviceCheck {
       held(c);
       return;
     }
+    if (c.cpu() != null && c.cpu().value.origin() == Value.Origin.CPU_ACCUMULATOR) {
+      accumulator(c);
+      return;
+    }
     Operand a = c.a();
     Operand b = c.b();
     Operand moved = c.cpu() != null ? c.cpu() : b;
@@ -262,6 +266,42 @@ final class MixedDevicesCheck extends DeviceCheck {
         found + "Move " + movedText + ": " + texts.movedFrom(moved.path, target),
         c.possible(),
         texts.moveFix(moved, target));
+  }
+
+  /**
+   * A field of a plain object that starts on the CPU and only ever accumulates into itself ({@code
+   * rhoLoss = Tensor.cat(List.of(rhoLoss, loss))}), meeting a tensor on a device: reported at its
+   * initializer, the line to change.
+   */
+  private void accumulator(DeviceConflict c) {
+    Operand cpu = c.cpu();
+    Operand device = c.device();
+    String name = cpu.value.originName();
+    reportAt(
+        CheckId.MIXED_DEVICES,
+        cpu.value.originPath(),
+        c.at(),
+        name
+            + " starts here on the CPU, and each assignment computes its next value from it, so it"
+            + " stays there; "
+            + c.op()
+            + " (line "
+            + ctx.lineOf(c.at())
+            + ") uses it with "
+            + device.text(ctx)
+            + ", which is on "
+            + device.value.place().describe()
+            + "; "
+            + (c.possible()
+                ? "they may be different devices at run time"
+                : "the op fails when they differ")
+            + ". Create "
+            + name
+            + " on the device of what it accumulates (a device given to the constructor), or move"
+            + " what it accumulates to the CPU there: "
+            + device.text(ctx)
+            + ".to(Device.cpu())",
+        c.possible());
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.ondevice.processor.analysis;
 
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.Tree;
+import com.sun.source.util.TreePath;
 import dev.ondevice.annotations.Buffer;
 import dev.ondevice.annotations.OnDevice;
 import javax.lang.model.element.Element;
@@ -161,6 +162,12 @@ final class ModelScope {
       return ctx.finalFieldOnTheCpu(f)
           ? Value.on(Place.CPU)
           : Value.UNKNOWN; // a trainer's class weights
+    }
+    TreePath start = modelState || !tensor ? null : ctx.cpuAccumulatorStart(f);
+    if (start != null) {
+      // rhoLoss = Tensor.cat(List.of(rhoLoss, loss)): where it started is where it stays.
+      return Value.on(Place.CPU)
+          .withOrigin(Value.Origin.CPU_ACCUMULATOR, start, f.getSimpleName().toString());
     }
     if (model && !modelState) {
       Place held = ctx.heldModel(f); // a trainer's model, moved in its constructor or by its caller

@@ -44,7 +44,13 @@ final class Value {
     /**
      * A field pinned to the CPU with {@code @OnDevice("cpu")}: it stays there when its model moves.
      */
-    PINNED_CPU
+    PINNED_CPU,
+    /**
+     * A tensor field of a plain object that starts on the CPU and is only ever replaced by values
+     * computed from itself ({@link CpuAccumulators}): the path is its initializer, the name the
+     * field's.
+     */
+    CPU_ACCUMULATOR
   }
 
   /** Three-valued: yes, no, or don't know. */
