@@ -141,7 +141,7 @@ class TensorContainersTest {
   }
 
   @Test
-  void aMapOfCpuTensorsGivenToAModelIsReportedAtTheCall() {
+  void aMapOfCpuTensorsGivenToAModelIsReportedWhereEachWasPut() {
     JavaFileObject f =
         source(
             "Graphs",
@@ -163,14 +163,16 @@ class TensorContainersTest {
           }
 
           static Map<String, Tensor> toDict(GraphBatch b, Device device) {
+            Tensor pos = b.pos(); // expect: MixedDevices
             Map<String, Tensor> input = new java.util.HashMap<>();
-            input.put("pos", b.pos());
-            input.put("attr", b.attr());
+            input.put("pos", pos);
+            input.put("attr", b.attr()); // expect: MixedDevices
             return input;
           }
 
           static Map<String, Tensor> moved(GraphBatch b, Device device) {
             Map<String, Tensor> input = new java.util.HashMap<>();
+            input.put("pos", b.pos());
             input.put("pos", b.pos().to(device));
             input.put("attr", b.attr().to(device));
             return input;
@@ -180,7 +182,7 @@ class TensorContainersTest {
             Potential model = new Potential();
             model.toDevice(device);
             GraphBatch b = convert(3);
-            Tensor e = model.forward(toDict(b, device)); // expect: MixedDevices
+            Tensor e = model.forward(toDict(b, device));
             Tensor g = model.forward(moved(b, device));
           }
         }\
@@ -189,12 +191,16 @@ class TensorContainersTest {
     ExpectedFindings.assertMatch(c, List.of(f));
     assertThat(c)
         .hadErrorContaining(
-            "forward gets tensors on two devices: model is on device and toDict(b, device)"
-                + " (argument 'input') is on the CPU; in device-agnostic code this runs only when device is the CPU, and fails"
-                + " on the GPU machine. toDict(b, device) holds tensors on the CPU: move each of them to device where they"
-                + " are put into it")
+            "b.pos() is on the CPU here and is put into a container (line 30) that forward (line"
+                + " 47) gets as toDict(b, device), while model is on device; in device-agnostic code"
+                + " this runs only when device is the CPU, and fails on the GPU machine. A container"
+                + " has no to(): move each tensor before it is put, b.pos().to(device)")
         .inFile(f)
-        .onLine(45);
+        .onLine(28);
+    assertThat(c)
+        .hadErrorContaining("b.attr() is on the CPU here and is put into a container (line 31)")
+        .inFile(f)
+        .onLine(31);
   }
 
   @Test

@@ -60,6 +60,14 @@ final class AnalysisContext {
       new IdentityHashMap<>();
   private ComputedOnTheHost computedOnTheHost;
 
+  /**
+   * Per element: its declaration's path, or an empty one where its source is not here. javac finds
+   * one by scanning its whole file each time it is asked; the declarations of the analysed file are
+   * recorded in one scan instead. Kept for this class's analysis only, as javac may discard a
+   * class's trees once it is done with it.
+   */
+  private IdentityHashMap<Element, Optional<TreePath>> declarations;
+
   AnalysisContext(
       Trees trees,
       CompilationUnitTree unit,
@@ -75,6 +83,19 @@ final class AnalysisContext {
     this.runtimeTypes = runtimeTypes;
     this.options = options;
     this.semantics = semantics;
+  }
+
+  /** The path of {@code e}'s declaration, or null where its source is not here. */
+  TreePath pathOf(Element e) {
+    if (declarations == null) {
+      declarations = Declarations.of(trees, unit);
+    }
+    Optional<TreePath> known = declarations.get(e);
+    if (known == null) {
+      known = Optional.ofNullable(trees.getPath(e)); // declared in another file
+      declarations.put(e, known);
+    }
+    return known.orElse(null);
   }
 
   /**
@@ -123,7 +144,7 @@ final class AnalysisContext {
     Boolean known = methodsThatTrain.get(m);
     if (known == null) {
       methodsThatTrain.put(m, false); // a recursive call does not train by itself
-      TreePath path = trees.getPath(m);
+      TreePath path = pathOf(m);
       known =
           path != null
               && path.getLeaf() instanceof MethodTree method
@@ -502,7 +523,7 @@ final class AnalysisContext {
         || isRuntime(owner)) {
       return null;
     }
-    TreePath method = trees.getPath(m);
+    TreePath method = pathOf(m);
     return method == null
             || !(method.getLeaf() instanceof MethodTree tree)
             || tree.getBody() == null
@@ -828,8 +849,7 @@ final class AnalysisContext {
   private Value constructorsValue(VariableElement field) {
     Value joined = null;
     for (Element member : field.getEnclosingElement().getEnclosedElements()) {
-      TreePath constructor =
-          member.getKind() == ElementKind.CONSTRUCTOR ? trees.getPath(member) : null;
+      TreePath constructor = member.getKind() == ElementKind.CONSTRUCTOR ? pathOf(member) : null;
       if (constructor == null
           || !(constructor.getLeaf() instanceof MethodTree tree)
           || tree.getBody() == null
@@ -897,7 +917,7 @@ final class AnalysisContext {
    * without one, null when its source is not in this compilation or it is final without one.
    */
   private Value initializerValue(VariableElement field) {
-    TreePath path = trees.getPath(field);
+    TreePath path = pathOf(field);
     if (path == null || !(path.getLeaf() instanceof VariableTree variable)) {
       return null;
     }

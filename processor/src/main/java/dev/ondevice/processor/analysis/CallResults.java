@@ -68,7 +68,7 @@ final class CallResults {
         || overridable(m, owner)) {
       return false;
     }
-    TreePath body = ctx.trees().getPath(m);
+    TreePath body = ctx.pathOf(m);
     return body != null
         && body.getLeaf() instanceof MethodTree tree
         && tree.getBody() != null
@@ -107,7 +107,7 @@ final class CallResults {
     if (cached != null) {
       return cached;
     }
-    TreePath body = ctx.trees().getPath(m);
+    TreePath body = ctx.pathOf(m);
     inProgress.add(m);
     ctx.pushBuffer();
     ctx.pushRejections();

@@ -120,7 +120,7 @@ final class CallSites {
     ExecutableElement found = null;
     for (ExecutableElement candidate : methods) {
       if (candidate != m
-          && candidate.getSimpleName().contentEquals(m.getSimpleName())
+          && candidate.getSimpleName().equals(m.getSimpleName())
           && candidate.getEnclosingElement() instanceof TypeElement type
           && elements.overrides(candidate, m, type)) {
         if (found != null) {

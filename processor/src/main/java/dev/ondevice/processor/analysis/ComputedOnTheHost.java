@@ -89,7 +89,7 @@ final class ComputedOnTheHost {
     if (local == null || local.getKind() != ElementKind.LOCAL_VARIABLE) {
       return null;
     }
-    TreePath declaration = ctx.trees().getPath(local);
+    TreePath declaration = ctx.pathOf(local);
     TreePath method = LocalInitializers.enclosingMethod(declaration);
     if (declaration == null
         || method == null
@@ -292,7 +292,7 @@ final class ComputedOnTheHost {
     }
     Summary s = null;
     try {
-      TreePath path = ctx.trees().getPath(m);
+      TreePath path = ctx.pathOf(m);
       if (path != null && path.getLeaf() instanceof MethodTree method && method.getBody() != null) {
         s = returns(new TreePath(path, method.getBody()), depth);
       }
@@ -373,7 +373,7 @@ final class ComputedOnTheHost {
   /** A call of a method with its body here that no subclass elsewhere can replace. */
   private boolean isMethodOfTheCompilation(TreePath path) {
     if (!(ctx.trees().getElement(path) instanceof ExecutableElement m)
-        || ctx.trees().getPath(m) == null
+        || ctx.pathOf(m) == null
         || m.getModifiers().contains(Modifier.ABSTRACT)) {
       return false;
     }

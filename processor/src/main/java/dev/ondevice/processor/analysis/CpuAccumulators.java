@@ -35,7 +35,7 @@ final class CpuAccumulators {
         || field.getModifiers().contains(Modifier.PROTECTED)) {
       return null;
     }
-    TreePath declaration = ctx.trees().getPath(field);
+    TreePath declaration = ctx.pathOf(field);
     if (declaration == null
         || !(declaration.getLeaf() instanceof VariableTree variable)
         || variable.getInitializer() == null) {

@@ -104,7 +104,7 @@ final class CreateThenMoveCheck extends DeviceCheck {
     TreePath helperPath = c.receiverPath();
     return ctx.trees().getElement(helperPath) instanceof ExecutableElement m
         && ctx.semantics(m).kind == MethodSemantics.Kind.OTHER
-        && ctx.trees().getPath(m) != null
+        && ctx.pathOf(m) != null
         && CreateThenMoveFix.suggestion(ctx, helperPath, helper, "device") != null;
   }
 

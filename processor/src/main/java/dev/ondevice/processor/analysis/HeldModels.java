@@ -45,7 +45,7 @@ final class HeldModels {
     known.put(f, Place.UNKNOWN);
     Place p = Place.UNKNOWN;
     if (f.getEnclosingElement() instanceof TypeElement owner) {
-      TreePath ownerPath = ctx.trees().getPath(owner);
+      TreePath ownerPath = ctx.pathOf(owner);
       if (ownerPath != null && ownerPath.getCompilationUnit() == ctx.unit()) {
         p = fromMoves(f, owner, ctx);
       }
@@ -180,8 +180,7 @@ final class HeldModels {
       TypeElement owner, AnalysisContext ctx) {
     IdentityHashMap<Element, VariableElement> stored = new IdentityHashMap<>();
     for (Element member : owner.getEnclosedElements()) {
-      TreePath path =
-          member.getKind() == ElementKind.CONSTRUCTOR ? ctx.trees().getPath(member) : null;
+      TreePath path = member.getKind() == ElementKind.CONSTRUCTOR ? ctx.pathOf(member) : null;
       if (path == null || !(path.getLeaf() instanceof MethodTree tree) || tree.getBody() == null) {
         continue;
       }

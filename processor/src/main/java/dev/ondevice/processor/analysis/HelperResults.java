@@ -117,7 +117,7 @@ final class HelperResults {
             || m.getModifiers().contains(Modifier.PRIVATE)
             || m.getModifiers().contains(Modifier.FINAL)
             || m.getEnclosingElement().getModifiers().contains(Modifier.FINAL);
-    TreePath method = fixed ? ctx.trees().getPath(m) : null;
+    TreePath method = fixed ? ctx.pathOf(m) : null;
     if (method == null
         || !(method.getLeaf() instanceof MethodTree tree)
         || tree.getBody() == null

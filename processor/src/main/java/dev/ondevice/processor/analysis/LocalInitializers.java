@@ -26,7 +26,7 @@ final class LocalInitializers {
     if (local == null || local.getKind() != ElementKind.LOCAL_VARIABLE) {
       return null;
     }
-    TreePath declaration = ctx.trees().getPath(local);
+    TreePath declaration = ctx.pathOf(local);
     if (declaration == null
         || !(declaration.getLeaf() instanceof VariableTree v)
         || v.getInitializer() == null) {

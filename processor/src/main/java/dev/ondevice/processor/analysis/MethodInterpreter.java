@@ -2023,7 +2023,16 @@ final class MethodInterpreter implements Interpretation {
       // parts.set(i, parts.get(i).to(d)) may replace the tensor put on the CPU: the puts start
       // again.
       Value after = Value.on(joined(c.path, c.argumentTrees, c.arguments, c.receiver.place()));
-      after = TensorContainers.replaces(c.method) ? after : after.withPutsOf(c.receiver);
+      Object key =
+          c.argumentTrees.size() == 2 && c.method.getSimpleName().contentEquals("put")
+              ? constant(c.argumentPath(0))
+              : null; // a map's key; a list's set(i, x) may replace what add(x) put
+      if (!TensorContainers.replaces(c.method)) {
+        after = after.withPutsOf(c.receiver);
+      } else if (key != null) {
+        // input.put("atom_pos", atomPos): only what was put under that key is replaced.
+        after = after.withPutsOf(c.receiver).withoutPuts(put -> key.equals(putKey(put)));
+      }
       for (int i = 0; i < c.argumentTrees.size(); i++) {
         if (rt.isTensor(ctx.trees().getTypeMirror(c.argumentPath(i)))) {
           after = after.withPut(c.argumentPath(i), c.arguments.get(i));
@@ -2041,6 +2050,17 @@ final class MethodInterpreter implements Interpretation {
     return containers.holdsTensors(result)
         ? read.withPutsOf(c.receiver)
         : read; // parts.subList(1, n)
+  }
+
+  /** The constant key or index a tensor was put under ({@code map.put("mask", m)}), or null. */
+  private Object putKey(Value.Put put) {
+    TreePath call = put.at().getParentPath();
+    return call != null
+            && call.getLeaf() instanceof MethodInvocationTree invocation
+            && invocation.getArguments().size() == 2
+            && invocation.getArguments().get(1) == put.at().getLeaf()
+        ? constant(new TreePath(call, invocation.getArguments().get(0)))
+        : null;
   }
 
   /**

@@ -229,6 +229,9 @@ final class MixedDevicesCheck extends DeviceCheck {
       return;
     }
     if (ctx.containers().holdsTensors(ctx.trees().getTypeMirror(moved.path))) {
+      if (moved == c.cpu() && heldPuts(c, other, why)) {
+        return;
+      }
       // forward(input) with a Map of CPU tensors: a container has no to(); its tensors move one by
       // one.
       report(
@@ -266,6 +269,49 @@ final class MixedDevicesCheck extends DeviceCheck {
         found + "Move " + movedText + ": " + texts.movedFrom(moved.path, target),
         c.possible(),
         texts.moveFix(moved, target));
+  }
+
+  /**
+   * A container of CPU tensors given where a device is needed ({@code model.forward(input)} with
+   * {@code input} filled by a helper), reported where each CPU tensor put into it in this file was
+   * made or read, the lines to change: the local's initializer where a local was put, else the put.
+   * False where no put is known here.
+   */
+  private boolean heldPuts(DeviceConflict c, Operand device, String why) {
+    boolean reported = false;
+    for (Value.Put put : c.cpu().value.cpuPuts()) {
+      if (put.at().getCompilationUnit() != ctx.unit()) {
+        continue;
+      }
+      TreePath where =
+          Objects.requireNonNullElse(
+              LocalInitializers.soleInitializer(ctx, ctx.trees().getElement(put.at())), put.at());
+      String target = texts.deviceAt(where, device);
+      String moved = target == null ? null : texts.movedFrom(where, target);
+      reportAt(
+          CheckId.MIXED_DEVICES,
+          where,
+          c.at(),
+          ctx.shortText(where.getLeaf())
+              + " is on the CPU here and is put into a container (line "
+              + ctx.lineOf(put.at())
+              + ") that "
+              + c.op()
+              + " (line "
+              + ctx.lineOf(c.at())
+              + ") gets as "
+              + c.cpu().text(ctx)
+              + ", while "
+              + texts.describe(device)
+              + "; "
+              + why
+              + ". A container has no to(): move each tensor before it is put, "
+              + (moved == null ? "to the device of " + device.text(ctx) : moved),
+          c.possible(),
+          moved == null ? null : Fix.replace("move it to the device", where.getLeaf(), moved));
+      reported = true;
+    }
+    return reported;
   }
 
   /**

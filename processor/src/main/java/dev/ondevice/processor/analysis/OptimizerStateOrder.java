@@ -141,7 +141,7 @@ final class OptimizerStateOrder {
    * Tensor.zerosLike(p)}).
    */
   static boolean makesTensors(ExecutableElement constructor, AnalysisContext ctx) {
-    TreePath body = ctx.trees().getPath(constructor);
+    TreePath body = ctx.pathOf(constructor);
     if (body == null) {
       return false;
     }

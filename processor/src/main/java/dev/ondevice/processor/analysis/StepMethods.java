@@ -201,7 +201,7 @@ final class StepMethods {
     while (!batchWork.isEmpty() || !forwardWork.isEmpty()) {
       boolean perBatchCaller = !batchWork.isEmpty();
       ExecutableElement caller = perBatchCaller ? batchWork.pop() : forwardWork.pop();
-      TreePath body = ctx.trees().getPath(caller);
+      TreePath body = ctx.pathOf(caller);
       if (body == null) {
         continue;
       }

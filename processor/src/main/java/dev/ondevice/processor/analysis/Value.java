@@ -70,8 +70,12 @@ final class Value {
    */
   record Put(TreePath at, Value value) {}
 
+  /** How many tensors put on the CPU a container remembers. */
+  private static final int MAX_CPU_PUTS = 8;
+
   static final Value UNKNOWN =
-      new Value(Place.UNKNOWN, false, Tri.MAYBE, false, Origin.NONE, null, null, null, null, null);
+      new Value(
+          Place.UNKNOWN, false, Tri.MAYBE, false, Origin.NONE, null, null, null, List.of(), null);
 
   private final Place place;
   private final boolean zeroDim;
@@ -84,8 +88,11 @@ final class Value {
   /** An array's elements, each where it is; null for anything else. */
   private final List<Value> elements;
 
-  /** For a container: a tensor put into it on the CPU, or null. */
-  private final Put cpuPut;
+  /**
+   * For a container: the tensors put into it on the CPU, in the order first seen, at most {@link
+   * #MAX_CPU_PUTS}; empty for anything else.
+   */
+  private final List<Put> cpuPuts;
 
   /** For a container: a tensor put into it on a known device, or null. */
   private final Put devicePut;
@@ -99,7 +106,7 @@ final class Value {
       TreePath originPath,
       String originName,
       List<Value> elements,
-      Put cpuPut,
+      List<Put> cpuPuts,
       Put devicePut) {
     this.place = place;
     this.zeroDim = zeroDim;
@@ -109,12 +116,13 @@ final class Value {
     this.originPath = originPath;
     this.originName = originName;
     this.elements = elements;
-    this.cpuPut = cpuPut;
+    this.cpuPuts = Objects.requireNonNull(cpuPuts);
     this.devicePut = devicePut;
   }
 
   static Value on(Place place) {
-    return new Value(place, false, Tri.MAYBE, false, Origin.NONE, null, null, null, null, null);
+    return new Value(
+        place, false, Tri.MAYBE, false, Origin.NONE, null, null, null, List.of(), null);
   }
 
   /** An array of tensors made with its elements: where they all are, and where each one is. */
@@ -132,7 +140,7 @@ final class Value {
         null,
         null,
         List.copyOf(elements),
-        null,
+        List.of(),
         null);
   }
 
@@ -147,16 +155,19 @@ final class Value {
    */
   Value throughCalls() {
     if (elements == null) {
-      return on(place.throughCalls());
+      return on(place.throughCalls()).withPutsOf(this); // where a helper put the tensors it returns
     }
     List<Value> seen = new ArrayList<>(elements.size());
     elements.forEach(e -> seen.add(e.throughCalls()));
     return array(seen);
   }
 
-  /** Where this is and nothing else: the place, and an array's elements one by one. */
+  /**
+   * Where this is and nothing else: the place, an array's elements one by one, and where a
+   * container's tensors were put.
+   */
   Value located() {
-    return elements == null ? on(place) : array(elements);
+    return elements == null ? on(place).withPutsOf(this) : array(elements);
   }
 
   /** Whether this is an array whose elements are known one by one. */
@@ -185,7 +196,7 @@ final class Value {
         null,
         null,
         null,
-        null,
+        List.of(),
         null);
   }
 
@@ -236,7 +247,7 @@ final class Value {
 
   Value withPlace(Place p) {
     return new Value(
-        p, zeroDim, pinned, pendingHostCopy, origin, originPath, originName, null, null, null);
+        p, zeroDim, pinned, pendingHostCopy, origin, originPath, originName, null, List.of(), null);
   }
 
   Value withZeroDim(boolean z) {
@@ -249,7 +260,7 @@ final class Value {
         originPath,
         originName,
         elements,
-        cpuPut,
+        cpuPuts,
         devicePut);
   }
 
@@ -263,7 +274,7 @@ final class Value {
         originPath,
         originName,
         elements,
-        cpuPut,
+        cpuPuts,
         devicePut);
   }
 
@@ -277,13 +288,13 @@ final class Value {
         originPath,
         originName,
         elements,
-        cpuPut,
+        cpuPuts,
         devicePut);
   }
 
   Value withOrigin(Origin o, TreePath tree, String name) {
     return new Value(
-        place, zeroDim, pinned, pendingHostCopy, o, tree, name, elements, cpuPut, devicePut);
+        place, zeroDim, pinned, pendingHostCopy, o, tree, name, elements, cpuPuts, devicePut);
   }
 
   Value join(Value other) {
@@ -327,41 +338,52 @@ final class Value {
         path,
         name,
         joinedElements == null ? null : List.copyOf(joinedElements),
-        cpuPut != null ? cpuPut : other.cpuPut,
+        unionOf(cpuPuts, other.cpuPuts),
         devicePut != null ? devicePut : other.devicePut);
   }
 
   /**
-   * This container after {@code value} was put into it at {@code at}: it remembers the first tensor
-   * put on the CPU (not a 0-dim one) and the first put on a known device, through joins, so that an
-   * op that needs all its tensors on one device ({@code Tensor.stack(parts)}) finds a list a loop
-   * filled with both ({@link #mixedPuts}).
+   * This container after {@code value} was put into it at {@code at}: it remembers the tensors put
+   * on the CPU (not 0-dim ones) and the first put on a known device, through joins, so that an op
+   * that needs all its tensors on one device ({@code Tensor.stack(parts)}) finds a list a loop
+   * filled with both ({@link #mixedPuts}), and a model given a map of CPU tensors finds where each
+   * was put ({@link #cpuPuts}).
    */
   Value withPut(TreePath at, Value value) {
     Place p = value.place;
-    boolean cpu = Place.CPU.equals(p) && !value.zeroDim && cpuPut == null;
+    boolean cpu = Place.CPU.equals(p) && !value.zeroDim;
     boolean device =
         (p.kind() == Place.Kind.FIXED || p.kind() == Place.Kind.SYMBOL) && devicePut == null;
     if (!cpu && !device) {
       return this;
     }
-    return withPuts(cpu ? new Put(at, value) : cpuPut, device ? new Put(at, value) : devicePut);
+    return withPuts(
+        cpu ? unionOf(cpuPuts, List.of(new Put(at, value))) : cpuPuts,
+        device ? new Put(at, value) : devicePut);
   }
 
   /**
    * The same container value with the puts of {@code from} (a container read or copied from it).
    */
   Value withPutsOf(Value from) {
-    return withPuts(from.cpuPut, from.devicePut);
+    return withPuts(from.cpuPuts, from.devicePut);
+  }
+
+  /** The same container value without the puts that {@code replaced} says were replaced. */
+  Value withoutPuts(java.util.function.Predicate<Put> replaced) {
+    List<Put> kept = cpuPuts.stream().filter(replaced.negate()).toList();
+    return withPuts(
+        kept.size() == cpuPuts.size() ? cpuPuts : kept,
+        devicePut != null && replaced.test(devicePut) ? null : devicePut);
   }
 
   /** The same container value, with no puts remembered ({@code parts.clear()}). */
   Value withoutPuts() {
-    return withPuts(null, null);
+    return withPuts(List.of(), null);
   }
 
-  private Value withPuts(Put cpu, Put device) {
-    return samePut(cpu, cpuPut) && samePut(device, devicePut)
+  private Value withPuts(List<Put> cpu, Put device) {
+    return samePuts(cpu, cpuPuts) && samePut(device, devicePut)
         ? this
         : new Value(
             place,
@@ -377,11 +399,32 @@ final class Value {
   }
 
   /**
-   * For a container given both a tensor on the CPU and one on a device: those two puts, the CPU one
-   * first; else null.
+   * The puts of {@code a}, then those of {@code b} at other places, at most {@link #MAX_CPU_PUTS}.
+   */
+  private static List<Put> unionOf(List<Put> a, List<Put> b) {
+    if (b.isEmpty() || a.size() >= MAX_CPU_PUTS) {
+      return a;
+    }
+    List<Put> union = new ArrayList<>(a);
+    for (Put put : b) {
+      if (union.size() < MAX_CPU_PUTS && union.stream().noneMatch(u -> samePut(u, put))) {
+        union.add(put);
+      }
+    }
+    return union.size() == a.size() ? a : List.copyOf(union);
+  }
+
+  /**
+   * For a container given both a tensor on the CPU and one on a device: the first CPU put and the
+   * device put, in that order; else null.
    */
   List<Put> mixedPuts() {
-    return cpuPut != null && devicePut != null ? List.of(cpuPut, devicePut) : null;
+    return !cpuPuts.isEmpty() && devicePut != null ? List.of(cpuPuts.get(0), devicePut) : null;
+  }
+
+  /** For a container: the tensors put into it on the CPU, in the order first seen. */
+  List<Put> cpuPuts() {
+    return cpuPuts;
   }
 
   /**
@@ -405,8 +448,20 @@ final class Value {
         && v.origin == origin
         && sameLeaf(v.originPath, originPath)
         && Objects.equals(v.elements, elements)
-        && samePut(v.cpuPut, cpuPut)
+        && samePuts(v.cpuPuts, cpuPuts)
         && samePut(v.devicePut, devicePut);
+  }
+
+  private static boolean samePuts(List<Put> a, List<Put> b) {
+    if (a.size() != b.size()) {
+      return false;
+    }
+    for (int i = 0; i < a.size(); i++) {
+      if (!samePut(a.get(i), b.get(i))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static boolean samePut(Put a, Put b) {

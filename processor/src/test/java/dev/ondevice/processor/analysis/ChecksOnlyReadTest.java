@@ -36,6 +36,7 @@ class ChecksOnlyReadTest {
           "computedOnTheHost",
           "containers",
           "lineOf",
+          "pathOf",
           "placeOf",
           "report",
           "semantics",
@@ -43,7 +44,8 @@ class ChecksOnlyReadTest {
           "suppressedAt",
           "text",
           "trees",
-          "types");
+          "types",
+          "unit");
 
   /** The interpreter's state and rules, which no check may name. */
   private static final Set<String> INTERPRETER_ONLY =
