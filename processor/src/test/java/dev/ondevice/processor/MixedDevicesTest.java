@@ -1181,4 +1181,41 @@ class MixedDevicesTest {
         .inFile(f)
         .onLine(23);
   }
+
+  @Test
+  void aDeviceEveryCallGivesAsItsReceiversIsTheModelsDevice() {
+    JavaFileObject f =
+        source(
+            "Steps",
+            AnalysedSources.IMPORTS
+                + """
+        class Steps {
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x) {
+              return x.mul(w);
+            }
+
+            Tensor step(Tensor x, Device device) {
+              return forward(x.to(device));
+            }
+
+            Tensor elsewhere(Tensor x, Device device) {
+              return forward(x.to(device)); // expect: warning MixedDevices
+            }
+          }
+
+          void run(Device device, Device other, Tensor x) {
+            Net model = new Net();
+            model.toDevice(device);
+            Tensor a = model.step(x, device);
+            Tensor b = model.elsewhere(x, device);
+            Tensor c = model.elsewhere(x, other);
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+  }
 }

@@ -65,6 +65,64 @@ class OptimizerStateOrderTest {
   }
 
   @Test
+  void stateLoadedByAHelperBeforeTheModelMovesIsReportedAtTheLoad() {
+    JavaFileObject f =
+        source(
+            "ResumeHelper",
+            AnalysedSources.IMPORTS
+                + """
+        import dev.ondevice.optim.Optimizer;
+        import dev.ondevice.optim.Sgd;
+        class ResumeHelper {
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+            List<dev.ondevice.Parameter> parameters() { return List.of(w); }
+          }
+
+          static void loadEpoch(dev.ondevice.optim.OptimizerState saved, Optimizer optm) {
+            optm.loadStateDict(saved); // expect: OptimizerStateLeftBehind
+          }
+
+          static void loadOther(dev.ondevice.optim.OptimizerState saved, Optimizer optm, Optimizer other) {
+            other.loadStateDict(saved);
+          }
+
+          void resume(dev.ondevice.optim.OptimizerState saved, Device device) {
+            Net model = new Net();
+            Sgd optimizer = new Sgd(model.parameters(), 0.1);
+            loadEpoch(saved, optimizer);
+            model.toDevice(device);
+            optimizer.step();
+          }
+
+          void resumeAfterTheMove(dev.ondevice.optim.OptimizerState saved, Device device) {
+            Net model = new Net();
+            model.toDevice(device);
+            Sgd optimizer = new Sgd(model.parameters(), 0.1);
+            loadEpoch(saved, optimizer);
+            optimizer.step();
+          }
+
+          void loadsAnother(dev.ondevice.optim.OptimizerState saved, Device device, Optimizer o) {
+            Net model = new Net();
+            Sgd optimizer = new Sgd(model.parameters(), 0.1);
+            loadOther(saved, optimizer, o);
+            model.toDevice(device);
+          }
+        }\
+        """);
+    Compilation c = Sources.compile(List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c)
+        .hadErrorContaining(
+            "the state loaded into optimizer here (by loadEpoch(saved, optimizer), line 31) is put"
+                + " where model's parameters are now, and model.toDevice(device) (line 32) moves the"
+                + " parameters without it")
+        .inFile(f)
+        .onLine(21);
+  }
+
+  @Test
   void anOptimizerMakingItsStateInItsConstructorIsBuiltAfterTheMove() {
     JavaFileObject f =
         source(

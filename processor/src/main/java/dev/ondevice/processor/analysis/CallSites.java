@@ -35,6 +35,10 @@ final class CallSites {
   private final Set<Tree> interpreted = Collections.newSetFromMap(new IdentityHashMap<>());
   private final IdentityHashMap<ExecutableElement, Value[]> arguments = new IdentityHashMap<>();
 
+  /** Per method: for each parameter, whether every call recorded gives it its receiver's place. */
+  private final IdentityHashMap<ExecutableElement, boolean[]> receiversPlace =
+      new IdentityHashMap<>();
+
   /**
    * Per method of the class: for each parameter, whether its body may change the container it is
    * given.
@@ -179,15 +183,39 @@ final class CallSites {
     interpreted.add(body);
   }
 
-  /** Records the values a call of {@code m} gives its parameters. */
-  void record(ExecutableElement m, List<Value> args) {
+  /**
+   * Records the values a call of {@code m} gives its parameters, and whether each is where the
+   * call's receiver is ({@code model.step(loader, device)} after {@code model.toDevice(device)}).
+   */
+  void record(ExecutableElement m, Value receiver, List<Value> args) {
     if (!callers.containsKey(m) || m.isVarArgs()) {
       return;
     }
     Value[] known = arguments.computeIfAbsent(m, k -> new Value[args.size()]);
+    boolean[] same = receiversPlace.computeIfAbsent(m, k -> filled(args.size()));
     for (int i = 0; i < known.length && i < args.size(); i++) {
       known[i] = known[i] == null ? args.get(i) : known[i].join(args.get(i));
+      same[i] &=
+          receiver != null
+              && receiver.place().kind() == Place.Kind.SYMBOL
+              && receiver.place().equals(args.get(i).place());
     }
+  }
+
+  private static boolean[] filled(int n) {
+    boolean[] all = new boolean[n];
+    java.util.Arrays.fill(all, true);
+    return all;
+  }
+
+  /**
+   * Whether every call of {@code m} in the class gives parameter {@code i} the device its receiver
+   * is on ({@code model.step(loader, device)} after {@code model.toDevice(device)}); false where
+   * {@code m} may be called from elsewhere, or from a body not interpreted yet.
+   */
+  boolean givesTheReceiversPlace(ExecutableElement m, int i) {
+    boolean[] same = receiversPlace.get(m);
+    return argument(m, i) != null && same != null && i < same.length && same[i];
   }
 
   /**

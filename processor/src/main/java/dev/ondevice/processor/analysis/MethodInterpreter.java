@@ -275,7 +275,8 @@ final class MethodInterpreter implements Interpretation {
     if (rt.isDevice(t)) {
       if (scope.isModelInstanceMethod()
           && p.getEnclosingElement() instanceof ExecutableElement m
-          && ctx.givenTheModelsDevice(m, m.getParameters().indexOf(p))) {
+          && (ctx.givenTheModelsDevice(m, m.getParameters().indexOf(p))
+              || ctx.callSites().givesTheReceiversPlace(m, m.getParameters().indexOf(p)))) {
         return Value.on(
             thisValue.place()); // setCache(n, x.device()) from every call: the model's device
       }
@@ -1709,7 +1710,9 @@ final class MethodInterpreter implements Interpretation {
     if (ctx.callSites().records(runs)) {
       ctx.callSites()
           .record(
-              runs, args); // train(model, loader), or the one implementation of an abstract step
+              runs,
+              receiverTree != null ? receiver : thisValue,
+              args); // train(model, loader), or the one implementation of an abstract step
     }
     Call call = new Call(path, t, m, s, receiverTree, receiver, t.getArguments(), args);
     Value result = apply(call);

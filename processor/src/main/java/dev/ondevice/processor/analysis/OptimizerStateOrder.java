@@ -32,7 +32,8 @@ final class OptimizerStateOrder {
   static void check(TreePath method, List<TreePath> calls, AnalysisContext ctx) {
     stateMadeAtConstruction(method, calls, ctx);
     for (int i = 0; i < calls.size(); i++) {
-      Element optimizer = loadedOptimizer(calls.get(i), ctx);
+      Load load = loadedOptimizer(calls.get(i), ctx);
+      Element optimizer = load == null ? null : load.optimizer();
       Element model = optimizer == null ? null : modelOf(optimizer, method, ctx);
       if (model == null) {
         continue;
@@ -49,14 +50,23 @@ final class OptimizerStateOrder {
       String m = model.getSimpleName().toString();
       ctx.report(
           CheckId.OPTIMIZER_STATE_LEFT_BEHIND,
+          load.at(),
           calls.get(i),
           "the state loaded into "
               + o
+              + (load.at() == calls.get(i)
+                  ? ""
+                  : " here (by "
+                      + ctx.shortText(calls.get(i).getLeaf())
+                      + ", line "
+                      + ctx.lineOf(calls.get(i))
+                      + ")")
               + " is put where "
               + m
               + "'s parameters are now, and "
               + ctx.shortText(move.getLeaf())
-              + " below moves the parameters without"
+              + (load.at() == calls.get(i) ? " below" : " (line " + ctx.lineOf(move) + ")")
+              + " moves the parameters without"
               + " it: "
               + o
               + ".step() then fails; move "
@@ -158,20 +168,67 @@ final class OptimizerStateOrder {
     return found[0];
   }
 
-  /** The optimizer local whose state {@code call} loads, or null. */
-  private static Element loadedOptimizer(TreePath call, AnalysisContext ctx) {
+  /**
+   * An optimizer local whose state a call loads, and where: the call itself, or the load inside a
+   * helper of this file that the call gives the optimizer ({@code loadEpoch(dir, epoch, model,
+   * optm)} calling {@code optm.loadStateDict(...)}).
+   */
+  private record Load(Element optimizer, TreePath at) {}
+
+  /** What {@code call} loads, directly or through a helper's body in this file; or null. */
+  private static Load loadedOptimizer(TreePath call, AnalysisContext ctx) {
+    Element direct = loadedBy(call, ctx);
+    if (direct != null) {
+      return isLocal(direct) && ctx.types().isOptimizer(direct.asType())
+          ? new Load(direct, call)
+          : null;
+    }
     MethodInvocationTree t = (MethodInvocationTree) call.getLeaf();
+    TreePath declaration =
+        ctx.trees().getElement(call) instanceof ExecutableElement m ? ctx.pathOf(m) : null;
+    if (declaration == null
+        || declaration.getCompilationUnit() != ctx.unit()
+        || !(declaration.getLeaf() instanceof com.sun.source.tree.MethodTree tree)
+        || tree.getBody() == null
+        || tree.getParameters().size() != t.getArguments().size()) {
+      return null;
+    }
+    for (int a = 0; a < t.getArguments().size(); a++) {
+      Element given =
+          MethodInterpreter.skipParens(t.getArguments().get(a)) instanceof IdentifierTree
+              ? ctx.trees().getElement(new TreePath(call, t.getArguments().get(a)))
+              : null;
+      if (given == null || !isLocal(given) || !ctx.types().isOptimizer(given.asType())) {
+        continue;
+      }
+      Element parameter =
+          ctx.trees().getElement(new TreePath(declaration, tree.getParameters().get(a)));
+      for (TreePath inner :
+          TreeSearch.callsWhereWritten(new TreePath(declaration, tree.getBody()))) {
+        if (loadedBy(inner, ctx) == parameter) {
+          return new Load(given, inner);
+        }
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The variable whose state {@code call} loads: the receiver of {@code loadStateDict}, an argument
+   * of {@code restore}; or null.
+   */
+  private static Element loadedBy(TreePath call, AnalysisContext ctx) {
     if (TreeSearch.named(call, "loadStateDict")) {
       Element e = TreeSearch.receiver(call, ctx);
-      return e != null && isLocal(e) && ctx.types().isOptimizer(e.asType()) ? e : null;
+      return e != null && ctx.types().isOptimizer(e.asType()) ? e : null;
     }
     if (TreeSearch.named(call, "restore")) {
-      for (ExpressionTree a : t.getArguments()) {
+      for (ExpressionTree a : ((MethodInvocationTree) call.getLeaf()).getArguments()) {
         Element e =
             MethodInterpreter.skipParens(a) instanceof IdentifierTree
                 ? ctx.trees().getElement(new TreePath(call, a))
                 : null;
-        if (e != null && isLocal(e) && ctx.types().isOptimizer(e.asType())) {
+        if (e != null && ctx.types().isOptimizer(e.asType())) {
           return e;
         }
       }
