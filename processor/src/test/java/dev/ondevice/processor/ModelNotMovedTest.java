@@ -400,4 +400,98 @@ class ModelNotMovedTest {
         }\
         """);
   }
+
+  @Test
+  void aCopyOfTheWeightsBuiltBeforeTheModelMovesIsLeftBehind() {
+    JavaFileObject f =
+        source(
+            "Swag",
+            AnalysedSources.IMPORTS
+                + """
+        class Swag {
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+
+            List<dev.ondevice.Parameter> parameters() {
+              return List.of(w);
+            }
+
+            Tensor forward(Tensor x) {
+              return x.mul(w);
+            }
+          }
+
+          static class Averaged extends Model {
+            final Net module = new Net();
+
+            Averaged(Net model) {
+              copy(model);
+            }
+
+            private void copy(Net source) {
+              for (dev.ondevice.Parameter p : source.parameters()) {
+                module.w = p;
+              }
+            }
+
+            void update(Net model) {}
+          }
+
+          static class Wrapper extends Model {
+            final Net inner;
+
+            Wrapper(Net model) {
+              inner = model;
+            }
+
+            void run() {}
+          }
+
+          void before(Device device) {
+            Net net = new Net();
+            Averaged swag = new Averaged(net); // expect: ModelNotMoved
+            net.toDevice(device);
+            swag.update(net);
+          }
+
+          void movedToo(Device device) {
+            Net net = new Net();
+            Averaged swag = new Averaged(net);
+            net.toDevice(device);
+            swag.toDevice(device);
+            swag.update(net);
+          }
+
+          void after(Device device) {
+            Net net = new Net();
+            net.toDevice(device);
+            Averaged swag = new Averaged(net);
+            swag.update(net);
+          }
+
+          void wrapped(Device device) {
+            Net net = new Net();
+            Wrapper w = new Wrapper(net);
+            net.toDevice(device);
+            w.run();
+          }
+
+          void neverUsed(Device device) {
+            Net net = new Net();
+            Averaged swag = new Averaged(net);
+            net.toDevice(device);
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c)
+        .hadErrorContaining(
+            "swag is built here from net's weights while net is on the CPU, and"
+                + " net.toDevice(device) (line 54) moves net but not swag: swag's copy stays on the"
+                + " CPU, and swag.update(net) (line 55) mixes it with net's on the device. Move swag"
+                + " as well (swag.toDevice(device)), or build it after the move")
+        .inFile(f)
+        .onLine(53);
+  }
 }

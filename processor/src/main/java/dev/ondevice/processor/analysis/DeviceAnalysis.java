@@ -251,9 +251,10 @@ public final class DeviceAnalysis {
         interpreter.method(body, scope);
         List<TreePath> calls = TreeSearch.callsWhereWritten(body);
         if (calls.stream().anyMatch(c -> TreeSearch.named(c, "toDevice"))) {
-          // The two checks that read statements need a move of a model: most methods have none.
+          // The checks that read statements need a move of a model: most methods have none.
           OptimizerStateOrder.check(body, calls, ctx);
           ModelMovedInLoop.check(body, calls, ctx);
+          CopyLeftBehind.check(body, calls, ctx);
         }
       } else {
         interpreter.body(body);

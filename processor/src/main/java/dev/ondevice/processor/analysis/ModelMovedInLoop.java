@@ -7,10 +7,8 @@ import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.tree.WhileLoopTree;
 import com.sun.source.util.TreePath;
-import dev.ondevice.annotations.ReturnsDevice;
 import java.util.List;
 import javax.lang.model.element.Element;
-import javax.lang.model.element.ExecutableElement;
 
 /**
  * {@link CheckId#MIXED_DEVICES} for a model moved to the CPU inside a loop that runs it on its
@@ -30,7 +28,7 @@ final class ModelMovedInLoop {
    */
   static void check(TreePath method, List<TreePath> calls, AnalysisContext ctx) {
     for (TreePath move : calls) {
-      if (!TreeSearch.named(move, "toDevice") || !toTheCpu(move, ctx)) {
+      if (!TreeSearch.named(move, "toDevice") || !TreeSearch.toTheCpu(move, ctx)) {
         continue;
       }
       Element model = TreeSearch.receiver(move, ctx);
@@ -53,9 +51,9 @@ final class ModelMovedInLoop {
           continue;
         }
         boolean moves = TreeSearch.named(c, "toDevice");
-        if (moves && !toTheCpu(c, ctx) && p < loopStart) {
+        if (moves && !TreeSearch.toTheCpu(c, ctx) && p < loopStart) {
           before = c;
-        } else if (moves && !toTheCpu(c, ctx) && p > at && p < loopEnd) {
+        } else if (moves && !TreeSearch.toTheCpu(c, ctx) && p > at && p < loopEnd) {
           back = true;
         } else if (!moves && use == null && p > loopStart && p < at && !readsState(c)) {
           use = c;
@@ -93,14 +91,6 @@ final class ModelMovedInLoop {
             + device
             + ")",
         false);
-  }
-
-  /** Whether a call's one argument is the CPU ({@code Device.cpu()}). */
-  private static boolean toTheCpu(TreePath call, AnalysisContext ctx) {
-    List<? extends Tree> args = ((MethodInvocationTree) call.getLeaf()).getArguments();
-    return args.size() == 1
-        && ctx.trees().getElement(new TreePath(call, args.get(0))) instanceof ExecutableElement d
-        && ctx.semantics(d).deviceSource == ReturnsDevice.Source.CPU;
   }
 
   /**

@@ -9,10 +9,12 @@ import com.sun.source.tree.Tree;
 import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
 import com.sun.source.util.TreeScanner;
+import dev.ondevice.annotations.ReturnsDevice;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
 import javax.lang.model.element.Element;
+import javax.lang.model.element.ExecutableElement;
 
 /**
  * Searches of a tree: whether it holds a node of some kind, and the calls a body makes where it
@@ -93,5 +95,13 @@ final class TreeSearch {
     return ctx.trees()
         .getSourcePositions()
         .getStartPosition(path.getCompilationUnit(), path.getLeaf());
+  }
+
+  /** Whether {@code call}'s one argument is the CPU ({@code model.toDevice(Device.cpu())}). */
+  static boolean toTheCpu(TreePath call, AnalysisContext ctx) {
+    List<? extends Tree> args = ((MethodInvocationTree) call.getLeaf()).getArguments();
+    return args.size() == 1
+        && ctx.trees().getElement(new TreePath(call, args.get(0))) instanceof ExecutableElement d
+        && ctx.semantics(d).deviceSource == ReturnsDevice.Source.CPU;
   }
 }
