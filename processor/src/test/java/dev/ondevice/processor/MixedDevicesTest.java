@@ -63,6 +63,13 @@ class MixedDevicesTest {
             Tensor causal = Tensor.randn(2, 2).mul(Tensor.randn(2, 2)); // expect: MixedDevices
             return bias.add(causal.detach());
           }
+
+          Tensor throughLocals(Tensor v) {
+            Tensor j = Tensor.randn(2, 2); // expect: MixedDevices
+            Tensor scaled = j.detach().detach();
+            Tensor coeffs = scaled.detach();
+            return coeffs.mul(v.to(Device.cuda(0)));
+          }
         }\
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
@@ -77,6 +84,11 @@ class MixedDevicesTest {
             "causal is made here on the CPU, and add (line 31) uses it with bias, which is on"
                 + " device; in device-agnostic code this runs only when device is the CPU, and fails on the GPU machine."
                 + " Create it there: Tensor.randn(2, 2, device), and the tensors it is computed with as well");
+    assertThat(c)
+        .hadErrorContaining(
+            "j is made here on the CPU, and mul (line 38) uses it with v.to(Device.cuda(0)), which is"
+                + " on cuda:0; the op fails at run time. Create it there: Tensor.randn(2, 2,"
+                + " Device.cuda(0))");
   }
 
   @Test

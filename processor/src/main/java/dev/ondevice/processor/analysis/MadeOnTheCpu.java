@@ -24,6 +24,9 @@ final class MadeOnTheCpu {
    */
   record Made(TreePath factory, String variable, boolean withOtherTensors) {}
 
+  /** How many locals are followed back to the factory. */
+  private static final int MAX_LOCALS = 4;
+
   private MadeOnTheCpu() {}
 
   /**
@@ -44,20 +47,37 @@ final class MadeOnTheCpu {
       return null;
     }
     boolean withOthers = false;
-    while (MethodInterpreter.skipParens(made.getLeaf()) instanceof MethodInvocationTree call) {
-      if (cpuFactory.test(call)) {
-        return new Made(
-            new TreePath(made.getParentPath(), call), local.getSimpleName().toString(), withOthers);
+    for (int locals = 0; locals < MAX_LOCALS; locals++) {
+      while (MethodInterpreter.skipParens(made.getLeaf()) instanceof MethodInvocationTree call) {
+        if (cpuFactory.test(call)) {
+          return new Made(
+              new TreePath(made.getParentPath(), call),
+              local.getSimpleName().toString(),
+              withOthers);
+        }
+        // x.gt(0.15), x.to(DType.FLOAT32): an op on the receiver's device; follow the receiver.
+        if (!(call.getMethodSelect() instanceof MemberSelectTree select)
+            || !(ctx.trees().getElement(new TreePath(made, call)) instanceof ExecutableElement m)
+            || ctx.semantics(m).kind != MethodSemantics.Kind.SAME_DEVICE
+            || m.getModifiers().contains(Modifier.STATIC)) {
+          return null;
+        }
+        withOthers |= takesTensors(ctx, new TreePath(made, call), call);
+        made = new TreePath(new TreePath(new TreePath(made, call), select), select.getExpression());
       }
-      // x.gt(0.15), x.to(DType.FLOAT32): an op on the receiver's device; follow the receiver.
-      if (!(call.getMethodSelect() instanceof MemberSelectTree select)
-          || !(ctx.trees().getElement(new TreePath(made, call)) instanceof ExecutableElement m)
-          || ctx.semantics(m).kind != MethodSemantics.Kind.SAME_DEVICE
-          || m.getModifiers().contains(Modifier.STATIC)) {
+      // Tensor j = Tensor.arange(m); Tensor coeffs = j.div(m).exp(): follow j to its factory.
+      Element next =
+          MethodInterpreter.skipParens(made.getLeaf()) instanceof IdentifierTree
+              ? ctx.trees().getElement(made)
+              : null;
+      TreePath initializer = LocalInitializers.soleInitializer(ctx, next);
+      if (initializer == null
+          || LocalInitializers.enclosingMethod(initializer).getLeaf()
+              != leafOf(LocalInitializers.enclosingMethod(operand))) {
         return null;
       }
-      withOthers |= takesTensors(ctx, new TreePath(made, call), call);
-      made = new TreePath(new TreePath(new TreePath(made, call), select), select.getExpression());
+      local = next;
+      made = initializer;
     }
     return null;
   }
