@@ -1,0 +1,296 @@
+package dev.ondevice.internal.cpu;
+
+import static org.bytedeco.dnnl.global.dnnl.DNNL_ARG_BIAS;
+import static org.bytedeco.dnnl.global.dnnl.DNNL_ARG_DIFF_BIAS;
+import static org.bytedeco.dnnl.global.dnnl.DNNL_ARG_DIFF_DST;
+import static org.bytedeco.dnnl.global.dnnl.DNNL_ARG_DIFF_SRC;
+import static org.bytedeco.dnnl.global.dnnl.DNNL_ARG_DIFF_WEIGHTS;
+import static org.bytedeco.dnnl.global.dnnl.DNNL_ARG_DST;
+import static org.bytedeco.dnnl.global.dnnl.DNNL_ARG_SRC;
+import static org.bytedeco.dnnl.global.dnnl.DNNL_ARG_WEIGHTS;
+
+import dev.ondevice.internal.backend.Strided;
+import dev.ondevice.internal.backend.Window2d;
+import org.bytedeco.dnnl.IntMemoryMap;
+import org.bytedeco.dnnl.convolution_backward_data;
+import org.bytedeco.dnnl.convolution_backward_weights;
+import org.bytedeco.dnnl.convolution_forward;
+import org.bytedeco.dnnl.global.dnnl.algorithm;
+import org.bytedeco.dnnl.global.dnnl.prop_kind;
+import org.bytedeco.dnnl.memory;
+import org.bytedeco.javacpp.FloatPointer;
+
+/**
+ * oneDNN's convolution primitives for one shape, made once and run at every step: the forward pass,
+ * and on first use the input's and the weight's gradients. Each primitive gets the layouts it runs
+ * fastest on ({@code format_tag::any}, blocked layouts on x86); the tensors stay in the runtime's
+ * NCHW and are reordered on the way in and out (see {@link DnnlOperand}). Callers hold the {@link
+ * Dnnl} instance's lock.
+ */
+final class DnnlConvolution {
+  private final Dnnl dnnl;
+  private final Key key;
+  private final convolution_forward.primitive_desc hint;
+  private Forward forward;
+  private Forward forwardWithBias;
+  private BackwardData backwardData;
+  private BackwardWeights backwardWeights;
+
+  /**
+   * The shape of a convolution: input {@code [n, c, h, w]}, {@code o} output channels, the window.
+   */
+  record Key(int n, int c, int h, int w, int o, Window2d window) {
+    long[] srcDims() {
+      return new long[] {n, c, h, w};
+    }
+
+    long[] weightDims() {
+      return new long[] {o, c, window.kernelH(), window.kernelW()};
+    }
+
+    long[] biasDims() {
+      return new long[] {o};
+    }
+
+    long[] dstDims() {
+      return new long[] {n, o, window.outHeight(h), window.outWidth(w)};
+    }
+
+    long[] strides() {
+      return new long[] {window.strideH(), window.strideW()};
+    }
+
+    long[] padding() {
+      return new long[] {window.padH(), window.padW()};
+    }
+
+    /**
+     * The padding after the last row and column that oneDNN needs to give PyTorch's output sizes
+     * (which drop a partial last window).
+     */
+    long[] paddingAfter() {
+      long bottom =
+          (long) (window.outHeight(h) - 1) * window.strideH()
+              + window.kernelH()
+              - h
+              - window.padH();
+      long right =
+          (long) (window.outWidth(w) - 1) * window.strideW() + window.kernelW() - w - window.padW();
+      return new long[] {bottom, right};
+    }
+  }
+
+  DnnlConvolution(Dnnl dnnl, Key key) {
+    this.dnnl = dnnl;
+    this.key = key;
+    this.hint = forwardDesc(false);
+  }
+
+  /** {@code out = conv(input, weight) + bias}; {@code bias} may be null. */
+  void forward(Strided input, Strided weight, Strided bias, Strided out) {
+    if (bias == null) {
+      if (forward == null) {
+        forward = new Forward(hint, false);
+      }
+      forward.run(input, weight, null, out);
+    } else {
+      if (forwardWithBias == null) {
+        forwardWithBias = new Forward(forwardDesc(true), true);
+      }
+      forwardWithBias.run(input, weight, bias, out);
+    }
+  }
+
+  /** The input's gradient. */
+  void backwardData(Strided gradOut, Strided weight, Strided gradInput) {
+    if (backwardData == null) {
+      backwardData = new BackwardData();
+    }
+    backwardData.run(gradOut, weight, gradInput);
+  }
+
+  /** The weight's gradient and, when {@code gradBias} is not null, the bias's. */
+  void backwardWeights(Strided input, Strided gradOut, Strided gradWeight, Strided gradBias) {
+    if (backwardWeights == null) {
+      backwardWeights = new BackwardWeights();
+    }
+    backwardWeights.run(input, gradOut, gradWeight, gradBias);
+  }
+
+  /** The forward primitive, with or without a bias, and its operands. */
+  private final class Forward {
+    private final convolution_forward primitive;
+    private final DnnlOperand src;
+    private final DnnlOperand weights;
+    private final DnnlOperand bias;
+    private final DnnlOperand dst;
+    private final IntMemoryMap args = new IntMemoryMap();
+
+    Forward(convolution_forward.primitive_desc pd, boolean withBias) {
+      primitive = new convolution_forward(pd);
+      src = DnnlOperand.input(dnnl, nchw(key.srcDims()), pd.src_desc());
+      weights = DnnlOperand.input(dnnl, oihw(key.weightDims()), pd.weights_desc());
+      dst = DnnlOperand.output(dnnl, nchw(key.dstDims()), pd.dst_desc());
+      args.put(DNNL_ARG_SRC, src.arg());
+      args.put(DNNL_ARG_WEIGHTS, weights.arg());
+      args.put(DNNL_ARG_DST, dst.arg());
+      if (withBias) {
+        bias = DnnlOperand.input(dnnl, vector(key.biasDims()), pd.bias_desc());
+        args.put(DNNL_ARG_BIAS, bias.arg());
+      } else {
+        bias = null;
+      }
+    }
+
+    void run(Strided input, Strided weight, Strided b, Strided out) {
+      src.bind(input, dnnl);
+      weights.bind(weight, dnnl);
+      if (bias != null) {
+        bias.bind(b, dnnl);
+      }
+      dst.bind(out, dnnl);
+      primitive.execute(dnnl.stream, args);
+      dst.store(dnnl);
+      dnnl.stream._wait();
+    }
+  }
+
+  /** The input's gradient primitive and its operands. */
+  private final class BackwardData {
+    private final convolution_backward_data primitive;
+    private final DnnlOperand diffDst;
+    private final DnnlOperand weight;
+    private final DnnlOperand diffSrc;
+    private final IntMemoryMap args = new IntMemoryMap();
+
+    BackwardData() {
+      convolution_backward_data.primitive_desc pd =
+          new convolution_backward_data.primitive_desc(
+              dnnl.cpu,
+              algorithm.convolution_direct,
+              any(key.srcDims()),
+              any(key.weightDims()),
+              any(key.dstDims()),
+              key.strides(),
+              key.padding(),
+              key.paddingAfter(),
+              hint);
+      primitive = new convolution_backward_data(pd);
+      diffDst = DnnlOperand.input(dnnl, nchw(key.dstDims()), pd.diff_dst_desc());
+      weight = DnnlOperand.input(dnnl, oihw(key.weightDims()), pd.weights_desc());
+      diffSrc = DnnlOperand.output(dnnl, nchw(key.srcDims()), pd.diff_src_desc());
+      args.put(DNNL_ARG_DIFF_DST, diffDst.arg());
+      args.put(DNNL_ARG_WEIGHTS, weight.arg());
+      args.put(DNNL_ARG_DIFF_SRC, diffSrc.arg());
+    }
+
+    void run(Strided gradOut, Strided w, Strided gradInput) {
+      diffDst.bind(gradOut, dnnl);
+      weight.bind(w, dnnl);
+      diffSrc.bind(gradInput, dnnl);
+      primitive.execute(dnnl.stream, args);
+      diffSrc.store(dnnl);
+      dnnl.stream._wait();
+    }
+  }
+
+  /**
+   * The weight's and bias's gradient primitive and its operands. Without a bias, or when the bias
+   * needs no gradient, its gradient goes to a memory of this object's.
+   */
+  private final class BackwardWeights {
+    private final convolution_backward_weights primitive;
+    private final DnnlOperand source;
+    private final DnnlOperand diffDst;
+    private final DnnlOperand diffWeights;
+    private final DnnlOperand diffBias;
+    private final FloatPointer unusedBiasGradient = new FloatPointer(key.o);
+    private final IntMemoryMap args = new IntMemoryMap();
+
+    BackwardWeights() {
+      memory.desc biasDesc = vector(key.biasDims());
+      convolution_backward_weights.primitive_desc pd =
+          new convolution_backward_weights.primitive_desc(
+              dnnl.cpu,
+              algorithm.convolution_direct,
+              any(key.srcDims()),
+              any(key.weightDims()),
+              biasDesc,
+              any(key.dstDims()),
+              key.strides(),
+              key.padding(),
+              key.paddingAfter(),
+              hint);
+      primitive = new convolution_backward_weights(pd);
+      source = DnnlOperand.input(dnnl, nchw(key.srcDims()), pd.src_desc());
+      diffDst = DnnlOperand.input(dnnl, nchw(key.dstDims()), pd.diff_dst_desc());
+      diffWeights = DnnlOperand.output(dnnl, oihw(key.weightDims()), pd.diff_weights_desc());
+      diffBias = DnnlOperand.output(dnnl, biasDesc, pd.diff_bias_desc());
+      args.put(DNNL_ARG_SRC, source.arg());
+      args.put(DNNL_ARG_DIFF_DST, diffDst.arg());
+      args.put(DNNL_ARG_DIFF_WEIGHTS, diffWeights.arg());
+      args.put(DNNL_ARG_DIFF_BIAS, diffBias.arg());
+    }
+
+    void run(Strided input, Strided gradOut, Strided gradWeight, Strided gradBias) {
+      source.bind(input, dnnl);
+      diffDst.bind(gradOut, dnnl);
+      diffWeights.bind(gradWeight, dnnl);
+      if (gradBias != null) {
+        diffBias.bind(gradBias, dnnl);
+      } else {
+        diffBias.bind(unusedBiasGradient, dnnl);
+      }
+      primitive.execute(dnnl.stream, args);
+      diffWeights.store(dnnl);
+      diffBias.store(dnnl);
+      dnnl.stream._wait();
+    }
+  }
+
+  /** The forward pass's description, with layouts left to oneDNN. */
+  private convolution_forward.primitive_desc forwardDesc(boolean withBias) {
+    return withBias
+        ? new convolution_forward.primitive_desc(
+            dnnl.cpu,
+            prop_kind.forward_training,
+            algorithm.convolution_direct,
+            any(key.srcDims()),
+            any(key.weightDims()),
+            vector(key.biasDims()),
+            any(key.dstDims()),
+            key.strides(),
+            key.padding(),
+            key.paddingAfter())
+        : new convolution_forward.primitive_desc(
+            dnnl.cpu,
+            prop_kind.forward_training,
+            algorithm.convolution_direct,
+            any(key.srcDims()),
+            any(key.weightDims()),
+            any(key.dstDims()),
+            key.strides(),
+            key.padding(),
+            key.paddingAfter());
+  }
+
+  private static memory.desc vector(long[] dims) {
+    return plain(dims, memory.format_tag.x);
+  }
+
+  private static memory.desc any(long[] dims) {
+    return plain(dims, memory.format_tag.any);
+  }
+
+  private static memory.desc nchw(long[] dims) {
+    return plain(dims, memory.format_tag.nchw);
+  }
+
+  private static memory.desc oihw(long[] dims) {
+    return plain(dims, memory.format_tag.oihw);
+  }
+
+  private static memory.desc plain(long[] dims, memory.format_tag tag) {
+    return new memory.desc(dims, memory.data_type.f32, tag);
+  }
+}

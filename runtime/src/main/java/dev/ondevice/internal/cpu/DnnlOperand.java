@@ -1,0 +1,73 @@
+package dev.ondevice.internal.cpu;
+
+import dev.ondevice.internal.backend.Strided;
+import org.bytedeco.dnnl.memory;
+import org.bytedeco.dnnl.reorder;
+import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.javacpp.Pointer;
+
+/**
+ * One float32 operand of a oneDNN primitive: the tensor's memory in its plain layout, bound to a
+ * tensor at each call, and, when the primitive chose another layout (a blocked one such as {@code
+ * nChw16c}), a memory of that layout owned by this operand and the reorder between the two. Made
+ * once per primitive and reused at every call.
+ */
+final class DnnlOperand {
+  private final memory plain;
+  private final memory inner;
+  private final reorder reorder;
+  private final boolean input;
+
+  private DnnlOperand(Dnnl dnnl, memory.desc plainDesc, memory.desc innerDesc, boolean input) {
+    this.input = input;
+    this.plain = new memory(plainDesc, dnnl.cpu, (Pointer) null);
+    if (plainDesc.equals(innerDesc)) {
+      this.inner = plain;
+      this.reorder = null;
+    } else {
+      this.inner = new memory(innerDesc, dnnl.cpu);
+      this.reorder = input ? new reorder(plain, inner) : new reorder(inner, plain);
+    }
+  }
+
+  /** An operand the primitive reads, given as {@code plainDesc}, read as {@code innerDesc}. */
+  static DnnlOperand input(Dnnl dnnl, memory.desc plainDesc, memory.desc innerDesc) {
+    return new DnnlOperand(dnnl, plainDesc, innerDesc, true);
+  }
+
+  /** An operand the primitive writes as {@code innerDesc}, wanted as {@code plainDesc}. */
+  static DnnlOperand output(Dnnl dnnl, memory.desc plainDesc, memory.desc innerDesc) {
+    return new DnnlOperand(dnnl, plainDesc, innerDesc, false);
+  }
+
+  /** The memory the primitive's argument map names. */
+  memory arg() {
+    return inner;
+  }
+
+  /**
+   * Binds the plain memory to {@code tensor} (float32, laid out as the plain description says) and,
+   * for an input in another layout, reorders it into the primitive's.
+   */
+  void bind(Strided tensor, Dnnl dnnl) {
+    // A void* argument: JavaCPP adds the position in bytes.
+    bind(
+        new BytePointer(tensor.host().bytes()).position((long) tensor.offset() * Float.BYTES),
+        dnnl);
+  }
+
+  /** Binds the plain memory to {@code data}, as {@link #bind(Strided, Dnnl)} does. */
+  void bind(Pointer data, Dnnl dnnl) {
+    plain.set_data_handle(data);
+    if (input && reorder != null) {
+      reorder.execute(dnnl.stream, plain, inner);
+    }
+  }
+
+  /** For an output in another layout, reorders the primitive's result into the bound tensor. */
+  void store(Dnnl dnnl) {
+    if (!input && reorder != null) {
+      reorder.execute(dnnl.stream, inner, plain);
+    }
+  }
+}
