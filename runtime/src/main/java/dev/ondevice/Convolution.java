@@ -150,19 +150,21 @@ public final class Convolution {
         owned,
         (g, needs) -> {
           Tensor gc = g.contiguous();
-          Tensor gx = null;
-          if (needs[0]) {
-            gx = Creation.empty(x.data.sizes().clone(), x.dtype(), x.device());
-            kernels.backwardData(gc.data, wc.data, window, gx.data);
-          }
-          Tensor gw = null;
+          Tensor gx =
+              needs[0] ? Creation.empty(x.data.sizes().clone(), x.dtype(), x.device()) : null;
+          Tensor gw =
+              needs[1] ? Creation.empty(w.data.sizes().clone(), x.dtype(), x.device()) : null;
           Tensor gb =
               needs[2] ? Creation.empty(new int[] {w.data.size(0)}, x.dtype(), x.device()) : null;
-          if (needs[1] || needs[2]) {
-            gw = Creation.empty(w.data.sizes().clone(), x.dtype(), x.device());
-            kernels.backwardWeights(xc.data, gc.data, window, gw.data, gb == null ? null : gb.data);
-          }
-          return new Tensor[] {gx, needs[1] ? gw : null, gb};
+          kernels.backward(
+              xc.data,
+              wc.data,
+              gc.data,
+              window,
+              gx == null ? null : gx.data,
+              gw == null ? null : gw.data,
+              gb == null ? null : gb.data);
+          return new Tensor[] {gx, gw, gb};
         });
   }
 

@@ -13,14 +13,16 @@ public interface Conv2dKernels {
   void forward(Strided input, Strided weight, Strided bias, Window2d window, Strided out);
 
   /**
-   * The input's gradient {@code gradInput} ({@code [N,C,H,W]}) from the output's {@code gradOut}.
+   * The gradients of the input ({@code gradInput}, {@code [N,C,H,W]}), the weight ({@code
+   * gradWeight}, {@code [O,C,kh,kw]}) and the bias ({@code gradBias}, {@code [O]}) from the
+   * output's, {@code gradOut}; each is skipped where its target is null.
    */
-  void backwardData(Strided gradOut, Strided weight, Window2d window, Strided gradInput);
-
-  /**
-   * The weight's gradient {@code gradWeight} ({@code [O,C,kh,kw]}) and the bias's {@code gradBias}
-   * ({@code [O]}, or null when no bias needs one) from the input and the output's {@code gradOut}.
-   */
-  void backwardWeights(
-      Strided input, Strided gradOut, Window2d window, Strided gradWeight, Strided gradBias);
+  void backward(
+      Strided input,
+      Strided weight,
+      Strided gradOut,
+      Window2d window,
+      Strided gradInput,
+      Strided gradWeight,
+      Strided gradBias);
 }

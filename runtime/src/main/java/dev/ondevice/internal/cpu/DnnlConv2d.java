@@ -38,33 +38,24 @@ final class DnnlConv2d implements Conv2dKernels {
   }
 
   @Override
-  public void backwardData(Strided gradOut, Strided weight, Window2d window, Strided gradInput) {
-    DnnlConvolution.Key key = key(gradInput, weight, window);
+  public void backward(
+      Strided input,
+      Strided weight,
+      Strided gradOut,
+      Window2d window,
+      Strided gradInput,
+      Strided gradWeight,
+      Strided gradBias) {
+    DnnlConvolution.Key key = key(input, weight, window);
     backend.run(
         () -> {
           synchronized (dnnl) {
-            primitives(key).backwardData(gradOut, weight, gradInput);
-          }
-        },
-        gradOut,
-        weight,
-        gradInput);
-  }
-
-  @Override
-  public void backwardWeights(
-      Strided input, Strided gradOut, Window2d window, Strided gradWeight, Strided gradBias) {
-    DnnlConvolution.Key key = key(input, gradWeight, window);
-    backend.run(
-        () -> {
-          synchronized (dnnl) {
-            primitives(key).backwardWeights(input, gradOut, gradWeight, gradBias);
+            primitives(key).backward(input, weight, gradOut, gradInput, gradWeight, gradBias);
           }
         },
         input,
-        gradOut,
-        gradWeight,
-        gradBias == null ? gradWeight : gradBias);
+        weight,
+        gradOut);
   }
 
   private DnnlConvolution primitives(DnnlConvolution.Key key) {

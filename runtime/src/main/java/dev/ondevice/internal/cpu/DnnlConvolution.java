@@ -101,20 +101,47 @@ final class DnnlConvolution {
     }
   }
 
-  /** The input's gradient. */
-  void backwardData(Strided gradOut, Strided weight, Strided gradInput) {
-    if (backwardData == null) {
-      backwardData = new BackwardData();
+  /**
+   * The gradients of the input, the weight and the bias from the output's, each skipped where its
+   * target is null. When both primitives read the output's gradient in one layout, it is reordered
+   * into it once.
+   */
+  void backward(
+      Strided input,
+      Strided weight,
+      Strided gradOut,
+      Strided gradInput,
+      Strided gradWeight,
+      Strided gradBias) {
+    DnnlOperand bound = null;
+    if (gradInput != null) {
+      if (backwardData == null) {
+        backwardData = new BackwardData();
+      }
+      bound = backwardData.diffDst;
+      bound.bind(gradOut, dnnl);
+      backwardData.run(weight, gradInput);
     }
-    backwardData.run(gradOut, weight, gradInput);
+    if (gradWeight != null || gradBias != null) {
+      if (backwardWeights == null) {
+        backwardWeights = new BackwardWeights();
+      }
+      if (backwardWeights.diffDst != bound) {
+        backwardWeights.diffDst.bind(gradOut, dnnl);
+      }
+      backwardWeights.run(input, gradWeight, gradBias);
+    }
+    dnnl.stream._wait();
   }
 
-  /** The weight's gradient and, when {@code gradBias} is not null, the bias's. */
-  void backwardWeights(Strided input, Strided gradOut, Strided gradWeight, Strided gradBias) {
-    if (backwardWeights == null) {
-      backwardWeights = new BackwardWeights();
-    }
-    backwardWeights.run(input, gradOut, gradWeight, gradBias);
+  /**
+   * The operand for the output's gradient read as {@code inner}: the other backward primitive's
+   * where it reads the same layout, else a new one.
+   */
+  private DnnlOperand diffDst(DnnlOperand other, memory.desc inner) {
+    return other != null && other.innerDesc().equals(inner)
+        ? other
+        : DnnlOperand.input(dnnl, nchw(key.dstDims()), inner);
   }
 
   /** The forward primitive, with or without a bias, and its operands. */
@@ -176,7 +203,8 @@ final class DnnlConvolution {
               key.paddingAfter(),
               hint);
       primitive = new convolution_backward_data(pd);
-      diffDst = DnnlOperand.input(dnnl, nchw(key.dstDims()), pd.diff_dst_desc());
+      diffDst =
+          diffDst(backwardWeights == null ? null : backwardWeights.diffDst, pd.diff_dst_desc());
       weight = DnnlOperand.input(dnnl, oihw(key.weightDims()), pd.weights_desc());
       diffSrc = DnnlOperand.output(dnnl, nchw(key.srcDims()), pd.diff_src_desc());
       args.put(DNNL_ARG_DIFF_DST, diffDst.arg());
@@ -184,19 +212,19 @@ final class DnnlConvolution {
       args.put(DNNL_ARG_DIFF_SRC, diffSrc.arg());
     }
 
-    void run(Strided gradOut, Strided w, Strided gradInput) {
-      diffDst.bind(gradOut, dnnl);
+    /** Runs on the output's gradient already bound to {@link #diffDst}. */
+    void run(Strided w, Strided gradInput) {
       weight.bind(w, dnnl);
       diffSrc.bind(gradInput, dnnl);
       primitive.execute(dnnl.stream, args);
       diffSrc.store(dnnl);
-      dnnl.stream._wait();
     }
   }
 
   /**
-   * The weight's and bias's gradient primitive and its operands. Without a bias, or when the bias
-   * needs no gradient, its gradient goes to a memory of this object's.
+   * The weight's and bias's gradient primitive and its operands. A gradient that is not wanted (the
+   * bias's without a bias, or the weight's when only the bias needs one) goes to memory of this
+   * object's.
    */
   private final class BackwardWeights {
     private final convolution_backward_weights primitive;
@@ -205,6 +233,7 @@ final class DnnlConvolution {
     private final DnnlOperand diffWeights;
     private final DnnlOperand diffBias;
     private final FloatPointer unusedBiasGradient = new FloatPointer(key.o);
+    private FloatPointer unusedWeightGradient;
     private final IntMemoryMap args = new IntMemoryMap();
 
     BackwardWeights() {
@@ -223,7 +252,7 @@ final class DnnlConvolution {
               hint);
       primitive = new convolution_backward_weights(pd);
       source = DnnlOperand.input(dnnl, nchw(key.srcDims()), pd.src_desc());
-      diffDst = DnnlOperand.input(dnnl, nchw(key.dstDims()), pd.diff_dst_desc());
+      diffDst = diffDst(backwardData == null ? null : backwardData.diffDst, pd.diff_dst_desc());
       diffWeights = DnnlOperand.output(dnnl, oihw(key.weightDims()), pd.diff_weights_desc());
       diffBias = DnnlOperand.output(dnnl, biasDesc, pd.diff_bias_desc());
       args.put(DNNL_ARG_SRC, source.arg());
@@ -232,10 +261,18 @@ final class DnnlConvolution {
       args.put(DNNL_ARG_DIFF_BIAS, diffBias.arg());
     }
 
-    void run(Strided input, Strided gradOut, Strided gradWeight, Strided gradBias) {
+    /** Runs on the output's gradient already bound to {@link #diffDst}. */
+    void run(Strided input, Strided gradWeight, Strided gradBias) {
       source.bind(input, dnnl);
-      diffDst.bind(gradOut, dnnl);
-      diffWeights.bind(gradWeight, dnnl);
+      if (gradWeight != null) {
+        diffWeights.bind(gradWeight, dnnl);
+      } else {
+        if (unusedWeightGradient == null) {
+          unusedWeightGradient =
+              new FloatPointer((long) key.o * key.c * key.window.kernelH() * key.window.kernelW());
+        }
+        diffWeights.bind(unusedWeightGradient, dnnl);
+      }
       if (gradBias != null) {
         diffBias.bind(gradBias, dnnl);
       } else {
@@ -244,7 +281,6 @@ final class DnnlConvolution {
       primitive.execute(dnnl.stream, args);
       diffWeights.store(dnnl);
       diffBias.store(dnnl);
-      dnnl.stream._wait();
     }
   }
 

@@ -40,6 +40,11 @@ final class DnnlOperand {
     return new DnnlOperand(dnnl, plainDesc, innerDesc, false);
   }
 
+  /** The layout the primitive reads or writes. */
+  memory.desc innerDesc() {
+    return inner.get_desc();
+  }
+
   /** The memory the primitive's argument map names. */
   memory arg() {
     return inner;
