@@ -1,46 +1,40 @@
 package dev.ondevice.internal.cpu;
 
 import java.util.Optional;
-import org.bytedeco.dnnl.dnnl_version_t;
+import java.util.function.Supplier;
 import org.bytedeco.dnnl.engine;
-import org.bytedeco.dnnl.global.dnnl;
 import org.bytedeco.dnnl.stream;
 
 /**
  * oneDNN (through JavaCPP's {@code org.bytedeco:dnnl} preset) for the CPU backend: the CPU engine
  * and its stream, or the reason it is not used. Loading never throws: where the natives cannot be
- * loaded the backend keeps its Java kernels, and this is logged once. {@code
- * -Dondevice.cpu.dnnl=false} forces the Java kernels (read at each use, so that tests and
- * benchmarks can compare the two).
+ * loaded the backend keeps its Java kernels, and this is logged once.
  *
- * <p>Threads: a primitive runs on the calling thread and oneDNN's OpenMP team (the bundled
+ * <p>Threads: a primitive runs on the calling thread and oneDNN's OpenMP team (the preset's
  * libgomp), whose size is {@code OMP_NUM_THREADS}, by default the number of processors; the
- * runtime's own threads are idle while it runs. The preset exposes no call to size that team from
- * Java, so to run on fewer threads than the processors set {@code OMP_NUM_THREADS} as well as
- * {@code -Dondevice.cpu.threads}.
+ * runtime's own threads are idle while it runs. After each primitive, libgomp's idle workers spin
+ * (by default for about 300,000 iterations) on the cores the runtime's threads need for the
+ * elementwise and pooling kernels that follow: on a 2-core machine that made a CNN training step
+ * two to three times slower than the Java kernels (docs/performance.md). Workers that sleep instead
+ * ({@code OMP_WAIT_POLICY=passive}) cost a wake-up per primitive. Neither setting can be made from
+ * Java once the process runs (libgomp reads the environment when it loads, and the preset exposes
+ * no call for it), so {@code -Dondevice.cpu.dnnl} chooses:
+ *
+ * <ul>
+ *   <li>{@code auto} (the default): oneDNN where the environment has {@code
+ *       OMP_WAIT_POLICY=passive}, else the Java kernels;
+ *   <li>{@code true}: oneDNN whatever the environment;
+ *   <li>{@code false}: the Java kernels (read at each use, so that tests and benchmarks can compare
+ *       the two).
+ * </ul>
  */
 final class Dnnl {
-  /** The property that disables oneDNN when {@code false}. */
+  /** The property that chooses: {@code auto}, {@code true} or {@code false}. */
   static final String PROPERTY = "ondevice.cpu.dnnl";
 
   private static final System.Logger LOG = System.getLogger(Dnnl.class.getName());
-  private static final Dnnl INSTANCE;
-  private static final String STATUS;
-
-  static {
-    Dnnl instance = null;
-    String status;
-    try {
-      instance = new Dnnl(new engine(engine.kind.cpu, 0));
-      dnnl_version_t v = dnnl.dnnl_version();
-      status = "oneDNN " + v.major() + "." + v.minor() + "." + v.patch();
-    } catch (Throwable t) {
-      status = unavailable(t);
-      LOG.log(System.Logger.Level.WARNING, status);
-    }
-    INSTANCE = instance;
-    STATUS = status;
-  }
+  private static final boolean PASSIVE_OPENMP =
+      "passive".equalsIgnoreCase(System.getenv("OMP_WAIT_POLICY"));
 
   /** The CPU engine. */
   final engine cpu;
@@ -53,16 +47,40 @@ final class Dnnl {
     this.stream = new stream(cpu);
   }
 
-  /** oneDNN, unless its natives could not be loaded or {@code -Dondevice.cpu.dnnl=false}. */
+  /** oneDNN where it loads and {@code -Dondevice.cpu.dnnl} chooses it (see the class comment). */
   static Optional<Dnnl> get() {
-    return enabled() ? Optional.ofNullable(INSTANCE) : Optional.empty();
+    return wanted() ? Loaded.INSTANCE : Optional.empty();
   }
 
-  /** Which kernels run convolutions, and why. */
+  /**
+   * Which kernels run float32 convolutions, and why; without loading oneDNN, which loads at the
+   * first float32 convolution (and logs if it cannot).
+   */
   static String status() {
-    return INSTANCE != null && !enabled()
-        ? STATUS + " (disabled by -D" + PROPERTY + "=false)"
-        : STATUS;
+    String mode = System.getProperty(PROPERTY, "auto");
+    if (wanted()) {
+      return "oneDNN ("
+          + ("true".equalsIgnoreCase(mode) ? "-D" + PROPERTY + "=true" : "OMP_WAIT_POLICY=passive")
+          + ")";
+    }
+    return "Java kernels and OpenBLAS ("
+        + ("false".equalsIgnoreCase(mode)
+            ? "-D" + PROPERTY + "=false"
+            : "oneDNN needs OMP_WAIT_POLICY=passive in the environment, or -D" + PROPERTY + "=true")
+        + ")";
+  }
+
+  /**
+   * oneDNN made by {@code loader}, or empty with {@code loader}'s failure logged through {@code
+   * log}: loading never throws.
+   */
+  static Optional<Dnnl> load(Supplier<engine> loader, System.Logger log) {
+    try {
+      return Optional.of(new Dnnl(loader.get()));
+    } catch (Throwable t) {
+      log.log(System.Logger.Level.WARNING, unavailable(t));
+      return Optional.empty();
+    }
   }
 
   /** The message logged when loading fails with {@code cause}. */
@@ -73,7 +91,13 @@ final class Dnnl {
         + " org.bytedeco:dnnl and org.bytedeco:opencl with the platform's classifier.";
   }
 
-  private static boolean enabled() {
-    return !"false".equalsIgnoreCase(System.getProperty(PROPERTY));
+  private static boolean wanted() {
+    String mode = System.getProperty(PROPERTY, "auto");
+    return "true".equalsIgnoreCase(mode) || ("auto".equalsIgnoreCase(mode) && PASSIVE_OPENMP);
+  }
+
+  /** Loads the natives on first use, once. */
+  private static final class Loaded {
+    static final Optional<Dnnl> INSTANCE = load(() -> new engine(engine.kind.cpu, 0), LOG);
   }
 }
