@@ -28,7 +28,9 @@ final class DnnlConv2d implements Conv2dKernels {
     backend.run(
         () -> {
           synchronized (dnnl) {
-            primitives(key).forward(input, weight, bias, out);
+            try (DnnlScratch scratch = new DnnlScratch(backend)) {
+              primitives(key).forward(input, weight, bias, out, scratch);
+            }
           }
         },
         input,
@@ -50,7 +52,10 @@ final class DnnlConv2d implements Conv2dKernels {
     backend.run(
         () -> {
           synchronized (dnnl) {
-            primitives(key).backward(input, weight, gradOut, gradInput, gradWeight, gradBias);
+            try (DnnlScratch scratch = new DnnlScratch(backend)) {
+              primitives(key)
+                  .backward(input, weight, gradOut, gradInput, gradWeight, gradBias, scratch);
+            }
           }
         },
         input,

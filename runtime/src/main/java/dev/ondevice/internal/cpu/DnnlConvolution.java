@@ -87,17 +87,17 @@ final class DnnlConvolution {
   }
 
   /** {@code out = conv(input, weight) + bias}; {@code bias} may be null. */
-  void forward(Strided input, Strided weight, Strided bias, Strided out) {
+  void forward(Strided input, Strided weight, Strided bias, Strided out, DnnlScratch scratch) {
     if (bias == null) {
       if (forward == null) {
         forward = new Forward(hint, false);
       }
-      forward.run(input, weight, null, out);
+      forward.run(input, weight, null, out, scratch);
     } else {
       if (forwardWithBias == null) {
         forwardWithBias = new Forward(forwardDesc(true), true);
       }
-      forwardWithBias.run(input, weight, bias, out);
+      forwardWithBias.run(input, weight, bias, out, scratch);
     }
   }
 
@@ -112,24 +112,25 @@ final class DnnlConvolution {
       Strided gradOut,
       Strided gradInput,
       Strided gradWeight,
-      Strided gradBias) {
+      Strided gradBias,
+      DnnlScratch scratch) {
     DnnlOperand bound = null;
     if (gradInput != null) {
       if (backwardData == null) {
         backwardData = new BackwardData();
       }
       bound = backwardData.diffDst;
-      bound.bind(gradOut, dnnl);
-      backwardData.run(weight, gradInput);
+      bound.bind(gradOut, dnnl, scratch);
+      backwardData.run(weight, gradInput, scratch);
     }
     if (gradWeight != null || gradBias != null) {
       if (backwardWeights == null) {
         backwardWeights = new BackwardWeights();
       }
       if (backwardWeights.diffDst != bound) {
-        backwardWeights.diffDst.bind(gradOut, dnnl);
+        backwardWeights.diffDst.bind(gradOut, dnnl, scratch);
       }
-      backwardWeights.run(input, gradWeight, gradBias);
+      backwardWeights.run(input, gradWeight, gradBias, scratch);
     }
     dnnl.stream._wait();
   }
@@ -169,13 +170,13 @@ final class DnnlConvolution {
       }
     }
 
-    void run(Strided input, Strided weight, Strided b, Strided out) {
-      src.bind(input, dnnl);
-      weights.bind(weight, dnnl);
+    void run(Strided input, Strided weight, Strided b, Strided out, DnnlScratch scratch) {
+      src.bind(input, dnnl, scratch);
+      weights.bind(weight, dnnl, scratch);
       if (bias != null) {
-        bias.bind(b, dnnl);
+        bias.bind(b, dnnl, scratch);
       }
-      dst.bind(out, dnnl);
+      dst.bind(out, dnnl, scratch);
       primitive.execute(dnnl.stream, args);
       dst.store(dnnl);
       dnnl.stream._wait();
@@ -213,9 +214,9 @@ final class DnnlConvolution {
     }
 
     /** Runs on the output's gradient already bound to {@link #diffDst}. */
-    void run(Strided w, Strided gradInput) {
-      weight.bind(w, dnnl);
-      diffSrc.bind(gradInput, dnnl);
+    void run(Strided w, Strided gradInput, DnnlScratch scratch) {
+      weight.bind(w, dnnl, scratch);
+      diffSrc.bind(gradInput, dnnl, scratch);
       primitive.execute(dnnl.stream, args);
       diffSrc.store(dnnl);
     }
@@ -262,21 +263,21 @@ final class DnnlConvolution {
     }
 
     /** Runs on the output's gradient already bound to {@link #diffDst}. */
-    void run(Strided input, Strided gradWeight, Strided gradBias) {
-      source.bind(input, dnnl);
+    void run(Strided input, Strided gradWeight, Strided gradBias, DnnlScratch scratch) {
+      source.bind(input, dnnl, scratch);
       if (gradWeight != null) {
-        diffWeights.bind(gradWeight, dnnl);
+        diffWeights.bind(gradWeight, dnnl, scratch);
       } else {
         if (unusedWeightGradient == null) {
           unusedWeightGradient =
               new FloatPointer((long) key.o * key.c * key.window.kernelH() * key.window.kernelW());
         }
-        diffWeights.bind(unusedWeightGradient, dnnl);
+        diffWeights.bind(unusedWeightGradient, dnnl, scratch);
       }
       if (gradBias != null) {
-        diffBias.bind(gradBias, dnnl);
+        diffBias.bind(gradBias, dnnl, scratch);
       } else {
-        diffBias.bind(unusedBiasGradient, dnnl);
+        diffBias.bind(unusedBiasGradient, dnnl, scratch);
       }
       primitive.execute(dnnl.stream, args);
       diffWeights.store(dnnl);

@@ -9,8 +9,8 @@ import org.bytedeco.javacpp.Pointer;
 /**
  * One float32 operand of a oneDNN primitive: the tensor's memory in its plain layout, bound to a
  * tensor at each call, and, when the primitive chose another layout (a blocked one such as {@code
- * nChw16c}), a memory of that layout owned by this operand and the reorder between the two. Made
- * once per primitive and reused at every call.
+ * nChw16c}), a memory of that layout, bound to scratch at each call, and the reorder between the
+ * two. Made once per primitive and reused at every call.
  */
 final class DnnlOperand {
   private final memory plain;
@@ -25,7 +25,7 @@ final class DnnlOperand {
       this.inner = plain;
       this.reorder = null;
     } else {
-      this.inner = new memory(innerDesc, dnnl.cpu);
+      this.inner = new memory(innerDesc, dnnl.cpu, (Pointer) null);
       this.reorder = input ? new reorder(plain, inner) : new reorder(inner, plain);
     }
   }
@@ -52,20 +52,25 @@ final class DnnlOperand {
 
   /**
    * Binds the plain memory to {@code tensor} (float32, laid out as the plain description says) and,
-   * for an input in another layout, reorders it into the primitive's.
+   * for an operand in another layout, that layout's memory to {@code scratch}, reordering an input
+   * into it.
    */
-  void bind(Strided tensor, Dnnl dnnl) {
+  void bind(Strided tensor, Dnnl dnnl, DnnlScratch scratch) {
     // A void* argument: JavaCPP adds the position in bytes.
     bind(
         new BytePointer(tensor.host().bytes()).position((long) tensor.offset() * Float.BYTES),
-        dnnl);
+        dnnl,
+        scratch);
   }
 
-  /** Binds the plain memory to {@code data}, as {@link #bind(Strided, Dnnl)} does. */
-  void bind(Pointer data, Dnnl dnnl) {
+  /** Binds the plain memory to {@code data}, as {@link #bind(Strided, Dnnl, DnnlScratch)} does. */
+  void bind(Pointer data, Dnnl dnnl, DnnlScratch scratch) {
     plain.set_data_handle(data);
-    if (input && reorder != null) {
-      reorder.execute(dnnl.stream, plain, inner);
+    if (reorder != null) {
+      inner.set_data_handle(scratch.take(inner.get_desc().get_size()));
+      if (input) {
+        reorder.execute(dnnl.stream, plain, inner);
+      }
     }
   }
 
