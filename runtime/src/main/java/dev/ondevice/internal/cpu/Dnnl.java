@@ -40,11 +40,11 @@ final class Dnnl {
   final engine cpu;
 
   /** The engine's stream; primitives run on it under this object's lock. */
-  final stream stream;
+  final stream queue;
 
   private Dnnl(engine cpu) {
     this.cpu = cpu;
-    this.stream = new stream(cpu);
+    this.queue = new stream(cpu);
   }
 
   /** oneDNN where it loads and {@code -Dondevice.cpu.dnnl} chooses it (see the class comment). */

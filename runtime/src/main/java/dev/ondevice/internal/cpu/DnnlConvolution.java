@@ -132,7 +132,7 @@ final class DnnlConvolution {
       }
       backwardWeights.run(input, gradWeight, gradBias, scratch);
     }
-    dnnl.stream._wait();
+    dnnl.queue._wait();
   }
 
   /**
@@ -177,9 +177,9 @@ final class DnnlConvolution {
         bias.bind(b, dnnl, scratch);
       }
       dst.bind(out, dnnl, scratch);
-      primitive.execute(dnnl.stream, args);
+      primitive.execute(dnnl.queue, args);
       dst.store(dnnl);
-      dnnl.stream._wait();
+      dnnl.queue._wait();
     }
   }
 
@@ -217,7 +217,7 @@ final class DnnlConvolution {
     void run(Strided w, Strided gradInput, DnnlScratch scratch) {
       weight.bind(w, dnnl, scratch);
       diffSrc.bind(gradInput, dnnl, scratch);
-      primitive.execute(dnnl.stream, args);
+      primitive.execute(dnnl.queue, args);
       diffSrc.store(dnnl);
     }
   }
@@ -279,7 +279,7 @@ final class DnnlConvolution {
       } else {
         diffBias.bind(unusedBiasGradient, dnnl, scratch);
       }
-      primitive.execute(dnnl.stream, args);
+      primitive.execute(dnnl.queue, args);
       diffWeights.store(dnnl);
       diffBias.store(dnnl);
     }

@@ -15,7 +15,7 @@ import org.bytedeco.javacpp.Pointer;
 final class DnnlOperand {
   private final memory plain;
   private final memory inner;
-  private final reorder reorder;
+  private final reorder conversion;
   private final boolean input;
 
   private DnnlOperand(Dnnl dnnl, memory.desc plainDesc, memory.desc innerDesc, boolean input) {
@@ -23,10 +23,10 @@ final class DnnlOperand {
     this.plain = new memory(plainDesc, dnnl.cpu, (Pointer) null);
     if (plainDesc.equals(innerDesc)) {
       this.inner = plain;
-      this.reorder = null;
+      this.conversion = null;
     } else {
       this.inner = new memory(innerDesc, dnnl.cpu, (Pointer) null);
-      this.reorder = input ? new reorder(plain, inner) : new reorder(inner, plain);
+      this.conversion = input ? new reorder(plain, inner) : new reorder(inner, plain);
     }
   }
 
@@ -66,18 +66,18 @@ final class DnnlOperand {
   /** Binds the plain memory to {@code data}, as {@link #bind(Strided, Dnnl, DnnlScratch)} does. */
   void bind(Pointer data, Dnnl dnnl, DnnlScratch scratch) {
     plain.set_data_handle(data);
-    if (reorder != null) {
+    if (conversion != null) {
       inner.set_data_handle(scratch.take(inner.get_desc().get_size()));
       if (input) {
-        reorder.execute(dnnl.stream, plain, inner);
+        conversion.execute(dnnl.queue, plain, inner);
       }
     }
   }
 
   /** For an output in another layout, reorders the primitive's result into the bound tensor. */
   void store(Dnnl dnnl) {
-    if (!input && reorder != null) {
-      reorder.execute(dnnl.stream, inner, plain);
+    if (!input && conversion != null) {
+      conversion.execute(dnnl.queue, inner, plain);
     }
   }
 }

@@ -195,7 +195,19 @@ class DnnlConvolutionTest {
   }
 
   /** Float32 operands and the weights {@code r} of the loss {@code sum(y * r)}. */
-  record Operands(float[] x, float[] w, float[] b, float[] r) {
+  static final class Operands {
+    final float[] x;
+    final float[] w;
+    final float[] b;
+    final float[] r;
+
+    Operands(float[] x, float[] w, float[] b, float[] r) {
+      this.x = x;
+      this.w = w;
+      this.b = b;
+      this.r = r;
+    }
+
     static Operands random(Case k, long seed) {
       Random rng = new Random(seed);
       return new Operands(
@@ -215,7 +227,19 @@ class DnnlConvolutionTest {
   }
 
   /** The output and the gradients of {@code sum(y * r)}; {@code gb} null without a bias. */
-  record Result(double[] y, double[] gx, double[] gw, double[] gb) {}
+  static final class Result {
+    final double[] y;
+    final double[] gx;
+    final double[] gw;
+    final double[] gb;
+
+    Result(double[] y, double[] gx, double[] gw, double[] gb) {
+      this.y = y;
+      this.gx = gx;
+      this.gw = gw;
+      this.gb = gb;
+    }
+  }
 
   /**
    * The convolution and its gradients through the runtime, with {@code -Dondevice.cpu.dnnl=mode}.
