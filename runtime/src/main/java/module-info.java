@@ -13,6 +13,8 @@ module dev.ondevice {
   requires com.fasterxml.jackson.core;
   requires org.bytedeco.javacpp;
   requires org.bytedeco.openblas;
+  requires org.bytedeco.dnnl;
+  requires org.bytedeco.opencl;
   requires jcuda;
   requires jcublas;
   requires java.management;

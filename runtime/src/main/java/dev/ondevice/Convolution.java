@@ -1,8 +1,12 @@
 package dev.ondevice;
 
 import dev.ondevice.annotations.SameDevice;
+import dev.ondevice.internal.backend.Conv2dKernels;
 import dev.ondevice.internal.backend.Strided;
 import dev.ondevice.internal.backend.Window2d;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * 2-d convolution, differentiable: PyTorch's {@code torch.nn.functional.conv2d} without dilation
@@ -95,8 +99,77 @@ public final class Convolution {
     }
   }
 
-  /** The convolution of a checked batch, all operands of one dtype; records its gradient. */
+  /**
+   * The convolution of a checked batch, all operands of one dtype; records its gradient. By the
+   * backend's direct kernels where it has them for the dtype, else by unfold and matrix products.
+   */
   private static Tensor convolve(Tensor x, Tensor w, Tensor b, Window2d window) {
+    Optional<Conv2dKernels> direct = x.data.storage().backend().conv2dKernels(x.data.dtype());
+    return direct.isPresent()
+        ? convolveDirect(direct.get(), x, w, b, window)
+        : convolveByProduct(x, w, b, window);
+  }
+
+  /**
+   * The convolution by a backend's direct kernels: the backward pass reads the input and the weight
+   * themselves (made contiguous first where they are not, as temporaries of the op's own).
+   */
+  private static Tensor convolveDirect(
+      Conv2dKernels kernels, Tensor x, Tensor w, Tensor b, Window2d window) {
+    Tensor xc;
+    Tensor wc;
+    Tensor bc;
+    Tensor out;
+    try (Autograd.Scope ignored = Autograd.noGrad()) {
+      xc = x.detach().contiguous();
+      wc = w.detach().contiguous();
+      bc = b == null ? null : b.detach().contiguous();
+      int[] sizes = {
+        x.data.size(0),
+        w.data.size(0),
+        window.outHeight(x.data.size(2)),
+        window.outWidth(x.data.size(3))
+      };
+      out = Creation.empty(sizes, x.dtype(), x.device());
+      kernels.forward(xc.data, wc.data, bc == null ? null : bc.data, window, out.data);
+    }
+    if (bc != null && bc.data.storage() != b.data.storage()) {
+      bc.data.storage().free(FREED_TEMPORARY);
+    }
+    Tensor[] owned =
+        Stream.of(
+                xc.data.storage() != x.data.storage() ? xc : null,
+                wc.data.storage() != w.data.storage() ? wc : null)
+            .filter(Objects::nonNull)
+            .toArray(Tensor[]::new);
+    return Node.recordOwning(
+        "conv2d",
+        out,
+        new Tensor[] {x, w, b},
+        Node.savedForProduct(x, w),
+        owned,
+        (g, needs) -> {
+          Tensor gc = g.contiguous();
+          Tensor gx =
+              needs[0] ? Creation.empty(x.data.sizes().clone(), x.dtype(), x.device()) : null;
+          Tensor gw =
+              needs[1] ? Creation.empty(w.data.sizes().clone(), x.dtype(), x.device()) : null;
+          Tensor gb =
+              needs[2] ? Creation.empty(new int[] {w.data.size(0)}, x.dtype(), x.device()) : null;
+          kernels.backward(
+              xc.data,
+              wc.data,
+              gc.data,
+              window,
+              gx == null ? null : gx.data,
+              gw == null ? null : gw.data,
+              gb == null ? null : gb.data);
+          return new Tensor[] {gx, gw, gb};
+        });
+  }
+
+  /** The convolution by unfold (im2col) and one matrix product. */
+  private static Tensor convolveByProduct(Tensor x, Tensor w, Tensor b, Window2d window) {
     int n = x.data.size(0);
     int c = x.data.size(1);
     int o = w.data.size(0);

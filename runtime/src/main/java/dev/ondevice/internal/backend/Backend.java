@@ -1,5 +1,7 @@
 package dev.ondevice.internal.backend;
 
+import java.util.Optional;
+
 /**
  * The kernels of one device. Tensors call these after validating shapes, dtypes and devices; a
  * backend may run them asynchronously, in order, and must make results visible to later kernels and
@@ -158,6 +160,14 @@ public interface Backend {
       return new long[] {live, live, h.peakBytes().get()};
     }
     return new long[3];
+  }
+
+  /**
+   * Direct convolution kernels for operands of {@code type}, or empty when this backend convolves
+   * by {@link #unfold2d}, a matrix product and {@link #fold2d} (the default).
+   */
+  default Optional<Conv2dKernels> conv2dKernels(ScalarType type) {
+    return Optional.empty();
   }
 
   /** Gives cached, unused memory back to the system; nothing by default. */

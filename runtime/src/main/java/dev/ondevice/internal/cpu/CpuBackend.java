@@ -2,6 +2,7 @@ package dev.ondevice.internal.cpu;
 
 import dev.ondevice.internal.backend.AdamStep;
 import dev.ondevice.internal.backend.BinaryOp;
+import dev.ondevice.internal.backend.Conv2dKernels;
 import dev.ondevice.internal.backend.DeviceId;
 import dev.ondevice.internal.backend.Event;
 import dev.ondevice.internal.backend.HostAllocator;
@@ -9,6 +10,7 @@ import dev.ondevice.internal.backend.HostBackend;
 import dev.ondevice.internal.backend.HostStorage;
 import dev.ondevice.internal.backend.RandomKind;
 import dev.ondevice.internal.backend.ReduceOp;
+import dev.ondevice.internal.backend.ScalarType;
 import dev.ondevice.internal.backend.SgdStep;
 import dev.ondevice.internal.backend.Storage;
 import dev.ondevice.internal.backend.Stream;
@@ -16,6 +18,7 @@ import dev.ondevice.internal.backend.Strided;
 import dev.ondevice.internal.backend.TransferCounters;
 import dev.ondevice.internal.backend.UnaryOp;
 import dev.ondevice.internal.backend.Window2d;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -248,6 +251,14 @@ public final class CpuBackend implements HostBackend {
   @Override
   public void fold2d(Strided cols, Window2d window, Strided out) {
     run(() -> UnfoldKernels.fold2d(cols, window, out), cols, out);
+  }
+
+  /** oneDNN's convolutions for float32 where it loads ({@link Dnnl}); the Java path otherwise. */
+  @Override
+  public Optional<Conv2dKernels> conv2dKernels(ScalarType type) {
+    return type == ScalarType.FLOAT32
+        ? Dnnl.get().map(dnnl -> new DnnlConv2d(this, dnnl))
+        : Optional.empty();
   }
 
   @Override

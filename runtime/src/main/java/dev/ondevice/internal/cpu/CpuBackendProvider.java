@@ -21,6 +21,11 @@ public final class CpuBackendProvider implements BackendProvider {
         List.of(CpuBackend.cpu()),
         false,
         null,
-        "CPU: " + Parallel.THREADS + " threads; matrix products by " + Gemm.nativeStatus());
+        "CPU: "
+            + Parallel.THREADS
+            + " threads; matrix products by "
+            + Gemm.nativeStatus()
+            + "; float32 convolutions by "
+            + Dnnl.status());
   }
 }
