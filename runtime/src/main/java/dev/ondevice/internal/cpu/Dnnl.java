@@ -1,6 +1,7 @@
 package dev.ondevice.internal.cpu;
 
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.bytedeco.dnnl.engine;
 import org.bytedeco.dnnl.stream;
@@ -33,6 +34,7 @@ final class Dnnl {
   static final String PROPERTY = "ondevice.cpu.dnnl";
 
   private static final System.Logger LOG = System.getLogger(Dnnl.class.getName());
+  private static final AtomicBoolean MISSING_LOGGED = new AtomicBoolean();
   private static final boolean PASSIVE_OPENMP =
       "passive".equalsIgnoreCase(System.getenv("OMP_WAIT_POLICY"));
 
@@ -49,7 +51,19 @@ final class Dnnl {
 
   /** oneDNN where it loads and {@code -Dondevice.cpu.dnnl} chooses it (see the class comment). */
   static Optional<Dnnl> get() {
-    return wanted() ? Loaded.INSTANCE : Optional.empty();
+    if (!wanted()) {
+      return Optional.empty();
+    }
+    try {
+      return Loaded.INSTANCE;
+    } catch (LinkageError e) {
+      // The preset's classes are not on the class path (a build that left org.bytedeco:dnnl out):
+      // the holder's initialisation fails before load() can catch it.
+      if (MISSING_LOGGED.compareAndSet(false, true)) {
+        LOG.log(System.Logger.Level.WARNING, unavailable(e));
+      }
+      return Optional.empty();
+    }
   }
 
   /**
