@@ -309,4 +309,52 @@ class TensorContainersTest {
         }\
         """);
   }
+
+  @Test
+  void aTensorReadFromAMapOfCpuTensorsIsReportedWhereItIsRead() {
+    JavaFileObject f =
+        source(
+            "Perplexity",
+            AnalysedSources.IMPORTS
+                + """
+        class Perplexity {
+          static class Lm extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor ids) {
+              return ids.mul(w);
+            }
+          }
+
+          static Map<String, Tensor> tokenize(int n) {
+            Map<String, Tensor> inputs = new java.util.HashMap<>();
+            inputs.put("input_ids", Tensor.randn(2, 2));
+            return inputs;
+          }
+
+          void score(Device device) {
+            Lm model = new Lm();
+            model.toDevice(device);
+            Map<String, Tensor> inputs = tokenize(2);
+            Map<String, Tensor> moved = new java.util.HashMap<>();
+            moved.put("input_ids", inputs.get("input_ids").to(device));
+            Tensor logits = model.forward(moved.get("input_ids"));
+            Tensor label = inputs.get("input_ids"); // expect: MixedDevices
+            Tensor shifted = label.detach();
+            Tensor loss = logits.add(shifted);
+            Tensor good = logits.add(moved.get("input_ids"));
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c)
+        .hadErrorContaining(
+            "label is read here from a container of tensors on the CPU, and add (line 36) uses it"
+                + " with logits, which is on device; in device-agnostic code this runs only when"
+                + " device is the CPU, and fails on the GPU machine. Move it where it is read:"
+                + " inputs.get(\"input_ids\").to(device)")
+        .inFile(f)
+        .onLine(34);
+  }
 }

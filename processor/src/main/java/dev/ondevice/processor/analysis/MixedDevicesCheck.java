@@ -272,6 +272,57 @@ final class MixedDevicesCheck extends DeviceCheck {
   }
 
   /**
+   * Whether {@code t} reads a tensor out of a JDK container that holds tensors on the CPU ({@code
+   * inputs.get("input_ids")} of a map a helper filled on the host); a batch's are
+   * TargetsNotMoved's.
+   */
+  private boolean cpuRead(Tree t) {
+    if (!(t instanceof MethodInvocationTree call)
+        || !(call.getMethodSelect() instanceof com.sun.source.tree.MemberSelectTree select)
+        || !select.getIdentifier().contentEquals("get")
+        || !(MethodInterpreter.skipParens(select.getExpression())
+            instanceof com.sun.source.tree.IdentifierTree container)) {
+      return false;
+    }
+    Value held = at.valueOf(container);
+    return held != null
+        && Place.CPU.equals(held.place())
+        && held.origin() != Value.Origin.BATCH
+        && !held.cpuPuts().isEmpty();
+  }
+
+  /**
+   * A CPU operand read, through the method's locals, out of a container of CPU tensors ({@code
+   * Tensor label = inputs.get("input_ids")} beside a moved copy of the map): reported at the read,
+   * the line to change, with a move there.
+   */
+  private boolean readOnTheCpu(
+      DeviceConflict c, Operand device, String why, String target, MadeOnTheCpu.Made made) {
+    TreePath read = made.factory();
+    String moved = ctx.shortText(read.getLeaf()) + ".to(" + target + ")";
+    reportAt(
+        CheckId.MIXED_DEVICES,
+        read,
+        c.at(),
+        made.variable()
+            + " is read here from a container of tensors on the CPU, and "
+            + c.op()
+            + " (line "
+            + ctx.lineOf(c.at())
+            + ") uses it with "
+            + device.text(ctx)
+            + ", which is on "
+            + device.value.place().describe()
+            + "; "
+            + why
+            + ". Move it where it is read: "
+            + moved,
+        c.possible(),
+        Fix.replace("move it to the device", read.getLeaf(), moved));
+    return true;
+  }
+
+  /**
    * A container of CPU tensors given where a device is needed ({@code model.forward(input)} with
    * {@code input} filled by a helper), reported where each CPU tensor put into it in this file was
    * made or read, the lines to change: the local's initializer where a local was put, else the put.
@@ -409,12 +460,16 @@ final class MixedDevicesCheck extends DeviceCheck {
    * none, or the device cannot be named there.
    */
   private boolean remadeOnTheDevice(DeviceConflict c, Operand device, String why, String target) {
-    MadeOnTheCpu.Made made = MadeOnTheCpu.factoryOf(ctx, c.cpu().path, at::isCpuFactory);
+    MadeOnTheCpu.Made made =
+        MadeOnTheCpu.factoryOf(ctx, c.cpu().path, t -> at.isCpuFactory(t) || cpuRead(t));
     if (made == null
         || !StatementFixes.usableAt(ctx, made.factory(), DeviceTexts.leadingName(target))) {
       return false;
     }
     TreePath factory = made.factory();
+    if (cpuRead(factory.getLeaf())) {
+      return readOnTheCpu(c, device, why, target, made);
+    }
     String remade =
         CreateThenMoveFix.suggestion(
             ctx, factory, (MethodInvocationTree) factory.getLeaf(), target);
