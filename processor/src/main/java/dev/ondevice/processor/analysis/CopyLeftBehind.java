@@ -186,14 +186,7 @@ final class CopyLeftBehind {
     if (TreeSearch.receiver(call, ctx) == copy && !TreeSearch.named(call, "toDevice")) {
       return ctx.mayMoveItsModel(m);
     }
-    boolean given =
-        ((MethodInvocationTree) call.getLeaf())
-            .getArguments().stream()
-                .anyMatch(
-                    a ->
-                        MethodInterpreter.skipParens(a) instanceof IdentifierTree
-                            && ctx.trees().getElement(new TreePath(call, a)) == copy);
-    if (!given) {
+    if (!passes(call, copy, ctx)) {
       return false;
     }
     TreePath body = ctx.pathOf(m);
@@ -213,11 +206,16 @@ final class CopyLeftBehind {
     if (TreeSearch.receiver(call, ctx) == copy) {
       return !STATE_READS.stream().anyMatch(n -> TreeSearch.named(call, n));
     }
+    return passes(call, copy, ctx);
+  }
+
+  /** Whether {@code call} is given the variable {@code e} itself as an argument. */
+  private static boolean passes(TreePath call, Element e, AnalysisContext ctx) {
     return ((MethodInvocationTree) call.getLeaf())
         .getArguments().stream()
             .anyMatch(
                 a ->
                     MethodInterpreter.skipParens(a) instanceof IdentifierTree
-                        && ctx.trees().getElement(new TreePath(call, a)) == copy);
+                        && ctx.trees().getElement(new TreePath(call, a)) == e);
   }
 }

@@ -25,7 +25,7 @@ final class MadeOnTheCpu {
   record Made(TreePath factory, String variable, boolean withOtherTensors) {}
 
   /** How many locals are followed back to the factory. */
-  private static final int MAX_LOCALS = 4;
+  private static final int MAX_LOCALS = 5;
 
   private MadeOnTheCpu() {}
 
@@ -39,13 +39,8 @@ final class MadeOnTheCpu {
     if (variable == null) {
       return null;
     }
-    Element local = ctx.trees().getElement(variable);
-    TreePath made = LocalInitializers.soleInitializer(ctx, local);
-    if (made == null
-        || LocalInitializers.enclosingMethod(made).getLeaf()
-            != leafOf(LocalInitializers.enclosingMethod(operand))) {
-      return null;
-    }
+    Element local = null;
+    TreePath made = variable; // followed to its initializer by the loop's first step
     boolean withOthers = false;
     for (int locals = 0; locals < MAX_LOCALS; locals++) {
       while (MethodInterpreter.skipParens(made.getLeaf()) instanceof MethodInvocationTree call) {

@@ -306,15 +306,7 @@ final class MixedDevicesCheck extends DeviceCheck {
         c.at(),
         made.variable()
             + " is read here from a container of tensors on the CPU, and "
-            + c.op()
-            + " (line "
-            + ctx.lineOf(c.at())
-            + ") uses it with "
-            + device.text(ctx)
-            + ", which is on "
-            + device.value.place().describe()
-            + "; "
-            + why
+            + usedWith(c, device, why)
             + ". Move it where it is read: "
             + moved,
         c.possible(),
@@ -381,17 +373,12 @@ final class MixedDevicesCheck extends DeviceCheck {
         name
             + " starts here on the CPU, and each assignment computes its next value from it, so it"
             + " stays there; "
-            + c.op()
-            + " (line "
-            + ctx.lineOf(c.at())
-            + ") uses it with "
-            + device.text(ctx)
-            + ", which is on "
-            + device.value.place().describe()
-            + "; "
-            + (c.possible()
-                ? "they may be different devices at run time"
-                : "the op fails when they differ")
+            + usedWith(
+                c,
+                device,
+                c.possible()
+                    ? "they may be different devices at run time"
+                    : "the op fails when they differ")
             + ". Create "
             + name
             + " on the device of what it accumulates (a device given to the constructor), or move"
@@ -484,15 +471,7 @@ final class MixedDevicesCheck extends DeviceCheck {
         c.at(),
         made.variable()
             + " is made here on the CPU, and "
-            + c.op()
-            + " (line "
-            + ctx.lineOf(c.at())
-            + ") uses it with "
-            + device.text(ctx)
-            + ", which is on "
-            + device.value.place().describe()
-            + "; "
-            + why
+            + usedWith(c, device, why)
             + ". Create it there: "
             + remade
             + (made.withOtherTensors() ? ", and the tensors it is computed with as well" : ""),
@@ -501,5 +480,21 @@ final class MixedDevicesCheck extends DeviceCheck {
             ? null
             : Fix.replace("create it on the device", factory.getLeaf(), remade));
     return true;
+  }
+
+  /**
+   * The op that uses a CPU tensor reported where it was made or read, and what it meets there:
+   * {@code mul (line 16) uses it with mask, which is on device; why}.
+   */
+  private String usedWith(DeviceConflict c, Operand device, String why) {
+    return c.op()
+        + " (line "
+        + ctx.lineOf(c.at())
+        + ") uses it with "
+        + device.text(ctx)
+        + ", which is on "
+        + device.value.place().describe()
+        + "; "
+        + why;
   }
 }
