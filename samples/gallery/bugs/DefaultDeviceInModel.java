@@ -74,7 +74,7 @@ public final class DefaultDeviceInModel {
 
     Tensor step(Tensor x, Tensor h) {
       if (h == null) {
-        h = Tensor.zeros(x.size(0), 8); // expect: warning DefaultDeviceInModel
+        h = Tensor.zeros(x.size(0), 8); // expect: DefaultDeviceInModel
       }
       return input.forward(x).add(hidden.forward(h)).tanh();
     }

@@ -14,6 +14,33 @@ import org.junit.jupiter.api.Test;
  */
 class DefaultDeviceInModelTest {
   @Test
+  void aFactoryPutIntoAnArrayForAPartIsReportedAtTheFactory() {
+    AnalysedSources.check(
+        "States",
+        """
+        class States {
+          static final class Cell extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x, Tensor[] states) {
+              return states[0].mul(w).add(x);
+            }
+          }
+
+          static final class Net extends Model {
+            final Cell cell = new Cell();
+
+            Tensor forward(Tensor x) {
+              Tensor state = Tensor.zeros(2, 2); // expect: DefaultDeviceInModel
+              Tensor[] states = new Tensor[] {state, state};
+              return cell.forward(x, states);
+            }
+          }
+        }\
+        """);
+  }
+
+  @Test
   void modelMethodsThatHandBackCpuTensorsOrTakeTensorsOnAnyDevice() {
     AnalysedSources.check(
         "Methods",

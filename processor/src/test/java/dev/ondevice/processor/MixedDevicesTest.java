@@ -92,6 +92,180 @@ class MixedDevicesTest {
   }
 
   @Test
+  void aDeviceFieldEveryObjectHoldsAsTheCpuIsReportedWhereItIsChosen() {
+    JavaFileObject f =
+        source(
+            "Fields",
+            AnalysedSources.IMPORTS
+                + """
+        class Fields {
+          static final class Wavelet extends Model {
+            dev.ondevice.Parameter w;
+            final Device device;
+
+            Wavelet(Device device) {
+              this.device = device;
+            }
+
+            Wavelet() {
+              this(Device.cpu());
+            }
+
+            Tensor forward(Tensor x) {
+              Tensor out = x.mul(w);
+              return out.to(device); // expect: MixedDevices
+            }
+          }
+
+          static final class Net extends Model {
+            final Wavelet wavelet = new Wavelet();
+
+            Tensor forward(Tensor x) {
+              Tensor bands = wavelet.forward(x);
+              return bands.mul(Tensor.randn(2, 2, x.device()));
+            }
+          }
+
+          static final class Estimator {
+            final Device device;
+
+            Estimator() {
+              this(null);
+            }
+
+            Estimator(Device device) {
+              this.device = device == null ? Device.cpu() : device;
+            }
+
+            Tensor weights(Tensor time) {
+              return time.to(device).detach();
+            }
+          }
+
+          static final class Placed {
+            final Device device;
+
+            Placed(Device device) {
+              this.device = device;
+            }
+
+            Tensor weights(Tensor time) {
+              return time.to(device).detach();
+            }
+          }
+
+          static Tensor weighted(Tensor loss, Tensor time) {
+            Estimator km = new Estimator(); // expect: MixedDevices
+            return loss.mul(km.weights(time));
+          }
+
+          static Tensor placed(Tensor loss, Tensor time, Device device) {
+            Placed p = new Placed(device);
+            return loss.mul(p.weights(time));
+          }
+
+          void run(Device device) {
+            Net net = new Net();
+            net.toDevice(device);
+            net.forward(Tensor.randn(2, 2, device));
+            weighted(Tensor.randn(2, 2, device), Tensor.randn(2, 2, device));
+            placed(Tensor.randn(2, 2, device), Tensor.randn(2, 2, device), device);
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c)
+        .hadErrorContaining(
+            "out.to(device) puts a tensor on device, which is the CPU in every Wavelet made here"
+                + " (new Wavelet(), line 32): a Device field set when a model is made does not"
+                + " follow it when it moves, and mul (line 36) uses it with Tensor.randn(2, 2,"
+                + " x.device()), which is on the model's device;")
+        .inFile(f)
+        .onLine(27);
+    assertThat(c)
+        .hadErrorContaining(
+            "new Estimator() gives no device, so its device is the CPU, where time.to(device)"
+                + " (line 52) puts what it computes; mul (line 70) uses it with loss, which is on"
+                + " device; in device-agnostic code this runs only when device is the CPU, and"
+                + " fails on the GPU machine. Give it the device of the tensors it works on")
+        .inFile(f)
+        .onLine(69);
+  }
+
+  @Test
+  void aParameterEveryCallGivesAsNullTakesTheNullBranch() {
+    JavaFileObject f =
+        source(
+            "Rnn",
+            AnalysedSources.IMPORTS
+                + """
+        class Rnn {
+          static final class Cell extends Model {
+            dev.ondevice.Parameter w;
+
+            Tensor forward(Tensor x) {
+              return x.mul(w);
+            }
+          }
+
+          static Tensor mask(Tensor sequence, Tensor lengths) {
+            return sequence.mul(lengths);
+          }
+
+          static Tensor dynamicRnn(Cell cell, Tensor inputs, Tensor lengths) {
+            if (lengths == null) {
+              lengths = Tensor.zeros(2, 2);
+            }
+            return loop(cell, inputs, lengths); // expect: MixedDevices
+          }
+
+          static Tensor loop(Cell cell, Tensor inputs, Tensor lengths) {
+            List<Tensor> outputs = new java.util.ArrayList<>();
+            for (int step = 0; step < 3; step++) {
+              outputs.add(cell.forward(inputs));
+            }
+            return mask(Tensor.stack(outputs), lengths);
+          }
+
+          static final class Encoder extends Model {
+            final Cell cell = new Cell();
+
+            Tensor forward(Tensor inputs) {
+              return dynamicRnn(cell, inputs, null);
+            }
+          }
+
+          static final class Estimator {
+            final Device device;
+
+            Estimator(Device device) {
+              this.device = device != null ? device : Device.cpu();
+            }
+
+            Tensor weights(Tensor time) {
+              return time.to(device).detach();
+            }
+          }
+
+          static Tensor chosenElsewhere(Tensor loss, Device device) {
+            return loss.mul(new Estimator(device).weights(loss));
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    // Where the helper's own analysis meets it (samples/corpus/bugs/TexarDynamicRnnLengthsOnCpu),
+    // the factory is reported instead, as the callers' to change.
+    assertThat(c)
+        .hadErrorContaining(
+            "loop gets lengths on the CPU and uses it in mask (line 37) with sequence on the"
+                + " model's device; move it to that device before the call")
+        .inFile(f)
+        .onLine(29);
+  }
+
+  @Test
   void aParameterIsWhereItsDataIs() {
     AnalysedSources.check(
         "Params",
@@ -1079,7 +1253,7 @@ class MixedDevicesTest {
   }
 
   @Test
-  void aTensorTheFirstIterationLeavesOnTheCpuIsReportedOnTheSecond() {
+  void aTensorALaterIterationPutsOnTheCpuIsReportedWhereItIsMade() {
     JavaFileObject f =
         source(
             "Rollout",
@@ -1099,8 +1273,18 @@ class MixedDevicesTest {
             policy.toDevice(device);
             Tensor masks = Tensor.zeros(2, 2, device);
             for (int i = 0; i < steps; i++) {
-              Tensor out = policy.forward(Tensor.randn(2, 2, device), masks); // expect: MixedDevices
-              masks = Tensor.of(done);
+              Tensor out = policy.forward(Tensor.randn(2, 2, device), masks);
+              masks = Tensor.of(done); // expect: MixedDevices
+            }
+          }
+
+          void withTheDeviceOverload(Device device, int steps) {
+            Policy policy = new Policy();
+            policy.toDevice(device);
+            Tensor state = Tensor.zeros(2, 2, device);
+            for (int i = 0; i < steps; i++) {
+              Tensor out = policy.forward(Tensor.randn(2, 2, device), state);
+              state = Tensor.zeros(2, 2); // expect: MixedDevices
             }
           }
 
@@ -1130,12 +1314,23 @@ class MixedDevicesTest {
         """);
     Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
     ExpectedFindings.assertMatch(c, List.of(f));
+    // The line to change is the assignment that puts it on the CPU, not the op.
     assertThat(c)
         .hadErrorContaining(
-            "forward gets tensors on two devices: policy is on device and masks (argument"
-                + " 'masks') is on the CPU from the loop's second iteration on, as its first one leaves it there;")
+            "Tensor.of(done) makes a tensor on the CPU here, which the loop's next iteration gives"
+                + " forward (line 26) as masks, with policy on device; in device-agnostic code this"
+                + " runs only when device is the CPU, and fails on the GPU machine. Move it to the"
+                + " device, where it was before the loop: Tensor.of(done).to(device)")
         .inFile(f)
-        .onLine(26);
+        .onLine(27);
+    assertThat(c)
+        .hadErrorContaining(
+            "Tensor.zeros(2, 2) makes a tensor on the CPU here, which the loop's next iteration"
+                + " gives forward (line 36) as state, with policy on device; in device-agnostic code"
+                + " this runs only when device is the CPU, and fails on the GPU machine. Create it"
+                + " there: Tensor.zeros(2, 2, device)")
+        .inFile(f)
+        .onLine(37);
   }
 
   @Test

@@ -123,6 +123,58 @@ class OptimizerStateOrderTest {
   }
 
   @Test
+  void aHelperThatMovesTheModelAfterTheLoadLeavesTheStateBehind() {
+    JavaFileObject f =
+        source(
+            "Setup",
+            AnalysedSources.IMPORTS
+                + """
+        import dev.ondevice.optim.Optimizer;
+        import dev.ondevice.optim.Sgd;
+        class Setup {
+          static class Net extends Model {
+            dev.ondevice.Parameter w;
+            List<dev.ondevice.Parameter> parameters() { return List.of(w); }
+          }
+
+          static final class Fabric {
+            final Device device;
+            Fabric(Device device) { this.device = device; }
+            void setup(Model module, Optimizer optimizer) { module.toDevice(device); }
+            void log(Model module, Optimizer optimizer) { }
+          }
+
+          void resume(dev.ondevice.optim.OptimizerState saved, Device device) {
+            Fabric fabric = new Fabric(device);
+            Net model = new Net();
+            Sgd optimizer = new Sgd(model.parameters(), 0.1);
+            optimizer.loadStateDict(saved); // expect: OptimizerStateLeftBehind
+            fabric.setup(model, optimizer);
+            optimizer.step();
+          }
+
+          void notMoved(dev.ondevice.optim.OptimizerState saved, Device device) {
+            Fabric fabric = new Fabric(device);
+            Net model = new Net();
+            Sgd optimizer = new Sgd(model.parameters(), 0.1);
+            optimizer.loadStateDict(saved);
+            fabric.log(model, optimizer);
+            optimizer.step();
+          }
+        }\
+        """);
+    Compilation c = Sources.compile(List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    assertThat(c)
+        .hadErrorContaining(
+            "the state loaded into optimizer is put where model's parameters are now, and"
+                + " fabric.setup(model, optimizer) below moves the parameters without it:"
+                + " optimizer.step() then fails")
+        .inFile(f)
+        .onLine(31);
+  }
+
+  @Test
   void anOptimizerMakingItsStateInItsConstructorIsBuiltAfterTheMove() {
     JavaFileObject f =
         source(

@@ -20,6 +20,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Predicate;
 import javax.lang.model.element.AnnotationMirror;
@@ -361,9 +362,26 @@ final class AnalysisContext {
                   (TypeElement) m.getEnclosingElement(),
                   elements,
                   runtimeTypes);
+      if (known == ModelMethodSource.Returns.UNKNOWN && returnsOnTheCpuByConstruction(method, m)) {
+        known =
+            ModelMethodSource.Returns.CPU; // return out.to(device), device defaulting to the CPU
+      }
       facts.returns.put(m, known);
     }
     return known;
+  }
+
+  /**
+   * Whether every return of {@code m} moves to a field that every object of its class holds as the
+   * CPU by default, and no subclass can override it.
+   */
+  private boolean returnsOnTheCpuByConstruction(TreePath method, ExecutableElement m) {
+    boolean overridable =
+        !m.getModifiers().contains(Modifier.FINAL)
+            && !m.getModifiers().contains(Modifier.PRIVATE)
+            && !m.getEnclosingElement().getModifiers().contains(Modifier.FINAL);
+    List<TreePath> moves = ConstructedDevices.returnedMoves(method, this);
+    return !overridable && !moves.isEmpty() && moves.stream().allMatch(Objects::nonNull);
   }
 
   /**
@@ -581,12 +599,40 @@ final class AnalysisContext {
     return collapseWhitespace(src, (int) start, (int) end);
   }
 
+  /**
+   * The source between {@code start} and {@code end} on one line: comments dropped ({@code // bug}
+   * after the first line of a call written over several), each run of whitespace one space.
+   */
   private static String collapseWhitespace(CharSequence src, int start, int end) {
     StringBuilder out = new StringBuilder(end - start);
     boolean space = false;
+    char quote = 0;
     for (int i = start; i < end; i++) {
       char ch = src.charAt(i);
-      if (Character.isWhitespace(ch)) {
+      if (quote == 0 && ch == '/' && i + 1 < end && src.charAt(i + 1) == '/') {
+        while (i + 1 < end && src.charAt(i + 1) != '\n') {
+          i++;
+        }
+        space = true;
+        continue;
+      }
+      if (quote == 0 && ch == '/' && i + 1 < end && src.charAt(i + 1) == '*') {
+        i += 2;
+        while (i + 1 < end && !(src.charAt(i) == '*' && src.charAt(i + 1) == '/')) {
+          i++;
+        }
+        i++;
+        space = true;
+        continue;
+      }
+      if (quote != 0 && ch == '\\' && i + 1 < end) {
+        out.append(ch).append(src.charAt(++i));
+        continue;
+      }
+      if (ch == '"' || ch == '\'') {
+        quote = quote == 0 ? ch : quote == ch ? 0 : quote;
+      }
+      if (quote == 0 && Character.isWhitespace(ch)) {
         space = true;
       } else {
         if (space) {
@@ -778,9 +824,41 @@ final class AnalysisContext {
       return null;
     }
     Value v = initializerValue(field);
-    Place p = v == null || !v.place().isKnown() ? null : v.place();
+    Place p = v != null && v.place().isKnown() ? v.place() : null;
+    if (v == null) {
+      // this(n, Device.cpu()), new KaplanMeierEstimator(): the device every object made holds
+      ConstructedDevices.Constructed made = ConstructedDevices.of(field, this);
+      if (made != null) {
+        p = made.place();
+        facts.constructedAt.put(field, made.sites());
+      }
+    }
     facts.finalDevices.put(field, p);
     return p;
+  }
+
+  /**
+   * The {@code new}s that make every object of {@code field}'s class, where each holds one device
+   * there that its constructors choose ({@link ConstructedDevices}); null otherwise.
+   */
+  List<TreePath> constructedAt(VariableElement field) {
+    finalDevice(field);
+    return facts.constructedAt.get(field);
+  }
+
+  /**
+   * The field a {@code Device} argument names, where every object of its class made here holds the
+   * CPU there by its constructors' choice ({@code out.to(device)} with {@code device} defaulting to
+   * {@code Device.cpu()}); null otherwise.
+   */
+  VariableElement cpuByConstruction(TreePath deviceArgument) {
+    Element e = trees.getElement(deviceArgument);
+    return e instanceof VariableElement f
+            && e.getKind() == ElementKind.FIELD
+            && constructedAt(f) != null
+            && Place.CPU.equals(finalDevice(f))
+        ? f
+        : null;
   }
 
   /**
@@ -895,7 +973,23 @@ final class AnalysisContext {
    * member}'s class.
    */
   private Value detachedValue(TreePath expression, Element member) {
-    Element owner = member.getEnclosingElement();
+    return detachedValueIn(expression, member.getEnclosingElement());
+  }
+
+  /**
+   * The device a {@code Device} expression of a constructor or its caller names, interpreted on its
+   * own ({@code Device.cpu()}, a static field initialised to one); unknown for anything else.
+   */
+  Place devicePlace(TreePath expression) {
+    TreePath type = expression;
+    while (type != null && !(type.getLeaf() instanceof com.sun.source.tree.ClassTree)) {
+      type = type.getParentPath();
+    }
+    Element owner = type == null ? null : trees.getElement(type);
+    return detachedValueIn(expression, owner).place();
+  }
+
+  private Value detachedValueIn(TreePath expression, Element owner) {
     ModelScope scope =
         new ModelScope(
             runtimeTypes,

@@ -127,6 +127,7 @@ final class CallResults {
       interpreter.given(args);
       interpreter.method(body, scope);
       result = interpreter.returned();
+      result = result == null ? null : result.withMadeAtOutside(body.getLeaf());
     } catch (RuntimeException | StackOverflowError e) {
       result = null;
     } finally {

@@ -1,6 +1,7 @@
 package dev.ondevice.processor.analysis;
 
 import com.sun.source.tree.ClassTree;
+import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.MethodTree;
 import com.sun.source.tree.ThrowTree;
@@ -37,6 +38,10 @@ final class CallSites {
 
   /** Per method: for each parameter, whether every call recorded gives it its receiver's place. */
   private final IdentityHashMap<ExecutableElement, boolean[]> receiversPlace =
+      new IdentityHashMap<>();
+
+  /** Per method: for each parameter, whether every call recorded passes {@code null}. */
+  private final IdentityHashMap<ExecutableElement, boolean[]> nullEverywhere =
       new IdentityHashMap<>();
 
   /**
@@ -187,13 +192,22 @@ final class CallSites {
    * Records the values a call of {@code m} gives its parameters, and whether each is where the
    * call's receiver is ({@code model.step(loader, device)} after {@code model.toDevice(device)}).
    */
-  void record(ExecutableElement m, Value receiver, List<Value> args) {
+  void record(
+      ExecutableElement m,
+      Value receiver,
+      List<Value> args,
+      List<? extends ExpressionTree> argumentTrees) {
     if (!callers.containsKey(m) || m.isVarArgs()) {
       return;
     }
     Value[] known = arguments.computeIfAbsent(m, k -> new Value[args.size()]);
     boolean[] same = receiversPlace.computeIfAbsent(m, k -> filled(args.size()));
+    boolean[] nulls = nullEverywhere.computeIfAbsent(m, k -> filled(args.size()));
     for (int i = 0; i < known.length && i < args.size(); i++) {
+      nulls[i] &=
+          i < argumentTrees.size()
+              && MethodInterpreter.skipParens(argumentTrees.get(i)).getKind()
+                  == Tree.Kind.NULL_LITERAL;
       known[i] = known[i] == null ? args.get(i) : known[i].join(args.get(i));
       same[i] &=
           receiver != null
@@ -216,6 +230,16 @@ final class CallSites {
   boolean givesTheReceiversPlace(ExecutableElement m, int i) {
     boolean[] same = receiversPlace.get(m);
     return argument(m, i) != null && same != null && i < same.length && same[i];
+  }
+
+  /**
+   * Whether every call of {@code m} in the class passes {@code null} as parameter {@code i} ({@code
+   * Rnn.dynamicRnn(cell, inputs, null)}); false where {@code m} may be called from elsewhere, or
+   * from a body not interpreted yet.
+   */
+  boolean givesNullEverywhere(ExecutableElement m, int i) {
+    boolean[] nulls = nullEverywhere.get(m);
+    return argument(m, i) != null && nulls != null && i < nulls.length && nulls[i];
   }
 
   /**

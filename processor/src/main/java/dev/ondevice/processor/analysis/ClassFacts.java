@@ -3,6 +3,7 @@ package dev.ondevice.processor.analysis;
 import com.sun.source.util.TreePath;
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import javax.lang.model.element.ExecutableElement;
@@ -54,6 +55,12 @@ final class ClassFacts {
    */
   final Set<ExecutableElement> judgedFromSource =
       Collections.newSetFromMap(new IdentityHashMap<>());
+
+  /**
+   * Per final {@code Device} field without an initializer that every object made holds as one
+   * device ({@link ConstructedDevices}): the {@code new}s that make them.
+   */
+  final IdentityHashMap<VariableElement, List<TreePath>> constructedAt = new IdentityHashMap<>();
 
   /** Per final {@code Device} field: its initializer's device, or null where that is not known. */
   final IdentityHashMap<VariableElement, Place> finalDevices = new IdentityHashMap<>();

@@ -250,9 +250,17 @@ public final class DeviceAnalysis {
       if (method != null) {
         interpreter.method(body, scope);
         List<TreePath> calls = TreeSearch.callsWhereWritten(body);
-        if (calls.stream().anyMatch(c -> TreeSearch.named(c, "toDevice"))) {
-          // The checks that read statements need a move of a model: most methods have none.
+        // The checks that read statements need a move of a model (or a load of an optimizer's
+        // state, which a helper's move may follow): most methods have neither.
+        if (calls.stream()
+            .anyMatch(
+                c ->
+                    TreeSearch.named(c, "toDevice")
+                        || TreeSearch.named(c, "loadStateDict")
+                        || TreeSearch.named(c, "restore"))) {
           OptimizerStateOrder.check(body, calls, ctx);
+        }
+        if (calls.stream().anyMatch(c -> TreeSearch.named(c, "toDevice"))) {
           ModelMovedInLoop.check(body, calls, ctx);
           CopyLeftBehind.check(body, calls, ctx);
         }

@@ -50,7 +50,11 @@ final class DeviceOps {
     boolean nonBlocking =
         s.nonBlockingParameter >= 0
             && Boolean.TRUE.equals(interpreter.constant(c.argumentPath(s.nonBlockingParameter)));
-    TensorMove move = new TensorMove(c, receiver, target, nonBlocking, deviceArgument != null);
+    int d = s.deviceParameter;
+    boolean byConstruction =
+        d >= 0 && d < c.argumentTrees.size() && ctx.cpuByConstruction(c.argumentPath(d)) != null;
+    TensorMove move =
+        new TensorMove(c, receiver, target, nonBlocking, deviceArgument != null, byConstruction);
     checks.move(move);
     if (!nonBlocking && Place.CPU.equals(target) && move.fromDevice()) {
       interpreter.env().completePendingHostCopies();
@@ -177,6 +181,9 @@ final class DeviceOps {
       result = result.withPinned(Value.Tri.MAYBE);
     }
     if (Place.CPU.equals(result.place())) {
+      for (Operand o : operands) {
+        result = result.withMadeAt(o.value.madeAt()); // Tensor.of(obs).unsqueeze(0)
+      }
       for (Operand o : operands) {
         if (o.value.origin() != Value.Origin.NONE && o.onCpu()) {
           return result.withOrigin(o.value.origin(), o.value.originPath(), o.value.originName());
@@ -423,7 +430,21 @@ final class DeviceOps {
     }
     switch (ctx.returns(c.method)) {
       case CPU -> {
-        return Value.fresh(Place.CPU); // predict(x) ending in .cpu()
+        TreePath method = ctx.pathOf(c.method);
+        TreePath moved =
+            method == null
+                ? null
+                : ConstructedDevices.returnedMoves(method, ctx).stream()
+                    .filter(java.util.Objects::nonNull)
+                    .findFirst()
+                    .orElse(null);
+        return moved == null
+            ? Value.fresh(Place.CPU) // predict(x) ending in .cpu()
+            : Value.fresh(Place.CPU)
+                .withOrigin(
+                    Value.Origin.CPU_BY_CONSTRUCTION,
+                    moved,
+                    ctx.shortText(((MethodInvocationTree) moved.getLeaf()).getArguments().get(0)));
       }
       case UNKNOWN -> {
         return Value.UNKNOWN; // some of what it returns may be on the CPU

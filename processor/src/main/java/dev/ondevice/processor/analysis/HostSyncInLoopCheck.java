@@ -72,6 +72,7 @@ final class HostSyncInLoopCheck extends DeviceCheck {
   void move(TensorMove m) {
     MethodInterpreter.Call c = m.call();
     if (!m.nonBlocking()
+        && !m.toTheCpuByConstruction() // MixedDevices reports where the CPU was chosen
         && Place.CPU.equals(m.target())
         && !Place.CPU.equals(m.receiver().place())
         && c.receiverTree != null

@@ -191,12 +191,12 @@ final class MethodInterpreter implements Interpretation {
       int index = m.getParameters().indexOf(p);
       if (e != null && given != null && index < given.size()) {
         Place at = given.get(index).place();
+        boolean callersMove = ctx.callResults().leavesMovesToCallers(method, ctx);
+        boolean keepsWhereMade = !movesToADevice(method, ctx); // converting its dtype is not moving
         env.put(
             e,
-            Value.on(
-                ctx.callResults().leavesMovesToCallers(method, ctx)
-                    ? at.givenAs(index)
-                    : at.withoutCaller()));
+            Value.on(callersMove ? at.givenAs(index) : at.withoutCaller())
+                .withMadeAt(keepsWhereMade ? given.get(index).madeAt() : List.of()));
       } else if (e != null) {
         env.put(e, parameterValue((VariableElement) e, scope));
       }
@@ -238,10 +238,10 @@ final class MethodInterpreter implements Interpretation {
       // move
       // where this method needs it, when they follow their calls into it (CallResults)
       int index = method.getParameters().indexOf(p);
-      return Value.on(
-          ctx.callResults().leavesMovesToCallers(method, ctx)
-              ? given.place().givenAs(index)
-              : given.place().throughCalls());
+      boolean callersMove = ctx.callResults().leavesMovesToCallers(method, ctx);
+      // where the callers made it on the CPU, when moving it to a device is theirs to do
+      return Value.on(callersMove ? given.place().givenAs(index) : given.place().throughCalls())
+          .withMadeAt(movesToADevice(method, ctx) ? List.of() : given.madeAt());
     }
     if (rt.isTensor(t)) {
       String on = rt.declaredDevice(p);
@@ -320,10 +320,17 @@ final class MethodInterpreter implements Interpretation {
 
   /** Whether a {@code to(..)} only converts, {@code x.to(DType.FLOAT32)}: it moves nothing. */
   private static boolean convertsOnly(MethodInvocationTree to) {
-    return to.getArguments().size() == 1
-        && skipParens(to.getArguments().get(0)) instanceof MemberSelectTree constant
-        && constant.getExpression() instanceof IdentifierTree type
-        && type.getName().contentEquals("DType");
+    if (to.getArguments().size() != 1) {
+      return false;
+    }
+    ExpressionTree a = skipParens(to.getArguments().get(0));
+    return (a instanceof MemberSelectTree constant
+            && constant.getExpression() instanceof IdentifierTree type
+            && type.getName().contentEquals("DType"))
+        || (a instanceof MethodInvocationTree call // x.to(sequence.dtype())
+            && call.getArguments().isEmpty()
+            && call.getMethodSelect() instanceof MemberSelectTree select
+            && select.getIdentifier().contentEquals("dtype"));
   }
 
   // ================================================================== statements
@@ -548,6 +555,17 @@ final class MethodInterpreter implements Interpretation {
   private void ifStatement(TreePath path, IfTree t) {
     TreePath condition = new TreePath(path, t.getCondition());
     ExpressionTree test = skipParens(t.getCondition());
+    Boolean holds = nullTestOfAParameter(path, test);
+    if (holds != null) {
+      // if (sequenceLength == null) sequenceLength = Tensor.of(lengths); with every call giving
+      // null: only the branch taken runs
+      expression(condition);
+      StatementTree taken = holds ? t.getThenStatement() : t.getElseStatement();
+      if (taken != null) {
+        statement(new TreePath(path, taken));
+      }
+      return;
+    }
     boolean negated = test instanceof UnaryTree u && u.getKind() == Tree.Kind.LOGICAL_COMPLEMENT;
     Element checked =
         readinessChecked(
@@ -573,6 +591,43 @@ final class MethodInterpreter implements Interpretation {
     if (moved != null && env.reachable()) {
       env.put(ensured, moved); // if (!h.device().equals(d)) h = h.to(d);: on d either way
     }
+  }
+
+  /**
+   * Whether {@code test}, {@code p == null} or {@code p != null} for a parameter {@code p} that
+   * every call gives {@code null} ({@link CallSites#givesNullEverywhere}) and that the method
+   * assigns nowhere but in the {@code if} at {@code ifPath}, holds; null for any other test.
+   */
+  private Boolean nullTestOfAParameter(TreePath ifPath, ExpressionTree test) {
+    if (method == null
+        || !(test instanceof BinaryTree b)
+        || (b.getKind() != Tree.Kind.EQUAL_TO && b.getKind() != Tree.Kind.NOT_EQUAL_TO)) {
+      return null;
+    }
+    boolean leftNull = b.getLeftOperand().getKind() == Tree.Kind.NULL_LITERAL;
+    if (leftNull == (b.getRightOperand().getKind() == Tree.Kind.NULL_LITERAL)) {
+      return null;
+    }
+    ExpressionTree tested = skipParens(leftNull ? b.getRightOperand() : b.getLeftOperand());
+    Element p =
+        tested instanceof IdentifierTree
+            ? ctx.trees().getElement(new TreePath(ifPath, tested))
+            : null;
+    int index = p == null ? -1 : method.getParameters().indexOf(p);
+    TreePath body = ctx.pathOf(method);
+    if (index < 0
+        || !ctx.callSites().givesNullEverywhere(method, index)
+        || body == null
+        || TreeSearch.contains(
+            body.getLeaf(),
+            x ->
+                x instanceof AssignmentTree a
+                    && skipParens(a.getVariable()) instanceof IdentifierTree id
+                    && id.getName().equals(p.getSimpleName()),
+            x -> x == ifPath.getLeaf() || x instanceof com.sun.source.tree.ClassTree)) {
+      return null;
+    }
+    return b.getKind() == Tree.Kind.EQUAL_TO;
   }
 
   /**
@@ -1147,7 +1202,11 @@ final class MethodInterpreter implements Interpretation {
         if (v.partlyUnmoved()) {
           escaped(ip);
         }
-        elements.add(Value.on(v.place()).withZeroDim(v.zeroDim()));
+        Value element = Value.on(v.place()).withZeroDim(v.zeroDim());
+        elements.add(
+            v.isDefaultDeviceFactory() // new Tensor[] {state, state}, made in a model's code
+                ? element.withOrigin(v.origin(), v.originPath(), v.originName())
+                : element);
       }
     }
     return containers.holdsTensors(ctx.trees().getTypeMirror(path))
@@ -1712,7 +1771,8 @@ final class MethodInterpreter implements Interpretation {
           .record(
               runs,
               receiverTree != null ? receiver : thisValue,
-              args); // train(model, loader), or the one implementation of an abstract step
+              args,
+              t.getArguments()); // train(model, loader), or the one implementation of a step
     }
     Call call = new Call(path, t, m, s, receiverTree, receiver, t.getArguments(), args);
     Value result = apply(call);
@@ -1834,13 +1894,29 @@ final class MethodInterpreter implements Interpretation {
   private Value apply(Call c) {
     MethodSemantics s = c.semantics;
     return switch (s.kind) {
-      case FACTORY -> factory(c.path, c.argumentTrees, c.arguments, s);
-      case MOVE -> ops.move(c, s.devicePlace(c.arguments));
+      case FACTORY -> byConstruction(c, factory(c.path, c.argumentTrees, c.arguments, s));
+      case MOVE -> byConstruction(c, ops.move(c, s.devicePlace(c.arguments)));
       case SAME_DEVICE -> ops.sameDevice(c);
       case MODEL_CALL -> ops.modelCall(c);
       case RETURNS_DEVICE -> Value.on(returnedDevice(c));
       default -> other(c);
     };
+  }
+
+  /**
+   * A move's or factory's result on the CPU because its device is a field every object of its class
+   * holds as the CPU by default ({@code newTime.to(device)} in an estimator made without one).
+   */
+  private Value byConstruction(Call c, Value made) {
+    int i = c.semantics.deviceParameter;
+    VariableElement field =
+        i >= 0 && i < c.argumentTrees.size() && Place.CPU.equals(made.place())
+            ? ctx.cpuByConstruction(c.argumentPath(i))
+            : null;
+    return field == null
+        ? made
+        : made.withOrigin(
+            Value.Origin.CPU_BY_CONSTRUCTION, c.path, field.getSimpleName().toString());
   }
 
   private Value factory(
@@ -1862,7 +1938,7 @@ final class MethodInterpreter implements Interpretation {
     } else if (tensorArg != null) {
       v = Value.fresh(tensorArg.place());
     } else {
-      v = Value.fresh(Place.CPU);
+      v = Value.fresh(Place.CPU).withMadeAt(path);
       if (!s.fromHostData) {
         cpuFactories.put(path.getLeaf(), Boolean.TRUE);
       }

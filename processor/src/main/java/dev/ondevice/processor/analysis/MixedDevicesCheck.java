@@ -1,13 +1,18 @@
 package dev.ondevice.processor.analysis;
 
+import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.MethodInvocationTree;
+import com.sun.source.tree.MethodTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.util.TreePath;
 import dev.ondevice.annotations.OnDevice;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
 
@@ -192,6 +197,11 @@ final class MixedDevicesCheck extends DeviceCheck {
                     + other.value.place().describe()
                     + " is the CPU, and fails on the GPU machine"
                 : "the op fails at run time";
+    if (c.cpu() != null
+        && c.cpu().value.origin() == Value.Origin.CPU_BY_CONSTRUCTION
+        && chosenByConstruction(c, why)) {
+      return;
+    }
     String target = texts.deviceText(other.value.place(), other);
     String note = a.note != null ? a.note : b.note;
     String found =
@@ -261,6 +271,12 @@ final class MixedDevicesCheck extends DeviceCheck {
         && target != null
         && note == null
         && remadeOnTheDevice(c, other, why, target)) {
+      return;
+    }
+    if (moved == c.cpu()
+        && (at.laterIteration()
+            ? remadeInTheLoop(c, other, why, target, note)
+            : madeByTheCallers(c, other, why, note))) {
       return;
     }
     report(
@@ -389,6 +405,94 @@ final class MixedDevicesCheck extends DeviceCheck {
   }
 
   /**
+   * A CPU operand that a move or factory put on a {@code Device} field which every object of its
+   * class made here holds as the CPU by its constructors' choice ({@link ConstructedDevices}). In a
+   * model, reported at that move: a field set when the model was made does not follow it when it
+   * moves ({@code return out.to(self.device)}). In any other object, reported where it is made
+   * without a device ({@code new KaplanMeierEstimator()}), the line to change. False where neither
+   * is in this file.
+   */
+  private boolean chosenByConstruction(DeviceConflict c, String why) {
+    Operand cpu = c.cpu();
+    Operand device = c.device();
+    TreePath made = cpu.value.originPath();
+    VariableElement field = fieldOf(made);
+    if (field == null || made.getCompilationUnit() != ctx.unit()) {
+      return false;
+    }
+    TypeElement owner = (TypeElement) field.getEnclosingElement();
+    List<TreePath> sites =
+        ctx.constructedAt(field).stream()
+            .filter(site -> site.getCompilationUnit() == ctx.unit())
+            .toList();
+    String madeText =
+        ctx.shortText(made.getLeaf()) + (made == c.at() ? "" : " (line " + ctx.lineOf(made) + ")");
+    if (ctx.types().isModel(owner.asType())) {
+      reportAt(
+          CheckId.MIXED_DEVICES,
+          made,
+          c.at(),
+          ctx.shortText(made.getLeaf())
+              + " puts a tensor on "
+              + field.getSimpleName()
+              + ", which is the CPU in every "
+              + owner.getSimpleName()
+              + " made here"
+              + madeWhere(sites)
+              + ": a Device field set when a model is made does not follow it when it moves, and "
+              + usedWith(c, device, why)
+              + ". Take the device from the tensors it works on (an input's device()), not from "
+              + field.getSimpleName(),
+          c.possible());
+      return true;
+    }
+    for (TreePath site : sites) {
+      reportAt(
+          CheckId.MIXED_DEVICES,
+          site,
+          c.at(),
+          ctx.shortText(site.getLeaf())
+              + " gives no device, so its "
+              + field.getSimpleName()
+              + " is the CPU, where "
+              + madeText
+              + " puts what it computes; "
+              + usedWith(c, device, why)
+              + ". Give it the device of the tensors it works on",
+          c.possible());
+    }
+    return !sites.isEmpty();
+  }
+
+  /** The field a move's or factory's device argument names, if every object holds it as the CPU. */
+  private VariableElement fieldOf(TreePath made) {
+    if (!(made.getLeaf() instanceof MethodInvocationTree call)) {
+      return null;
+    }
+    for (ExpressionTree a : call.getArguments()) {
+      Element e = ctx.trees().getElement(new TreePath(made, a));
+      if (e instanceof VariableElement f
+          && e.getKind() == ElementKind.FIELD
+          && ctx.constructedAt(f) != null) {
+        return f;
+      }
+    }
+    return null;
+  }
+
+  /** {@code (new WaveletConv(3, 8), line 52)} for the first two {@code new}s. */
+  private String madeWhere(List<TreePath> sites) {
+    if (sites.isEmpty()) {
+      return "";
+    }
+    List<String> texts = new java.util.ArrayList<>();
+    for (TreePath site : sites.subList(0, Math.min(2, sites.size()))) {
+      texts.add(ctx.shortText(site.getLeaf()) + ", line " + ctx.lineOf(site));
+    }
+    return " (" + String.join("; ", texts) + (sites.size() > 2 ? "; ..." : "") + ")";
+  }
+
+  /**
    * A container given a tensor on the CPU and one on a device, joined by one op ({@code
    * Tensor.stack(parts)}): reported where the CPU one was put, the line to change.
    */
@@ -480,6 +584,117 @@ final class MixedDevicesCheck extends DeviceCheck {
             ? null
             : Fix.replace("create it on the device", factory.getLeaf(), remade));
     return true;
+  }
+
+  /**
+   * Reports a CPU operand that the loop's first iteration has on the device and a later one on the
+   * CPU at the factories in this method that made it so ({@code evalMasks = Tensor.of(..)} at the
+   * end of the loop, after {@code Tensor evalMasks = Tensor.zeros(shape, device)} before it): those
+   * assignments are the lines to change. False where no such factory is known.
+   */
+  private boolean remadeInTheLoop(
+      DeviceConflict c, Operand device, String why, String target, String note) {
+    List<TreePath> made = c.cpu().value.madeAt();
+    if (made.isEmpty()
+        || !made.stream().allMatch(f -> inTheMethodOf(f, c.at()))
+        || made.stream()
+            .anyMatch(
+                f -> TreeSearch.contains(c.at().getLeaf(), t -> t == f.getLeaf(), t -> false))) {
+      return false;
+    }
+    for (TreePath factory : made) {
+      String remade =
+          target != null && StatementFixes.usableAt(ctx, factory, DeviceTexts.leadingName(target))
+              ? CreateThenMoveFix.suggestion(
+                  ctx, factory, (MethodInvocationTree) factory.getLeaf(), target)
+              : null;
+      reportAt(
+          CheckId.MIXED_DEVICES,
+          factory,
+          c.at(),
+          ctx.shortText(factory.getLeaf())
+              + " makes a tensor on the CPU here, which the loop's next iteration gives "
+              + c.op()
+              + " (line "
+              + ctx.lineOf(c.at())
+              + ") as "
+              + c.cpu().text(ctx)
+              + ", with "
+              + device.text(ctx)
+              + " on "
+              + device.value.place().describe()
+              + "; "
+              + why
+              + ". "
+              + (note == null ? "" : "(" + note + ".) ")
+              + (remade != null
+                  ? "Create it there: " + remade
+                  : "Move it to the device, where it was before the loop: "
+                      + ctx.shortText(factory.getLeaf())
+                      + ".to("
+                      + (target == null ? "device" : target)
+                      + ")"),
+          c.possible(),
+          remade == null
+              ? null
+              : Fix.replace("create it on the device", factory.getLeaf(), remade));
+    }
+    return true;
+  }
+
+  /**
+   * Reports a CPU operand that the callers of this method made and passed on to it at the factories
+   * that made it ({@code sequenceLength = Tensor.of(lengths)} in {@code dynamicRnn}, handed down to
+   * the helper whose op meets the RNN's outputs): those are the lines to change. False where they
+   * are not all in callers in this file.
+   */
+  private boolean madeByTheCallers(DeviceConflict c, Operand device, String why, String note) {
+    List<TreePath> made = c.cpu().value.madeAt();
+    if (made.isEmpty()
+        || made.stream()
+            .anyMatch(f -> f.getCompilationUnit() != ctx.unit() || inTheMethodOf(f, c.at()))) {
+      return false;
+    }
+    TreePath method = LocalInitializers.enclosingMethod(c.at());
+    String callee =
+        method == null ? "the method" : ((MethodTree) method.getLeaf()).getName().toString();
+    for (TreePath factory : made) {
+      reportAt(
+          CheckId.MIXED_DEVICES,
+          factory,
+          c.at(),
+          ctx.shortText(factory.getLeaf())
+              + " makes a tensor on the CPU here, which is passed on to "
+              + callee
+              + ", where "
+              + c.op()
+              + " (line "
+              + ctx.lineOf(c.at())
+              + ") gets it as "
+              + c.cpu().text(ctx)
+              + ", with "
+              + device.text(ctx)
+              + " on "
+              + device.value.place().describe()
+              + "; "
+              + why
+              + ". "
+              + (note == null ? "" : "(" + note + ".) ")
+              + "Create it on the device of the tensors it is used with, or move it there before"
+              + " passing it on",
+          c.possible());
+    }
+    return true;
+  }
+
+  /** Whether {@code a} is in the body of the method that {@code b} is in. */
+  private static boolean inTheMethodOf(TreePath a, TreePath b) {
+    TreePath m = LocalInitializers.enclosingMethod(a);
+    return m != null && m.getLeaf() == leafOf(LocalInitializers.enclosingMethod(b));
+  }
+
+  private static Tree leafOf(TreePath p) {
+    return p == null ? null : p.getLeaf();
   }
 
   /**

@@ -1,8 +1,11 @@
 package dev.ondevice.processor.analysis;
 
+import com.sun.source.tree.ClassTree;
 import com.sun.source.tree.ExpressionTree;
 import com.sun.source.tree.IdentifierTree;
+import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
+import com.sun.source.tree.MethodTree;
 import com.sun.source.tree.NewClassTree;
 import com.sun.source.tree.VariableTree;
 import com.sun.source.util.TreePath;
@@ -11,6 +14,7 @@ import java.util.List;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Name;
 
 /**
  * {@link CheckId#OPTIMIZER_STATE_LEFT_BEHIND}: in one method, an optimizer built over a model's
@@ -24,6 +28,42 @@ import javax.lang.model.element.ExecutableElement;
  */
 final class OptimizerStateOrder {
   private OptimizerStateOrder() {}
+
+  /**
+   * Whether {@code call} gives {@code model} to a method of this file that moves that parameter
+   * ({@code fabric.setup(model, optimizer)} whose body calls {@code module.toDevice(device)}).
+   */
+  private static boolean movesItsArgument(TreePath call, Element model, AnalysisContext ctx) {
+    MethodInvocationTree t = (MethodInvocationTree) call.getLeaf();
+    TreePath body =
+        ctx.trees().getElement(call) instanceof ExecutableElement e ? ctx.pathOf(e) : null;
+    if (body == null
+        || !(ctx.trees().getElement(call) instanceof ExecutableElement m)
+        || !(body.getLeaf() instanceof MethodTree tree)
+        || tree.getBody() == null
+        || m.isVarArgs()) {
+      return false;
+    }
+    for (int i = 0; i < t.getArguments().size() && i < tree.getParameters().size(); i++) {
+      ExpressionTree a = MethodInterpreter.skipParens(t.getArguments().get(i));
+      if (a instanceof IdentifierTree && ctx.trees().getElement(new TreePath(call, a)) == model) {
+        Name parameter = tree.getParameters().get(i).getName();
+        if (TreeSearch.contains(
+            tree.getBody(),
+            x ->
+                x instanceof MethodInvocationTree inner
+                    && inner.getMethodSelect() instanceof MemberSelectTree select
+                    && select.getIdentifier().contentEquals("toDevice")
+                    && MethodInterpreter.skipParens(select.getExpression())
+                        instanceof IdentifierTree receiver
+                    && receiver.getName().equals(parameter),
+            x -> x instanceof ClassTree)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
 
   /**
    * Reports each load of state that a later move of the model leaves behind, in the body at {@code
@@ -41,7 +81,11 @@ final class OptimizerStateOrder {
       TreePath move = null;
       for (int j = i + 1; j < calls.size() && move == null; j++) {
         TreePath c = calls.get(j);
-        move = TreeSearch.named(c, "toDevice") && TreeSearch.receiver(c, ctx) == model ? c : null;
+        move =
+            (TreeSearch.named(c, "toDevice") && TreeSearch.receiver(c, ctx) == model)
+                    || movesItsArgument(c, model, ctx)
+                ? c
+                : null;
       }
       if (move == null || followsAfter(calls, move, optimizer, ctx)) {
         continue;

@@ -1,9 +1,11 @@
 package dev.ondevice.processor.analysis;
 
+import com.sun.source.tree.Tree;
 import com.sun.source.util.TreePath;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.BiPredicate;
 
 /**
  * The abstract value of an expression: its device, and what else the checks need to know (0-dim,
@@ -50,7 +52,14 @@ final class Value {
      * computed from itself ({@link CpuAccumulators}): the path is its initializer, the name the
      * field's.
      */
-    CPU_ACCUMULATOR
+    CPU_ACCUMULATOR,
+    /**
+     * A tensor a move or factory put on a final {@code Device} field that every object of its class
+     * made in the file holds as the CPU by its constructors' choice ({@link ConstructedDevices}):
+     * the path is that move or factory, the name the field's. It keeps this origin through the
+     * calls that return it.
+     */
+    CPU_BY_CONSTRUCTION
   }
 
   /** Three-valued: yes, no, or don't know. */
@@ -73,9 +82,22 @@ final class Value {
   /** How many tensors put on the CPU a container remembers. */
   private static final int MAX_CPU_PUTS = 8;
 
+  /** How many factories that made a CPU tensor a value remembers. */
+  private static final int MAX_MADE_AT = 4;
+
   static final Value UNKNOWN =
       new Value(
-          Place.UNKNOWN, false, Tri.MAYBE, false, Origin.NONE, null, null, null, List.of(), null);
+          Place.UNKNOWN,
+          false,
+          Tri.MAYBE,
+          false,
+          Origin.NONE,
+          null,
+          null,
+          null,
+          List.of(),
+          null,
+          List.of());
 
   private final Place place;
   private final boolean zeroDim;
@@ -97,6 +119,12 @@ final class Value {
   /** For a container: a tensor put into it on a known device, or null. */
   private final Put devicePut;
 
+  /**
+   * For a tensor on the CPU: the factory calls of this compilation unit that made it there, in the
+   * order first seen, at most {@link #MAX_MADE_AT} ({@link #madeAt}); empty where none is known.
+   */
+  private final List<TreePath> madeAt;
+
   private Value(
       Place place,
       boolean zeroDim,
@@ -107,7 +135,8 @@ final class Value {
       String originName,
       List<Value> elements,
       List<Put> cpuPuts,
-      Put devicePut) {
+      Put devicePut,
+      List<TreePath> madeAt) {
     this.place = place;
     this.zeroDim = zeroDim;
     this.pinned = pinned;
@@ -118,11 +147,12 @@ final class Value {
     this.elements = elements;
     this.cpuPuts = Objects.requireNonNull(cpuPuts);
     this.devicePut = devicePut;
+    this.madeAt = Objects.requireNonNull(madeAt);
   }
 
   static Value on(Place place) {
     return new Value(
-        place, false, Tri.MAYBE, false, Origin.NONE, null, null, null, List.of(), null);
+        place, false, Tri.MAYBE, false, Origin.NONE, null, null, null, List.of(), null, List.of());
   }
 
   /** An array of tensors made with its elements: where they all are, and where each one is. */
@@ -131,17 +161,26 @@ final class Value {
     for (Value e : elements) {
       joined = joined.join(e.place);
     }
+    // new Tensor[] {state, state}: the origin its elements share ({@code state} made in a model
+    // without a device)
+    Value first = elements.isEmpty() ? null : elements.get(0);
+    boolean shared =
+        first != null
+            && elements.stream()
+                .allMatch(
+                    e -> e.origin == first.origin && sameLeaf(e.originPath, first.originPath));
     return new Value(
         joined,
         false,
         Tri.MAYBE,
         false,
-        Origin.NONE,
-        null,
-        null,
+        shared ? first.origin : Origin.NONE,
+        shared ? first.originPath : null,
+        shared ? first.originName : null,
         List.copyOf(elements),
         List.of(),
-        null);
+        null,
+        List.of());
   }
 
   /** Element {@code i} of an array: where it is, if known, else where the array's tensors are. */
@@ -155,7 +194,8 @@ final class Value {
    */
   Value throughCalls() {
     if (elements == null) {
-      return on(place.throughCalls()).withPutsOf(this); // where a helper put the tensors it returns
+      // where a helper put the tensors it returns, or made them
+      return withOriginSeenByCallers(on(place.throughCalls()).withPutsOf(this).withMadeAt(madeAt));
     }
     List<Value> seen = new ArrayList<>(elements.size());
     elements.forEach(e -> seen.add(e.throughCalls()));
@@ -167,7 +207,19 @@ final class Value {
    * container's tensors were put.
    */
   Value located() {
-    return elements == null ? on(place).withPutsOf(this) : array(elements);
+    return elements == null
+        ? withOriginSeenByCallers(on(place).withPutsOf(this).withMadeAt(madeAt))
+        : array(elements);
+  }
+
+  /**
+   * {@code seen} with this value's origin, where its callers are to see it ({@link
+   * Origin#CPU_BY_CONSTRUCTION}).
+   */
+  private Value withOriginSeenByCallers(Value seen) {
+    return origin == Origin.CPU_BY_CONSTRUCTION
+        ? seen.withOrigin(origin, originPath, originName)
+        : seen;
   }
 
   /** Whether this is an array whose elements are known one by one. */
@@ -197,7 +249,8 @@ final class Value {
         null,
         null,
         List.of(),
-        null);
+        null,
+        List.of());
   }
 
   Place place() {
@@ -247,7 +300,17 @@ final class Value {
 
   Value withPlace(Place p) {
     return new Value(
-        p, zeroDim, pinned, pendingHostCopy, origin, originPath, originName, null, List.of(), null);
+        p,
+        zeroDim,
+        pinned,
+        pendingHostCopy,
+        origin,
+        originPath,
+        originName,
+        null,
+        List.of(),
+        null,
+        Place.CPU.equals(p) ? madeAt : List.of());
   }
 
   Value withZeroDim(boolean z) {
@@ -261,7 +324,8 @@ final class Value {
         originName,
         elements,
         cpuPuts,
-        devicePut);
+        devicePut,
+        madeAt);
   }
 
   Value withPinned(Tri p) {
@@ -275,7 +339,8 @@ final class Value {
         originName,
         elements,
         cpuPuts,
-        devicePut);
+        devicePut,
+        madeAt);
   }
 
   Value withPendingHostCopy(boolean pending) {
@@ -289,12 +354,23 @@ final class Value {
         originName,
         elements,
         cpuPuts,
-        devicePut);
+        devicePut,
+        madeAt);
   }
 
   Value withOrigin(Origin o, TreePath tree, String name) {
     return new Value(
-        place, zeroDim, pinned, pendingHostCopy, o, tree, name, elements, cpuPuts, devicePut);
+        place,
+        zeroDim,
+        pinned,
+        pendingHostCopy,
+        o,
+        tree,
+        name,
+        elements,
+        cpuPuts,
+        devicePut,
+        madeAt);
   }
 
   Value join(Value other) {
@@ -339,7 +415,8 @@ final class Value {
         name,
         joinedElements == null ? null : List.copyOf(joinedElements),
         unionOf(cpuPuts, other.cpuPuts),
-        devicePut != null ? devicePut : other.devicePut);
+        devicePut != null ? devicePut : other.devicePut,
+        union(madeAt, other.madeAt, MAX_MADE_AT, Value::sameLeaf));
   }
 
   /**
@@ -395,20 +472,28 @@ final class Value {
             originName,
             elements,
             cpu,
-            device);
+            device,
+            madeAt);
   }
 
   /**
    * The puts of {@code a}, then those of {@code b} at other places, at most {@link #MAX_CPU_PUTS}.
    */
   private static List<Put> unionOf(List<Put> a, List<Put> b) {
-    if (b.isEmpty() || a.size() >= MAX_CPU_PUTS) {
+    return union(a, b, MAX_CPU_PUTS, Value::samePut);
+  }
+
+  /**
+   * The items of {@code a}, then those of {@code b} not {@code same} as one, at most {@code max}.
+   */
+  private static <T> List<T> union(List<T> a, List<T> b, int max, BiPredicate<T, T> same) {
+    if (b.isEmpty() || a.size() >= max) {
       return a;
     }
-    List<Put> union = new ArrayList<>(a);
-    for (Put put : b) {
-      if (union.size() < MAX_CPU_PUTS && union.stream().noneMatch(u -> samePut(u, put))) {
-        union.add(put);
+    List<T> union = new ArrayList<>(a);
+    for (T item : b) {
+      if (union.size() < max && union.stream().noneMatch(u -> same.test(u, item))) {
+        union.add(item);
       }
     }
     return union.size() == a.size() ? a : List.copyOf(union);
@@ -425,6 +510,66 @@ final class Value {
   /** For a container: the tensors put into it on the CPU, in the order first seen. */
   List<Put> cpuPuts() {
     return cpuPuts;
+  }
+
+  /**
+   * For a tensor on the CPU: the factory calls that made it, through locals, ops on it and the
+   * parameters its callers give ({@code sequenceLength = Tensor.of(lengths)} handed down to a
+   * helper), and through the results of calls those made outside the called method ({@link
+   * #withMadeAtOutside}); empty where none is known.
+   */
+  List<TreePath> madeAt() {
+    return Place.CPU.equals(place) ? madeAt : List.of();
+  }
+
+  /**
+   * The same value, remembering only the factories outside {@code method}: what a call returns
+   * tells its caller where the tensors it was given were made, not where the method made its own (a
+   * tokenizer's {@code Tensor.of(ids)} is the caller's to move).
+   */
+  Value withMadeAtOutside(Tree method) {
+    List<TreePath> outside =
+        madeAt.stream()
+            .filter(f -> !TreeSearch.contains(method, t -> t == f.getLeaf(), t -> false))
+            .toList();
+    return outside.size() == madeAt.size()
+        ? this
+        : new Value(
+            place,
+            zeroDim,
+            pinned,
+            pendingHostCopy,
+            origin,
+            originPath,
+            originName,
+            elements,
+            cpuPuts,
+            devicePut,
+            outside);
+  }
+
+  /** The same tensor, made on the CPU by the factory call at {@code factory}. */
+  Value withMadeAt(TreePath factory) {
+    return withMadeAt(List.of(factory));
+  }
+
+  /** The same tensor, made on the CPU by the factory calls {@code factories} as well. */
+  Value withMadeAt(List<TreePath> factories) {
+    List<TreePath> union = union(madeAt, factories, MAX_MADE_AT, Value::sameLeaf);
+    return union == madeAt
+        ? this
+        : new Value(
+            place,
+            zeroDim,
+            pinned,
+            pendingHostCopy,
+            origin,
+            originPath,
+            originName,
+            elements,
+            cpuPuts,
+            devicePut,
+            union);
   }
 
   /**
@@ -449,7 +594,8 @@ final class Value {
         && sameLeaf(v.originPath, originPath)
         && Objects.equals(v.elements, elements)
         && samePuts(v.cpuPuts, cpuPuts)
-        && samePut(v.devicePut, devicePut);
+        && samePut(v.devicePut, devicePut)
+        && sameLeaves(v.madeAt, madeAt);
   }
 
   private static boolean samePuts(List<Put> a, List<Put> b) {
@@ -458,6 +604,18 @@ final class Value {
     }
     for (int i = 0; i < a.size(); i++) {
       if (!samePut(a.get(i), b.get(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean sameLeaves(List<TreePath> a, List<TreePath> b) {
+    if (a.size() != b.size()) {
+      return false;
+    }
+    for (int i = 0; i < a.size(); i++) {
+      if (!sameLeaf(a.get(i), b.get(i))) {
         return false;
       }
     }

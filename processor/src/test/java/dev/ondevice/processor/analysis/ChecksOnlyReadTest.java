@@ -34,6 +34,7 @@ class ChecksOnlyReadTest {
   private static final Set<String> CONTEXT_READS =
       Set.of(
           "computedOnTheHost",
+          "constructedAt",
           "containers",
           "lineOf",
           "pathOf",
