@@ -194,6 +194,90 @@ class MixedDevicesTest {
   }
 
   @Test
+  void anObjectMadeWithoutADeviceIsReportedWhereItIsUsed() {
+    JavaFileObject f =
+        source(
+            "Sight",
+            AnalysedSources.IMPORTS
+                + """
+        class Sight {
+          static class Estimator {
+            final Device device;
+
+            Estimator() {
+              this(null);
+            }
+
+            Estimator(Device device) {
+              this.device = device == null ? Device.cpu() : device;
+            }
+
+            Tensor weights(Tensor time) {
+              return time.to(device).detach();
+            }
+          }
+
+          static Tensor defaulted(Tensor loss) {
+            return loss.mul(new Estimator().weights(loss)); // expect: MixedDevices
+          }
+
+          static Tensor defaultedAgain(Tensor loss) {
+            Estimator e = new Estimator(); // expect: MixedDevices
+            return loss.mul(e.weights(loss));
+          }
+
+          void run(Device device) {
+            defaulted(Tensor.randn(2, 2, device));
+            defaultedAgain(Tensor.randn(2, 2, device));
+          }
+        }\
+        """);
+    Compilation c = Sources.compileWithOptions(List.of(), List.of(f));
+    ExpectedFindings.assertMatch(c, List.of(f));
+    // Each object is reported where the tensors it computes are used, not at every new.
+    assertThat(c).hadErrorContaining("mul (line 35) uses it with loss").inFile(f).onLine(34);
+  }
+
+  @Test
+  void aDeviceFieldIsNotKnownWhereASubclassIsMade() {
+    AnalysedSources.check(
+        "Subclassed",
+        """
+        class Subclassed {
+          static class Estimator {
+            final Device device;
+
+            Estimator() {
+              this(null);
+            }
+
+            Estimator(Device device) {
+              this.device = device == null ? Device.cpu() : device;
+            }
+
+            Tensor weights(Tensor time) {
+              return time.to(device).detach();
+            }
+          }
+
+          static Tensor defaulted(Tensor loss) {
+            return loss.mul(new Estimator().weights(loss));
+          }
+
+          static Tensor subclassed(Tensor loss, Device device) {
+            Estimator e = new Estimator(device) {};
+            return loss.mul(e.weights(loss));
+          }
+
+          void run(Device device) {
+            defaulted(Tensor.randn(2, 2, device));
+            subclassed(Tensor.randn(2, 2, device), device);
+          }
+        }\
+        """);
+  }
+
+  @Test
   void aParameterEveryCallGivesAsNullTakesTheNullBranch() {
     JavaFileObject f =
         source(

@@ -163,7 +163,13 @@ final class ConstructedDevices {
       @Override
       public Void visitNewClass(NewClassTree node, Void unused) {
         Element c = ctx.trees().getElement(getCurrentPath());
-        if (c != null && c.getEnclosingElement() == owner) {
+        boolean ofOwner =
+            ctx.trees().getTypeMirror(new TreePath(getCurrentPath(), node.getIdentifier()))
+                    instanceof DeclaredType d
+                && d.asElement() == owner;
+        if (ofOwner && node.getClassBody() != null) {
+          elsewhere[0] = true; // new Estimator(device) { ... }: a subclass made here
+        } else if (c != null && c.getEnclosingElement() == owner) {
           sites.add(getCurrentPath());
         }
         return super.visitNewClass(node, null);

@@ -421,10 +421,13 @@ final class MixedDevicesCheck extends DeviceCheck {
       return false;
     }
     TypeElement owner = (TypeElement) field.getEnclosingElement();
-    List<TreePath> sites =
+    List<TreePath> inFile =
         ctx.constructedAt(field).stream()
             .filter(site -> site.getCompilationUnit() == ctx.unit())
             .toList();
+    // The objects made in the method where the tensors meet, if any: those are the ones used here.
+    List<TreePath> here = inFile.stream().filter(site -> inTheMethodOf(site, c.at())).toList();
+    List<TreePath> sites = here.isEmpty() ? inFile : here;
     String madeText =
         ctx.shortText(made.getLeaf()) + (made == c.at() ? "" : " (line " + ctx.lineOf(made) + ")");
     if (ctx.types().isModel(owner.asType())) {
