@@ -224,6 +224,27 @@ public final class CpuBackend implements HostBackend {
   }
 
   @Override
+  public void crossEntropy(Strided in, int dim, Strided target, Strided logProbs, Strided losses) {
+    run(
+        () -> CrossEntropyKernels.forward(in, dim, target, logProbs, losses),
+        in,
+        target,
+        logProbs,
+        losses);
+  }
+
+  @Override
+  public void crossEntropyBackward(
+      Strided logProbs, int dim, Strided target, Strided grad, Strided out) {
+    run(
+        () -> CrossEntropyKernels.backward(logProbs, dim, target, grad, out),
+        logProbs,
+        target,
+        grad,
+        out);
+  }
+
+  @Override
   public void gather(Strided in, int dim, Strided index, Strided out) {
     run(() -> IndexKernels.gather(in, dim, index, out), in, index, out);
   }
