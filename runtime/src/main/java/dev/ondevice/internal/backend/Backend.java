@@ -84,6 +84,23 @@ public interface Backend {
    */
   void matmul(Strided a, Strided b, Strided out);
 
+  /**
+   * {@link #matmul} with an epilogue in the product's output pass: {@code out = a @ b}, plus {@code
+   * bias} ({@code [N]}, contiguous, added to every row; null for none), then {@code max(out, 0)}
+   * where {@code relu}. By default the product, then the add and the relu in place.
+   */
+  default void linear(Strided a, Strided b, Strided bias, boolean relu, Strided out) {
+    matmul(a, b, out);
+    if (bias != null) {
+      int[] strides = new int[out.rank()];
+      strides[out.rank() - 1] = 1;
+      binary(BinaryOp.ADD, out, bias.withLayout(bias.offset(), out.sizes().clone(), strides), out);
+    }
+    if (relu) {
+      unary(UnaryOp.RELU, out, out);
+    }
+  }
+
   /** Softmax or log-softmax along {@code dim}; out contiguous, same sizes. */
   void softmax(Strided in, int dim, boolean log, Strided out);
 

@@ -219,6 +219,12 @@ public final class CpuBackend implements HostBackend {
   }
 
   @Override
+  public void linear(Strided a, Strided b, Strided bias, boolean relu, Strided out) {
+    Strided[] operands = bias == null ? new Strided[] {a, b, out} : new Strided[] {a, b, bias, out};
+    run(() -> Gemm.linear(a, b, bias, relu, out), operands);
+  }
+
+  @Override
   public void softmax(Strided in, int dim, boolean log, Strided out) {
     run(() -> SoftmaxKernels.softmax(in, dim, log, out), in, out);
   }
