@@ -10,8 +10,8 @@ import java.nio.FloatBuffer;
  * of the memory bandwidth or less. Each operand is sliced to the row so that one index addresses
  * all: the JIT then drops the bounds checks, which it keeps for {@code offset + i}. Relu goes
  * through a small heap array instead, where its {@code max} is vectorised. Results are the element
- * loops', element for element. Exp, log and sigmoid go through heap arrays too, in every layout, to
- * {@link VectorMath}'s float polynomials.
+ * loops', element for element. Exp, log, sigmoid and tanh go through heap arrays too, in every
+ * layout, to {@link VectorMath}'s float polynomials.
  */
 final class FloatRows {
   /** Floats per chunk of relu: 8 KiB, in the L1 cache. */
@@ -36,13 +36,13 @@ final class FloatRows {
 
   /** Whether {@link #transcendental} computes {@code op}. */
   static boolean isTranscendental(UnaryOp op) {
-    return op == UnaryOp.EXP || op == UnaryOp.LOG || op == UnaryOp.SIGMOID;
+    return op == UnaryOp.EXP || op == UnaryOp.LOG || op == UnaryOp.SIGMOID || op == UnaryOp.TANH;
   }
 
   /**
-   * {@code o = op(a)} for exp, log and sigmoid over a row as in {@link Loops.Row}, any steps and
-   * length: chunks are gathered into heap arrays, where {@link VectorMath} computes them. Every
-   * float32 exp, log and sigmoid goes this way, so a value does not depend on the layout.
+   * {@code o = op(a)} for exp, log, sigmoid and tanh over a row as in {@link Loops.Row}, any steps
+   * and length: chunks are gathered into heap arrays, where {@link VectorMath} computes them. Every
+   * float32 exp, log, sigmoid and tanh goes this way, so a value does not depend on the layout.
    */
   static void transcendental(UnaryOp op, FloatBuffer a, FloatBuffer o, int n, int[] off, int[] st) {
     float[][] chunks = MATH_SCRATCH.get();
@@ -62,7 +62,8 @@ final class FloatRows {
       switch (op) {
         case EXP -> VectorMath.exp(x, y, len, scratch);
         case LOG -> VectorMath.log(x, y, len, scratch);
-        default -> VectorMath.sigmoid(x, y, len, scratch);
+        case SIGMOID -> VectorMath.sigmoid(x, y, len, scratch);
+        default -> VectorMath.tanh(x, y, len, scratch);
       }
       int q = off[1] + i * st[1];
       if (st[1] == 1) {

@@ -11,10 +11,10 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link VectorMath} against float64 {@code Math.exp} and {@code Math.log} of the same floats: a
- * sweep of every 251st float bit pattern (about 17 million, every sign, exponent and range of
- * results), and the edge cases one by one, within the stated ulp bounds; and the float32 tensor ops
- * that use it, which give the same values in every layout.
+ * {@link VectorMath} against the float64 {@code Math} functions of the same floats: a sweep of
+ * every 251st float bit pattern (about 17 million, every sign, exponent and range of results), and
+ * the edge cases one by one, within the stated ulp bounds; and the float32 tensor ops that use it,
+ * which give the same values in every layout.
  */
 class VectorMathTest {
   private static final int STRIDE = 251;
@@ -112,6 +112,11 @@ class VectorMathTest {
   void sigmoidIsWithinItsBoundOverTheWholeFloatRange() {
     assertSweepWithin(
         "sigmoid", VectorMath::sigmoid, VectorMathTest::sigmoid, VectorMath.SIGMOID_ULPS);
+  }
+
+  @Test
+  void tanhIsWithinItsBoundOverTheWholeFloatRange() {
+    assertSweepWithin("tanh", VectorMath::tanh, Math::tanh, VectorMath.TANH_ULPS);
   }
 
   @Test
@@ -234,7 +239,40 @@ class VectorMathTest {
         -Float.MAX_VALUE);
   }
 
-  /** Float32 {@code exp}, {@code log} and {@code sigmoid} of a tensor in three layouts. */
+  @Test
+  void tanhAtItsEdges() {
+    assertEachWithin(
+        "tanh",
+        VectorMath::tanh,
+        Math::tanh,
+        VectorMath.TANH_ULPS,
+        Float.NaN,
+        Float.POSITIVE_INFINITY,
+        Float.NEGATIVE_INFINITY,
+        0f,
+        -0f,
+        Float.MIN_VALUE,
+        -Float.MIN_VALUE,
+        Float.MIN_NORMAL,
+        1e-20f,
+        0.625f,
+        Math.nextDown(0.625f),
+        Math.nextUp(0.625f),
+        -0.625f,
+        1f,
+        -1f,
+        9f,
+        -9f,
+        50f,
+        Float.MAX_VALUE,
+        -Float.MAX_VALUE);
+    float[] zeros = new float[2];
+    VectorMath.tanh(new float[] {0f, -0f}, zeros, 2, new float[2]);
+    assertEquals(Float.floatToRawIntBits(0f), Float.floatToRawIntBits(zeros[0]));
+    assertEquals(Float.floatToRawIntBits(-0f), Float.floatToRawIntBits(zeros[1]));
+  }
+
+  /** Float32 {@code exp}, {@code log}, {@code sigmoid} and {@code tanh} in three layouts. */
   @Test
   void tensorOpsGiveTheKernelsValuesInEveryLayout() {
     int n = 3000; // more than two chunks
@@ -247,6 +285,7 @@ class VectorMathTest {
     check("exp", x, Tensor::exp, VectorMath::exp);
     check("log", positive, Tensor::log, VectorMath::log);
     check("sigmoid", x, Tensor::sigmoid, VectorMath::sigmoid);
+    check("tanh", x, Tensor::tanh, VectorMath::tanh);
   }
 
   private static void check(String name, Tensor x, UnaryOperator<Tensor> op, Kernel kernel) {
