@@ -51,7 +51,7 @@ class LargeFloatOpsTest {
     float[] got = actual.toFloatArray();
     assertEquals(expected.length, got.length, what);
     for (int i = 0; i < expected.length; i++) {
-      if (Float.isNaN(expected[i]) && Float.isNaN(got[i]) || expected[i] == got[i]) {
+      if ((Float.isNaN(expected[i]) && Float.isNaN(got[i])) || expected[i] == got[i]) {
         continue;
       }
       assertTrue(
