@@ -54,29 +54,33 @@ final class LinearAlgebra {
 
   /**
    * {@code x W^T + b} for {@code x [..., in]}, {@code W [out, in]}, {@code b [out]} (or null), as
-   * PyTorch's {@code linear}: one matrix product with the weight passed transposed, the bias added
-   * in place, and a backward that computes the weight's gradient directly in its layout.
+   * PyTorch's {@code linear}, followed by relu where {@code relu}: one matrix product with the
+   * weight passed transposed and the bias and relu in its output pass ({@link
+   * dev.ondevice.internal.backend.Backend#linear}), and a backward that applies relu's gradient
+   * first, then computes the weight's gradient directly in its layout.
    */
-  static Tensor linear(Tensor x, Tensor w, Tensor b) {
+  static Tensor linear(Tensor x, Tensor w, Tensor b, boolean relu) {
+    String name = relu ? "linearRelu" : "linear";
     if (!x.device().equals(w.device())) {
       throw new DeviceMismatchException(
           x.device(),
           w.device(),
           "weight",
-          "linear",
+          name,
           "If the weight is a model's parameter, move the model where its input is (model.toDevice("
               + x.device()
               + ")), once, before using it, or move the input where the model is");
     }
     if (b != null && !b.device().equals(w.device())) {
-      throw new DeviceMismatchException(w.device(), b.device(), "bias", "linear");
+      throw new DeviceMismatchException(w.device(), b.device(), "bias", name);
     }
     if (w.dim() != 2
         || x.dim() == 0
         || x.size(-1) != w.size(1)
         || (b != null && (b.dim() != 1 || b.size(0) != w.size(0)))) {
       throw new IllegalArgumentException(
-          "linear: input "
+          name
+              + ": input "
               + x.shape()
               + ", weight "
               + w.shape()
@@ -84,7 +88,7 @@ final class LinearAlgebra {
               + (b == null ? "none" : b.shape())
               + " do not fit: expected input [..., in], weight [out, in], bias [out]");
     }
-    Checks.floating("linear", "input", x);
+    Checks.floating(name, "input", x);
     int in = (int) w.size(1);
     int out = (int) w.size(0);
     long[] outShape = x.shape().toArray();
@@ -98,20 +102,25 @@ final class LinearAlgebra {
             : DType.promote(DType.promote(x.dtype(), w.dtype()), b.dtype());
     Tensor y;
     try (Autograd.Scope ignored = Autograd.noGrad()) {
-      y = mm(x2.to(t), w.to(t).t());
-      if (b != null) {
-        y.addi(b);
-      }
+      y = product(x2.to(t), w.to(t).t(), b == null ? null : b.to(t).contiguous(), relu);
     }
     Tensor result = x.dim() == 2 ? y : y.reshape(outShape);
     Tensor[] inputs = b == null ? new Tensor[] {x, w} : new Tensor[] {x, w, b};
+    Tensor[] saved = Node.savedForProduct(x, w);
+    if (relu) {
+      saved = Arrays.copyOf(saved, saved.length + 1);
+      saved[saved.length - 1] = y;
+    }
     return Node.record(
-        "linear",
+        name,
         result,
         inputs,
-        Node.savedForProduct(x, w),
+        saved,
         (g, needs) -> {
           Tensor g2 = g.dim() == 2 ? g : g.reshape(-1, out);
+          if (relu) {
+            g2 = Pointwise.reluBackward(g2, y);
+          }
           Tensor[] grads = new Tensor[inputs.length];
           if (needs[0]) {
             Tensor gx = mm(g2, w.to(t)).to(x.dtype());
@@ -125,6 +134,22 @@ final class LinearAlgebra {
           }
           return grads;
         });
+  }
+
+  /**
+   * {@code act(a b + bias)} for {@code a [M, K]}, {@code b [K, N]}, {@code bias [N]} contiguous (or
+   * null), act relu or the identity, as one backend call; not differentiable.
+   */
+  private static Tensor product(Tensor a, Tensor b, Tensor bias, boolean relu) {
+    Tensor a2 = gemmReady(a);
+    Tensor b2 = gemmReady(b);
+    Tensor out = Creation.empty(new int[] {a.data.size(0), b.data.size(1)}, a.dtype(), a.device());
+    out.data
+        .storage()
+        .backend()
+        .linear(
+            as3d(a2.data), as3d(b2.data), bias == null ? null : bias.data, relu, as3d(out.data));
+    return out;
   }
 
   /**

@@ -295,7 +295,7 @@ final class Pointwise {
   }
 
   /** The gradient of relu in one pass: {@code g} where the output is positive, else 0. */
-  private static Tensor reluBackward(Tensor g, Tensor out) {
+  static Tensor reluBackward(Tensor g, Tensor out) {
     Tensor gc = g.to(out.dtype());
     int[] sizes = out.data.sizes();
     Tensor result = Creation.empty(sizes.clone(), out.dtype(), out.device());

@@ -1281,7 +1281,17 @@ public class Tensor {
    * [out, in]}, {@code bias [out]} or null; one matrix product, all three on one device.
    */
   public static Tensor linear(Tensor input, Tensor weight, Tensor bias) {
-    return LinearAlgebra.linear(input, weight, bias);
+    return LinearAlgebra.linear(input, weight, bias, false);
+  }
+
+  /**
+   * {@code linear(input, weight, bias).relu()} as one op, with the bias and the relu in the matrix
+   * product's output pass and relu's gradient in its backward: the same values and gradients, one
+   * pass over the output less each way, and one tensor less. {@code dev.ondevice.nn.Sequential}
+   * uses it for a {@code Linear} followed by a {@code ReLU}.
+   */
+  public static Tensor linearRelu(Tensor input, Tensor weight, Tensor bias) {
+    return LinearAlgebra.linear(input, weight, bias, true);
   }
 
   /** Softmax along {@code dim}. */

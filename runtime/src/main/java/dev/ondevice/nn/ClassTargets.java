@@ -2,6 +2,7 @@ package dev.ondevice.nn;
 
 import dev.ondevice.DType;
 import dev.ondevice.DeviceMismatchException;
+import dev.ondevice.Losses;
 import dev.ondevice.Tensor;
 import java.util.Arrays;
 
@@ -95,16 +96,35 @@ final class ClassTargets {
     try {
       return logProbabilities.gather(c, target.unsqueeze(c)).squeeze(c).neg();
     } catch (IndexOutOfBoundsException e) {
-      long classes = logProbabilities.size(c);
-      throw new IndexOutOfBoundsException(
-          loss
-              + ": a target is out of bounds for "
-              + classes
-              + " classes; targets"
-              + " must be class indices in [0, "
-              + classes
-              + ") (ignore_index is not supported): "
-              + e.getMessage());
+      throw outOfBounds(loss, logProbabilities.size(c), e);
     }
+  }
+
+  /**
+   * {@code -logSoftmax(input)[..., target, ...]} in one op ({@link Losses#crossEntropy}): the
+   * values of {@code negativeLogLikelihood} of the log-softmax, and its gradient.
+   *
+   * @throws IndexOutOfBoundsException naming the loss and the number of classes for a target
+   *     outside {@code [0, C)}
+   */
+  static Tensor crossEntropy(String loss, Tensor input, Tensor target) {
+    try {
+      return Losses.crossEntropy(input, target);
+    } catch (IndexOutOfBoundsException e) {
+      throw outOfBounds(loss, input.size(classDim(input)), e);
+    }
+  }
+
+  private static IndexOutOfBoundsException outOfBounds(
+      String loss, long classes, IndexOutOfBoundsException e) {
+    return new IndexOutOfBoundsException(
+        loss
+            + ": a target is out of bounds for "
+            + classes
+            + " classes; targets"
+            + " must be class indices in [0, "
+            + classes
+            + ") (ignore_index is not supported): "
+            + e.getMessage());
   }
 }

@@ -10,7 +10,9 @@ import dev.ondevice.Tensor;
  *
  * <p>With label smoothing {@code eps}, the target distribution puts {@code 1 - eps + eps / C} on
  * the target class and {@code eps / C} on the others: the loss per element is {@code (1 - eps) *
- * nll + eps / C * sum over classes of -log softmax(input)}, as in PyTorch.
+ * nll + eps / C * sum over classes of -log softmax(input)}, as in PyTorch. Without it the loss per
+ * element is one op, {@link dev.ondevice.Losses#crossEntropy}: one pass over the logits forward and
+ * one backward.
  */
 public class CrossEntropyLoss extends Loss {
   private final double labelSmoothing;
@@ -49,12 +51,12 @@ public class CrossEntropyLoss extends Loss {
   @Override
   public Tensor forward(Tensor input, Tensor target) {
     ClassTargets.check("CrossEntropyLoss", input, target);
+    if (labelSmoothing == 0) {
+      return reduce(ClassTargets.crossEntropy("CrossEntropyLoss", input, target));
+    }
     int c = ClassTargets.classDim(input);
     Tensor logProbabilities = input.logSoftmax(c);
     Tensor nll = ClassTargets.negativeLogLikelihood("CrossEntropyLoss", logProbabilities, target);
-    if (labelSmoothing == 0) {
-      return reduce(nll);
-    }
     Tensor uniform = logProbabilities.sum(c).neg().mul(labelSmoothing / input.size(c));
     return reduce(nll.mul(1 - labelSmoothing).add(uniform));
   }

@@ -50,6 +50,15 @@ public class Linear extends Layer {
     return Tensor.linear(x, weight, bias);
   }
 
+  /**
+   * {@code forward(x).relu()} as one op, {@link Tensor#linearRelu}: the same values and gradients,
+   * with the relu in the matrix product's output pass and one tensor less. {@link Sequential} uses
+   * it for this class followed by a {@link ReLU}.
+   */
+  public Tensor forwardRelu(Tensor x) {
+    return Tensor.linearRelu(x, weight, bias);
+  }
+
   @Override
   protected String describe() {
     return "in_features="

@@ -44,12 +44,25 @@ public class Sequential extends Layer {
     return layers.size();
   }
 
-  /** Applies each layer to the output of the one before. */
+  /**
+   * Applies each layer to the output of the one before. A {@link Linear} followed by a {@link ReLU}
+   * (those classes themselves, not subclasses, whose {@code forward} may differ) run as one op,
+   * {@link Linear#forwardRelu}: the same values and gradients, with the relu in the matrix
+   * product's output pass.
+   */
   @Override
   public Tensor forward(Tensor x) {
     Tensor y = x;
-    for (Layer layer : layers) {
-      y = layer.forward(y);
+    for (int i = 0; i < layers.size(); i++) {
+      Layer layer = layers.get(i);
+      if (layer.getClass() == Linear.class
+          && i + 1 < layers.size()
+          && layers.get(i + 1).getClass() == ReLU.class) {
+        y = ((Linear) layer).forwardRelu(y);
+        i++;
+      } else {
+        y = layer.forward(y);
+      }
     }
     return y;
   }

@@ -167,6 +167,54 @@ class LayersTest {
     }
   }
 
+  @ParameterizedTest
+  @MethodSource(DEVICES)
+  void sequentialRunsALinearAndItsReluAsOneOpWithTheSameGradients(Device device) {
+    Sequential net = new Sequential(new Linear(4, 3), new ReLU(), new Linear(3, 2), new ReLU());
+    net.toDevice(device);
+    Linear first = (Linear) net.get(0);
+    Linear last = (Linear) net.get(2);
+    Tensor x = Tensor.randn(Shape.of(5, 4), device).requiresGrad(true);
+    Tensor y = net.forward(x);
+    assertEquals("linearRelu", y.gradFnName());
+    Tensor x2 = x.detach().clone().requiresGrad(true);
+    Tensor expected = last.forward(first.forward(x2).relu()).relu();
+    Reference.assertClose("values", expected.toDoubleArray(), y, 0);
+    y.sum().backward();
+    List<Tensor> fusedGrads = new ArrayList<>();
+    for (Parameter p : net.parameters()) {
+      fusedGrads.add(p.grad().clone());
+    }
+    net.zeroGrad();
+    expected.sum().backward();
+    for (int i = 0; i < fusedGrads.size(); i++) {
+      Reference.assertClose(
+          "gradient " + i, net.parameters().get(i).grad().toDoubleArray(), fusedGrads.get(i), 0);
+    }
+    Reference.assertClose("input gradient", x2.grad().toDoubleArray(), x.grad(), 0);
+  }
+
+  /** A linear layer whose forward is not {@code Linear}'s: a Sequential must call it. */
+  static final class ScaledLinear extends Linear {
+    ScaledLinear() {
+      super(3, 3);
+    }
+
+    @Override
+    public Tensor forward(Tensor x) {
+      return super.forward(x).mul(-1.0);
+    }
+  }
+
+  @Test
+  void sequentialLeavesASubclassOfLinearToItsOwnForward() {
+    Linear scaled = new ScaledLinear();
+    Tensor x = Tensor.randn(Shape.of(2, 3));
+    Tensor y = new Sequential(scaled, new ReLU()).forward(x);
+    Reference.assertClose(
+        "relu of the subclass's forward", scaled.forward(x).relu().toDoubleArray(), y, 0);
+  }
+
   @Test
   void everyLayerMovesToCuda0WithItsStateAndComputesTheSameThere() {
     Tensor image = Tensor.randn(Shape.of(2, 2, 5, 5), Device.cpu());

@@ -84,8 +84,74 @@ public interface Backend {
    */
   void matmul(Strided a, Strided b, Strided out);
 
+  /**
+   * {@link #matmul} with an epilogue in the product's output pass: {@code out = a @ b}, plus {@code
+   * bias} ({@code [N]}, contiguous, added to every row; null for none), then {@code max(out, 0)}
+   * where {@code relu}. By default the product, then the add and the relu in place.
+   */
+  default void linear(Strided a, Strided b, Strided bias, boolean relu, Strided out) {
+    matmul(a, b, out);
+    if (bias != null) {
+      int[] strides = new int[out.rank()];
+      strides[out.rank() - 1] = 1;
+      binary(BinaryOp.ADD, out, bias.withLayout(bias.offset(), out.sizes().clone(), strides), out);
+    }
+    if (relu) {
+      unary(UnaryOp.RELU, out, out);
+    }
+  }
+
   /** Softmax or log-softmax along {@code dim}; out contiguous, same sizes. */
   void softmax(Strided in, int dim, boolean log, Strided out);
+
+  /**
+   * Cross entropy against class indices along {@code dim}, in one op: {@code logProbs} (contiguous,
+   * {@code in}'s sizes) is the log-softmax of {@code in}, and {@code losses} ({@code in}'s sizes
+   * without {@code dim}) holds {@code -logProbs} at the class {@code target} (int64, the losses'
+   * sizes) names on each line. By default {@link #softmax}, {@link #gather} and a negation.
+   */
+  default void crossEntropy(Strided in, int dim, Strided target, Strided logProbs, Strided losses) {
+    softmax(in, dim, true, logProbs);
+    gather(logProbs, dim, withUnitDim(target, dim), withUnitDim(losses, dim));
+    unary(UnaryOp.NEG, losses, losses);
+  }
+
+  /**
+   * The gradient of {@link #crossEntropy} with respect to its input: {@code out} (contiguous, the
+   * log-probabilities' sizes) is {@code (exp(logProbs) - onehot(target)) * grad}, {@code grad}
+   * having the target's sizes. By default an exponential, a scatter-add of -1 at the targets and a
+   * product.
+   */
+  default void crossEntropyBackward(
+      Strided logProbs, int dim, Strided target, Strided grad, Strided out) {
+    unary(UnaryOp.EXP, logProbs, out);
+    Strided index = withUnitDim(target, dim);
+    Storage cell = allocate(out.dtype().byteSize());
+    Strided minusOne = new Strided(cell, out.dtype(), 0, index.sizes(), new int[index.rank()]);
+    fill(minusOne.withLayout(0, new int[0], new int[0]), -1);
+    scatterAdd(out, dim, index, minusOne);
+    int[] strides = withUnitDim(grad, dim).strides().clone();
+    strides[dim] = 0;
+    binary(BinaryOp.MUL, out, grad.withLayout(grad.offset(), out.sizes().clone(), strides), out);
+    cell.free("after the gradient of crossEntropy it held -1 for (freed in the order of the work)");
+  }
+
+  /** {@code s} with a dimension of size 1 inserted at {@code dim}. */
+  private static Strided withUnitDim(Strided s, int dim) {
+    int rank = s.rank() + 1;
+    int[] sizes = new int[rank];
+    int[] strides = new int[rank];
+    for (int d = 0, from = 0; d < rank; d++) {
+      if (d == dim) {
+        sizes[d] = 1;
+      } else {
+        sizes[d] = s.size(from);
+        strides[d] = s.stride(from);
+        from++;
+      }
+    }
+    return s.withLayout(s.offset(), sizes, strides);
+  }
 
   /** {@code out[..i..] = in[..index[..i..]..]} along {@code dim}. */
   void gather(Strided in, int dim, Strided index, Strided out);

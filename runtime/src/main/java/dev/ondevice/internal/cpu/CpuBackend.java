@@ -219,8 +219,35 @@ public final class CpuBackend implements HostBackend {
   }
 
   @Override
+  public void linear(Strided a, Strided b, Strided bias, boolean relu, Strided out) {
+    Strided[] operands = bias == null ? new Strided[] {a, b, out} : new Strided[] {a, b, bias, out};
+    run(() -> Gemm.linear(a, b, bias, relu, out), operands);
+  }
+
+  @Override
   public void softmax(Strided in, int dim, boolean log, Strided out) {
     run(() -> SoftmaxKernels.softmax(in, dim, log, out), in, out);
+  }
+
+  @Override
+  public void crossEntropy(Strided in, int dim, Strided target, Strided logProbs, Strided losses) {
+    run(
+        () -> CrossEntropyKernels.forward(in, dim, target, logProbs, losses),
+        in,
+        target,
+        logProbs,
+        losses);
+  }
+
+  @Override
+  public void crossEntropyBackward(
+      Strided logProbs, int dim, Strided target, Strided grad, Strided out) {
+    run(
+        () -> CrossEntropyKernels.backward(logProbs, dim, target, grad, out),
+        logProbs,
+        target,
+        grad,
+        out);
   }
 
   @Override

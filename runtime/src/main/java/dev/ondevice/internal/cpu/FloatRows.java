@@ -10,7 +10,8 @@ import java.nio.FloatBuffer;
  * of the memory bandwidth or less. Each operand is sliced to the row so that one index addresses
  * all: the JIT then drops the bounds checks, which it keeps for {@code offset + i}. Relu goes
  * through a small heap array instead, where its {@code max} is vectorised. Results are the element
- * loops', element for element.
+ * loops', element for element. Exp, log, sigmoid and tanh go through heap arrays too, in every
+ * layout, to {@link VectorMath}'s float polynomials.
  */
 final class FloatRows {
   /** Floats per chunk of relu: 8 KiB, in the L1 cache. */
@@ -22,6 +23,10 @@ final class FloatRows {
   private static final ThreadLocal<float[]> SCRATCH =
       ThreadLocal.withInitial(() -> new float[CHUNK]);
 
+  /** The input, output and scratch chunks of {@link #transcendental}. */
+  private static final ThreadLocal<float[][]> MATH_SCRATCH =
+      ThreadLocal.withInitial(() -> new float[3][VectorMath.CHUNK]);
+
   private FloatRows() {}
 
   /** Whether {@link #binary} computes {@code op}. */
@@ -29,10 +34,52 @@ final class FloatRows {
     return op == BinaryOp.ADD || op == BinaryOp.SUB || op == BinaryOp.MUL || op == BinaryOp.DIV;
   }
 
+  /** Whether {@link #transcendental} computes {@code op}. */
+  static boolean isTranscendental(UnaryOp op) {
+    return op == UnaryOp.EXP || op == UnaryOp.LOG || op == UnaryOp.SIGMOID || op == UnaryOp.TANH;
+  }
+
+  /**
+   * {@code o = op(a)} for exp, log, sigmoid and tanh over a row as in {@link Loops.Row}, any steps
+   * and length: chunks are gathered into heap arrays, where {@link VectorMath} computes them. Every
+   * float32 exp, log, sigmoid and tanh goes this way, so a value does not depend on the layout.
+   */
+  static void transcendental(UnaryOp op, FloatBuffer a, FloatBuffer o, int n, int[] off, int[] st) {
+    float[][] chunks = MATH_SCRATCH.get();
+    float[] x = chunks[0];
+    float[] y = chunks[1];
+    float[] scratch = chunks[2];
+    for (int i = 0; i < n; i += VectorMath.CHUNK) {
+      int len = Math.min(VectorMath.CHUNK, n - i);
+      int p = off[0] + i * st[0];
+      if (st[0] == 1) {
+        a.get(p, x, 0, len);
+      } else {
+        for (int j = 0; j < len; j++) {
+          x[j] = a.get(p + j * st[0]);
+        }
+      }
+      switch (op) {
+        case EXP -> VectorMath.exp(x, y, len, scratch);
+        case LOG -> VectorMath.log(x, y, len, scratch);
+        case SIGMOID -> VectorMath.sigmoid(x, y, len, scratch);
+        default -> VectorMath.tanh(x, y, len, scratch);
+      }
+      int q = off[1] + i * st[1];
+      if (st[1] == 1) {
+        o.put(q, y, 0, len);
+      } else {
+        for (int j = 0; j < len; j++) {
+          o.put(q + j * st[1], y[j]);
+        }
+      }
+    }
+  }
+
   /** Whether {@link #unary} computes {@code op}. */
   static boolean handles(UnaryOp op) {
     return switch (op) {
-      case NEG, ABS, SQUARE, RELU, EXP, SQRT -> true;
+      case NEG, ABS, SQUARE, RELU, SQRT -> true;
       default -> false;
     };
   }
@@ -110,7 +157,7 @@ final class FloatRows {
       return false;
     }
     if (op == UnaryOp.RELU) {
-      relu(a, o, n, off);
+      relu(a, off[0], o, off[1], n);
       return true;
     }
     FloatBuffer x = a.slice(off[0], n);
@@ -132,11 +179,6 @@ final class FloatRows {
           z.put(i, v * v);
         }
       }
-      case EXP -> {
-        for (int i = 0; i < n; i++) {
-          z.put(i, (float) Math.exp(x.get(i)));
-        }
-      }
       default -> {
         for (int i = 0; i < n; i++) {
           z.put(i, (float) Math.sqrt(x.get(i)));
@@ -148,17 +190,18 @@ final class FloatRows {
 
   /**
    * Relu by chunks through a heap array, where the JIT vectorises {@code max}: max(NaN, 0) is NaN
-   * and max(-0, 0) is +0, as relu wants, and no branch mispredicts on random signs.
+   * and max(-0, 0) is +0, as relu wants, and no branch mispredicts on random signs: {@code o[to +
+   * i] = max(a[from + i], 0)} for {@code i < n}, in place where the two are one.
    */
-  private static void relu(FloatBuffer a, FloatBuffer o, int n, int[] off) {
+  static void relu(FloatBuffer a, int from, FloatBuffer o, int to, int n) {
     float[] x = SCRATCH.get();
     for (int i = 0; i < n; i += CHUNK) {
       int len = Math.min(CHUNK, n - i);
-      a.get(off[0] + i, x, 0, len);
+      a.get(from + i, x, 0, len);
       for (int j = 0; j < len; j++) {
         x[j] = Math.max(x[j], 0f);
       }
-      o.put(off[1] + i, x, 0, len);
+      o.put(to + i, x, 0, len);
     }
   }
 }

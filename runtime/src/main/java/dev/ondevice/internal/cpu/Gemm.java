@@ -1,8 +1,11 @@
 package dev.ondevice.internal.cpu;
 
+import dev.ondevice.internal.backend.BinaryOp;
 import dev.ondevice.internal.backend.HostStorage;
 import dev.ondevice.internal.backend.ScalarType;
 import dev.ondevice.internal.backend.Strided;
+import dev.ondevice.internal.backend.UnaryOp;
+import java.nio.FloatBuffer;
 import java.nio.LongBuffer;
 import org.bytedeco.javacpp.DoublePointer;
 import org.bytedeco.javacpp.FloatPointer;
@@ -56,6 +59,18 @@ public final class Gemm {
 
   /** {@code out[b] = a[b] @ bm[b]} for {@code [B,M,K] x [B,K,N]}; out contiguous. */
   public static void matmul(Strided a, Strided bm, Strided out) {
+    linear(a, bm, null, false, out);
+  }
+
+  /**
+   * {@link #matmul} with {@code bias} ({@code [N]} contiguous, or null) added to every row, then
+   * relu where {@code relu}, in the product's output pass: on the OpenBLAS float32 path each
+   * thread's band of C starts as copies of the bias, to which the product adds ({@code beta = 1},
+   * where {@code beta = 0} would have OpenBLAS zero C first), and gets its relu while the band is
+   * still in the cache. Other dtypes and the Java kernel add the bias and apply the relu after the
+   * product.
+   */
+  public static void linear(Strided a, Strided bm, Strided bias, boolean relu, Strided out) {
     int batches = a.size(0);
     int m = a.size(1);
     int k = a.size(2);
@@ -63,22 +78,78 @@ public final class Gemm {
     if (m == 0 || n == 0) {
       return;
     }
+    boolean fused = NATIVE && a.dtype() == ScalarType.FLOAT32 && k > 0;
     if (k == 0) {
       CopyKernels.fill(out, 0);
-      return;
+    } else {
+      Operand pa = Operand.of(a, 1, 2);
+      Operand pb = Operand.of(bm, 1, 2);
+      for (int b = 0; b < batches; b++) {
+        int offA = a.offset() + b * a.stride(0);
+        int offB = bm.offset() + b * bm.stride(0);
+        int offC = out.offset() + b * out.stride(0);
+        if (fused) {
+          Epilogue e = new Epilogue(bias, relu, out.host(), offC, n);
+          sgemm(pa, pb, a.host(), offA, bm.host(), offB, e, m, n, k);
+        } else if (NATIVE && a.dtype() == ScalarType.FLOAT64) {
+          dgemm(pa, pb, a.host(), offA, bm.host(), offB, out.host(), offC, m, n, k);
+        } else {
+          javaGemm(a.dtype(), pa, pb, a.host(), offA, bm.host(), offB, out.host(), offC, m, n, k);
+        }
+      }
     }
-    Operand pa = Operand.of(a, 1, 2);
-    Operand pb = Operand.of(bm, 1, 2);
-    for (int b = 0; b < batches; b++) {
-      int offA = a.offset() + b * a.stride(0);
-      int offB = bm.offset() + b * bm.stride(0);
-      int offC = out.offset() + b * out.stride(0);
-      if (NATIVE && a.dtype() == ScalarType.FLOAT32) {
-        sgemm(pa, pb, a.host(), offA, bm.host(), offB, out.host(), offC, m, n, k);
-      } else if (NATIVE && a.dtype() == ScalarType.FLOAT64) {
-        dgemm(pa, pb, a.host(), offA, bm.host(), offB, out.host(), offC, m, n, k);
-      } else {
-        javaGemm(a.dtype(), pa, pb, a.host(), offA, bm.host(), offB, out.host(), offC, m, n, k);
+    if (!fused && bias != null) {
+      int[] strides = new int[out.rank()];
+      strides[out.rank() - 1] = 1;
+      Strided rows = bias.withLayout(bias.offset(), out.sizes().clone(), strides);
+      BinaryKernels.apply(BinaryOp.ADD, out, rows, out);
+    }
+    if (!fused && relu) {
+      UnaryKernels.apply(UnaryOp.RELU, out, out);
+    }
+  }
+
+  /**
+   * The output C of one float32 product and what its output pass does besides: starting from the
+   * bias rows, and the relu.
+   */
+  private record Epilogue(Strided bias, boolean relu, HostStorage c, int offC, int n) {
+    /** Fills rows {@code [i0, i1)}, columns {@code [j0, j1)} of C with the bias; returns beta. */
+    float start(int i0, int i1, int j0, int j1) {
+      if (bias == null) {
+        return 0f;
+      }
+      FloatBuffer values = bias.host().floats();
+      FloatBuffer cf = c.floats();
+      for (int i = i0; i < i1; i++) {
+        cf.put(offC + i * n + j0, values, bias.offset() + j0, j1 - j0);
+      }
+      return 1f;
+    }
+
+    /** Adds the bias to the {@code m} rows of a C the Java kernel wrote, and applies the relu. */
+    void finishAfterJava(int m) {
+      if (bias != null) {
+        FloatBuffer values = bias.host().floats();
+        FloatBuffer cf = c.floats();
+        for (int i = 0; i < m; i++) {
+          for (int j = 0; j < n; j++) {
+            int p = offC + i * n + j;
+            cf.put(p, cf.get(p) + values.get(bias.offset() + j));
+          }
+        }
+      }
+      finish(0, m, 0, n);
+    }
+
+    /** Applies the relu, if any, to rows {@code [i0, i1)}, columns {@code [j0, j1)} of C. */
+    void finish(int i0, int i1, int j0, int j1) {
+      if (relu) {
+        FloatBuffer cf = c.floats();
+        for (int i = i0; i < i1; i++) {
+          int row = offC + i * n + j0;
+          FloatRows.relu(cf, row, cf, row, j1 - j0);
+        }
       }
     }
   }
@@ -162,13 +233,15 @@ public final class Gemm {
       int offA,
       HostStorage b,
       int offB,
-      HostStorage c,
-      int offC,
+      Epilogue epilogue,
       int m,
       int n,
       int k) {
+    HostStorage c = epilogue.c();
+    int offC = epilogue.offC();
     if (!pa.blasCompatible() || !pb.blasCompatible()) {
       javaGemm(ScalarType.FLOAT32, pa, pb, a, offA, b, offB, c, offC, m, n, k);
+      epilogue.finishAfterJava(m);
       return;
     }
     split(
@@ -176,6 +249,7 @@ public final class Gemm {
         n,
         k,
         (i0, i1, j0, j1) -> {
+          float beta = epilogue.start(i0, i1, j0, j1);
           FloatPointer ap = new FloatPointer(a.floats()).position(offA + i0 * pa.rowStride);
           FloatPointer bp = new FloatPointer(b.floats()).position(offB + j0 * pb.colStride);
           FloatPointer cp = new FloatPointer(c.floats()).position(offC + i0 * n + j0);
@@ -191,9 +265,10 @@ public final class Gemm {
               pa.lead,
               bp,
               pb.lead,
-              0f,
+              beta,
               cp,
               n);
+          epilogue.finish(i0, i1, j0, j1);
         });
   }
 

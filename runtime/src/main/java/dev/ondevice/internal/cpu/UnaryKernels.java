@@ -47,6 +47,9 @@ public final class UnaryKernels {
   }
 
   private static Loops.Row f32(UnaryOp op, FloatBuffer a, FloatBuffer o) {
+    if (FloatRows.isTranscendental(op)) {
+      return (n, off, st) -> FloatRows.transcendental(op, a, o, n, off, st);
+    }
     Loops.Row elements = f32Elements(op, a, o);
     if (!FloatRows.handles(op)) {
       return elements;

@@ -31,7 +31,7 @@ public final class MnistCnn extends Layer {
   public Tensor forward(Tensor images) {
     Tensor x = pool.forward(conv1.forward(images).relu());
     x = pool.forward(conv2.forward(x).relu());
-    x = fc1.forward(x.flatten(1, -1)).relu();
+    x = fc1.forwardRelu(x.flatten(1, -1));
     return fc2.forward(x);
   }
 }
