@@ -600,9 +600,7 @@ final class MixedDevicesCheck extends DeviceCheck {
     List<TreePath> made = c.cpu().value.madeAt();
     if (made.isEmpty()
         || !made.stream().allMatch(f -> inTheMethodOf(f, c.at()))
-        || made.stream()
-            .anyMatch(
-                f -> TreeSearch.contains(c.at().getLeaf(), t -> t == f.getLeaf(), t -> false))) {
+        || made.stream().anyMatch(f -> TreeSearch.within(f, c.at().getLeaf()))) {
       return false;
     }
     for (TreePath factory : made) {
@@ -622,14 +620,7 @@ final class MixedDevicesCheck extends DeviceCheck {
               + ctx.lineOf(c.at())
               + ") as "
               + c.cpu().text(ctx)
-              + ", with "
-              + device.text(ctx)
-              + " on "
-              + device.value.place().describe()
-              + "; "
-              + why
-              + ". "
-              + (note == null ? "" : "(" + note + ".) ")
+              + meeting(device, why, note)
               + (remade != null
                   ? "Create it there: " + remade
                   : "Move it to the device, where it was before the loop: "
@@ -675,19 +666,24 @@ final class MixedDevicesCheck extends DeviceCheck {
               + ctx.lineOf(c.at())
               + ") gets it as "
               + c.cpu().text(ctx)
-              + ", with "
-              + device.text(ctx)
-              + " on "
-              + device.value.place().describe()
-              + "; "
-              + why
-              + ". "
-              + (note == null ? "" : "(" + note + ".) ")
+              + meeting(device, why, note)
               + "Create it on the device of the tensors it is used with, or move it there before"
               + " passing it on",
           c.possible());
     }
     return true;
+  }
+
+  /** {@code , with x on device; why. (note.) } of the two reports at a factory. */
+  private String meeting(Operand device, String why, String note) {
+    return ", with "
+        + device.text(ctx)
+        + " on "
+        + device.value.place().describe()
+        + "; "
+        + why
+        + ". "
+        + (note == null ? "" : "(" + note + ".) ");
   }
 
   /** Whether {@code a} is in the body of the method that {@code b} is in. */

@@ -72,6 +72,16 @@ final class TreeSearch {
     return out;
   }
 
+  /** Whether {@code path} lies inside {@code tree}: it or one of its parents is that tree. */
+  static boolean within(TreePath path, Tree tree) {
+    for (TreePath p = path; p != null; p = p.getParentPath()) {
+      if (p.getLeaf() == tree) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Whether {@code call}, a method invocation, calls a method of that name. */
   static boolean named(TreePath call, String name) {
     Tree select = ((MethodInvocationTree) call.getLeaf()).getMethodSelect();

@@ -528,24 +528,8 @@ final class Value {
    * tokenizer's {@code Tensor.of(ids)} is the caller's to move).
    */
   Value withMadeAtOutside(Tree method) {
-    List<TreePath> outside =
-        madeAt.stream()
-            .filter(f -> !TreeSearch.contains(method, t -> t == f.getLeaf(), t -> false))
-            .toList();
-    return outside.size() == madeAt.size()
-        ? this
-        : new Value(
-            place,
-            zeroDim,
-            pinned,
-            pendingHostCopy,
-            origin,
-            originPath,
-            originName,
-            elements,
-            cpuPuts,
-            devicePut,
-            outside);
+    List<TreePath> outside = madeAt.stream().filter(f -> !TreeSearch.within(f, method)).toList();
+    return outside.size() == madeAt.size() ? this : withMadeAtList(outside);
   }
 
   /** The same tensor, made on the CPU by the factory call at {@code factory}. */
@@ -556,20 +540,22 @@ final class Value {
   /** The same tensor, made on the CPU by the factory calls {@code factories} as well. */
   Value withMadeAt(List<TreePath> factories) {
     List<TreePath> union = union(madeAt, factories, MAX_MADE_AT, Value::sameLeaf);
-    return union == madeAt
-        ? this
-        : new Value(
-            place,
-            zeroDim,
-            pinned,
-            pendingHostCopy,
-            origin,
-            originPath,
-            originName,
-            elements,
-            cpuPuts,
-            devicePut,
-            union);
+    return union == madeAt ? this : withMadeAtList(union);
+  }
+
+  private Value withMadeAtList(List<TreePath> made) {
+    return new Value(
+        place,
+        zeroDim,
+        pinned,
+        pendingHostCopy,
+        origin,
+        originPath,
+        originName,
+        elements,
+        cpuPuts,
+        devicePut,
+        made);
   }
 
   /**
